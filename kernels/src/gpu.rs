@@ -1,0 +1,151 @@
+//! The GPU an exercise runs on: driver start-up, the context, what the device
+//! is, loading PTX, and the stream the exercise works in.
+
+use std::ffi::CString;
+
+use cust::CudaApiVersion;
+use cust::context::Context;
+use cust::device::{Device, DeviceAttribute};
+use cust::error::CudaError;
+use cust::module::Module;
+use cust::stream::{Stream, StreamFlags};
+use cust::sys::{self, cudaError_enum as Code};
+
+use crate::error::{self, CourseError};
+use crate::protocol::DeviceInfo;
+
+/// GPU 0 with its context and one stream. Fields drop in order: the stream
+/// before the context it belongs to.
+pub struct Gpu {
+    stream: Stream,
+    _context: Context,
+    info: DeviceInfo,
+    limits: Limits,
+    compute: (i32, i32),
+    driver: (i32, i32),
+}
+
+/// The device limits launch shapes depend on.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub multiprocessors: u32,
+    pub max_threads_per_multiprocessor: u32,
+    pub max_threads_per_block: u32,
+}
+
+impl Gpu {
+    /// Starts the driver and makes GPU 0 current. Without a GPU or driver, the
+    /// error says so and what to do instead.
+    pub fn init() -> Result<Gpu, CourseError> {
+        // SAFETY: cuInit's only argument is its flags, which must be 0.
+        let code = unsafe { sys::cuInit(0) };
+        if code != Code::CUDA_SUCCESS {
+            return Err(error::no_gpu(code));
+        }
+        let during = |what: &'static str| move |err: CudaError| CourseError::from(err).during(what);
+        let device = Device::get_device(0).map_err(during("opening GPU 0"))?;
+        let context = Context::new(device).map_err(during("creating a context on GPU 0"))?;
+        // A blocking stream: it waits for the synchronous copies that cust
+        // issues on the default stream, so events on it bracket those too.
+        let stream =
+            Stream::new(StreamFlags::DEFAULT, None).map_err(during("creating a stream"))?;
+        let attribute = |attr| {
+            device
+                .get_attribute(attr)
+                .map_err(during("reading device attributes"))
+        };
+        let compute = (
+            attribute(DeviceAttribute::ComputeCapabilityMajor)?,
+            attribute(DeviceAttribute::ComputeCapabilityMinor)?,
+        );
+        let limits = Limits {
+            multiprocessors: attribute(DeviceAttribute::MultiprocessorCount)? as u32,
+            max_threads_per_multiprocessor: attribute(DeviceAttribute::MaxThreadsPerMultiprocessor)?
+                as u32,
+            max_threads_per_block: attribute(DeviceAttribute::MaxThreadsPerBlock)? as u32,
+        };
+        let version = CudaApiVersion::get().map_err(during("reading the driver version"))?;
+        let driver = (version.major(), version.minor());
+        let info = DeviceInfo {
+            name: device.name().map_err(during("reading the device name"))?,
+            compute_capability: format!("{}.{}", compute.0, compute.1),
+            multiprocessors: limits.multiprocessors,
+            memory_bytes: device
+                .total_memory()
+                .map_err(during("reading the memory size"))? as u64,
+            driver_cuda_version: format!("{}.{}", driver.0, driver.1),
+        };
+        Ok(Gpu {
+            stream,
+            _context: context,
+            info,
+            limits,
+            compute,
+            driver,
+        })
+    }
+
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// The stream every step of the exercise runs in.
+    pub fn stream(&self) -> &Stream {
+        &self.stream
+    }
+
+    /// Bytes of device memory free right now.
+    pub fn free_memory(&self) -> Result<u64, CourseError> {
+        let (free, _total) = cust::memory::mem_get_info()
+            .map_err(|err| CourseError::from(err).during("reading free memory"))?;
+        Ok(free as u64)
+    }
+
+    /// Loads PTX (JIT-compiling it for this GPU). A PTX the driver refuses
+    /// gets a message saying why and what to change.
+    pub fn load_module(&self, ptx: &str) -> Result<Module, CourseError> {
+        Module::from_ptx(ptx, &[]).map_err(|err| self.diagnose_load(ptx, err))
+    }
+
+    fn diagnose_load(&self, ptx: &str, err: CudaError) -> CourseError {
+        // cust reports "PTX too new" and a few others as UnknownError; loading
+        // once more without cust recovers the driver's own code.
+        let code = match err {
+            CudaError::UnknownError => raw_load(ptx),
+            _ => None,
+        };
+        let ptx_codes = [
+            Code::CUDA_ERROR_UNSUPPORTED_PTX_VERSION,
+            Code::CUDA_ERROR_NO_BINARY_FOR_GPU,
+            Code::CUDA_ERROR_INVALID_PTX,
+            Code::CUDA_ERROR_INVALID_IMAGE,
+            Code::CUDA_ERROR_JIT_COMPILER_NOT_FOUND,
+            Code::CUDA_ERROR_JIT_COMPILATION_DISABLED,
+        ];
+        let code = code.or_else(|| error::raw_code(err));
+        match code {
+            Some(code) if ptx_codes.contains(&code) => {
+                error::ptx_rejected(code, ptx, self.compute, self.driver)
+            }
+            _ => CourseError::from(err).during("loading the kernel's PTX"),
+        }
+    }
+}
+
+/// The driver's code for loading `ptx`, straight from libcuda.
+fn raw_load(ptx: &str) -> Option<Code> {
+    let image = CString::new(ptx).ok()?;
+    let mut module: sys::CUmodule = std::ptr::null_mut();
+    // SAFETY: `image` is a NUL-terminated PTX string that outlives the call,
+    // and `module` is a valid place for the driver to write the handle.
+    let code = unsafe { sys::cuModuleLoadData(&mut module, image.as_ptr().cast()) };
+    if code == Code::CUDA_SUCCESS {
+        // SAFETY: the driver just created this module and nothing else holds it.
+        unsafe { sys::cuModuleUnload(module) };
+    }
+    Some(code)
+}

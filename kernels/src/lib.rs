@@ -1,0 +1,43 @@
+//! The cuda-course toolkit: everything between an exercise's `kernel.cu` and
+//! a checked, timed result.
+//!
+//! - Always (standard library only, for build scripts): [`nvcc`] compiles the
+//!   kernel to PTX; [`exit_code`], [`launch`], [`stats`], [`units`].
+//! - Feature `protocol` (serde, no GPU; the grader uses it): the result
+//!   [`protocol`], each exercise's closed forms and check ([`vecadd`]), and
+//!   the person-readable [`report`].
+//! - Feature `runtime` (default; links libcuda through cust): the [`Gpu`],
+//!   event timing, the copy-bandwidth probe, the shared command line, and
+//!   each exercise's driver.
+
+pub mod exit_code;
+pub mod host_memory;
+pub mod launch;
+pub mod nvcc;
+pub mod stats;
+pub mod units;
+
+#[cfg(feature = "protocol")]
+pub mod protocol;
+#[cfg(feature = "protocol")]
+pub mod report;
+#[cfg(feature = "protocol")]
+pub mod vecadd;
+
+#[cfg(feature = "runtime")]
+pub mod cli;
+#[cfg(feature = "runtime")]
+pub mod copy_probe;
+#[cfg(feature = "runtime")]
+mod error;
+#[cfg(feature = "runtime")]
+mod gpu;
+#[cfg(feature = "runtime")]
+pub mod stopwatch;
+
+#[cfg(feature = "runtime")]
+pub use error::{CourseError, error_name, unfinished};
+#[cfg(feature = "runtime")]
+pub use gpu::{Gpu, Limits};
+#[cfg(feature = "runtime")]
+pub use stopwatch::{Stopwatch, median_ms};

@@ -1,0 +1,222 @@
+//! vecadd-anyN's harness: the flags, the inputs, the check and the report
+//! around the GPU code the student writes in the exercise's src/main.rs.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use super::{BYTES_PER_ELEMENT, DEFAULT_N, MAX_N, NAME, Parameters, Results};
+use crate::cli::{self, CommonArgs};
+use crate::error::CourseError;
+use crate::gpu::Gpu;
+use crate::launch::{self, MAX_BLOCKS};
+use crate::protocol::{Report, SCHEMA_VERSION, Throughput, Timing};
+use crate::{copy_probe, units};
+
+/// Adds two vectors of any length on the GPU, with a grid that may be far
+/// smaller than the vectors, checks every element and times each step.
+#[derive(Parser, Debug)]
+// Negative numbers are values to reject with the flag named, not unknown flags.
+#[command(name = NAME, allow_negative_numbers = true)]
+pub struct Args {
+    /// Elements in a, b and c (a[i] = i mod 4096, b[i] = 2·(i mod 4096)).
+    #[arg(long, default_value_t = DEFAULT_N, value_parser = parse_n)]
+    pub n: u64,
+
+    /// Threads per block, 1 to 1024.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: u32,
+
+    /// Blocks in the grid, 1 to 2147483647 [default: 16 times as many as the
+    /// GPU runs at once, fewer if n needs fewer].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_BLOCKS)))]
+    pub blocks: Option<u32>,
+
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+/// `--n`: a whole number from 1 to [`MAX_N`].
+fn parse_n(text: &str) -> Result<u64, String> {
+    let n: u64 = text
+        .parse()
+        .map_err(|_| format!("not a whole number; --n takes 1 to {MAX_N}"))?;
+    match n {
+        0 => Err(format!(
+            "the vectors need at least one element; --n takes 1 to {MAX_N}"
+        )),
+        n if n > MAX_N => Err(format!(
+            "{} elements need {} of GPU memory for a, b and c, more than any GPU holds; \
+             --n takes 1 to {MAX_N}",
+            units::count(n),
+            units::bytes(n.saturating_mul(BYTES_PER_ELEMENT))
+        )),
+        n => Ok(n),
+    }
+}
+
+/// What the student's GPU code is given.
+pub struct Task {
+    pub a: Vec<f32>,
+    pub b: Vec<f32>,
+    /// Launch shape: `blocks` blocks of `threads` threads.
+    pub blocks: u32,
+    pub threads: u32,
+    /// Timed kernel runs to take the median of.
+    pub runs: u32,
+}
+
+/// What the student's GPU code gives back: c, and how long each step took.
+pub struct GpuOutput {
+    pub c: Vec<f32>,
+    pub h2d_ms: f64,
+    pub kernel_ms: f64,
+    pub d2h_ms: f64,
+}
+
+/// The student's part: c = a + b on the GPU.
+pub type AddOnGpu = fn(&Gpu, &Task) -> Result<GpuOutput, CourseError>;
+
+/// The exercise's `main`: parse, run `add_on_gpu`, check, report, exit code.
+pub fn run_exercise(add_on_gpu: AddOnGpu) -> ExitCode {
+    let args: Args = match cli::parse() {
+        Ok(args) => args,
+        Err(exit) => return exit,
+    };
+    cli::finish(NAME, args.common.json, run(&args, add_on_gpu))
+}
+
+fn run(args: &Args, add_on_gpu: AddOnGpu) -> Result<Report<Parameters, Results>, CourseError> {
+    let gpu = Gpu::init()?;
+    let limits = gpu.limits();
+    if args.threads > limits.max_threads_per_block {
+        return Err(CourseError::BadArguments(format!(
+            "--threads {} is more than this GPU allows in a block ({})",
+            args.threads, limits.max_threads_per_block
+        )));
+    }
+    let blocks = args.blocks.unwrap_or_else(|| {
+        launch::default_blocks(
+            args.n,
+            args.threads,
+            limits.multiprocessors,
+            limits.max_threads_per_multiprocessor,
+        )
+    });
+    let params = Parameters {
+        n: args.n,
+        threads: args.threads,
+        blocks,
+        runs: args.common.runs,
+    };
+    ensure_fits(&gpu, args.n)?;
+    let (a, b) = super::inputs(args.n)
+        .map_err(|err| CourseError::BadArguments(format!("--n {}: {err}", args.n)))?;
+    let task = Task {
+        a,
+        b,
+        blocks,
+        threads: args.threads,
+        runs: args.common.runs,
+    };
+
+    let output = add_on_gpu(&gpu, &task)?;
+    drop(task);
+
+    let check = super::check(&output.c, &params);
+    let copy_gb_per_s = copy_probe::copy_gb_per_s(&gpu, args.common.runs)?;
+    let kernel_gb_per_s = (args.n * BYTES_PER_ELEMENT) as f64 / (output.kernel_ms * 1e6);
+    Ok(Report {
+        schema_version: SCHEMA_VERSION,
+        exercise: NAME.to_owned(),
+        device: gpu.info().clone(),
+        results: Results::of(&output.c, args.n),
+        parameters: params,
+        check,
+        timings: vec![
+            Timing {
+                step: "h2d".into(),
+                ms: output.h2d_ms,
+                median_of: 1,
+            },
+            Timing {
+                step: "kernel".into(),
+                ms: output.kernel_ms,
+                median_of: args.common.runs,
+            },
+            Timing {
+                step: "d2h".into(),
+                ms: output.d2h_ms,
+                median_of: 1,
+            },
+        ],
+        throughput: Some(Throughput {
+            kernel_gb_per_s,
+            copy_gb_per_s,
+            ratio_to_copy: kernel_gb_per_s / copy_gb_per_s,
+        }),
+    })
+}
+
+/// a, b and c must fit in the GPU's free memory: a size that does not is a
+/// bad `--n`, said before anything is allocated.
+fn ensure_fits(gpu: &Gpu, n: u64) -> Result<(), CourseError> {
+    let needed = n.saturating_mul(BYTES_PER_ELEMENT);
+    let free = gpu.free_memory()?;
+    if needed <= free {
+        return Ok(());
+    }
+    Err(CourseError::BadArguments(format!(
+        "--n {n} needs {} of GPU memory for a, b and c, but {} has {} free; use --n {} or less",
+        units::bytes(needed),
+        gpu.info().name,
+        units::bytes(free),
+        free / BYTES_PER_ELEMENT
+    )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{ArgsError, parse_from};
+
+    fn bad(args: &[&str]) -> String {
+        match parse_from::<Args, _, _>(std::iter::once(NAME).chain(args.iter().copied())) {
+            Err(ArgsError::Bad(line)) => line,
+            Ok(parsed) => panic!("{args:?} parsed as {parsed:?}"),
+            Err(ArgsError::Show(_)) => panic!("{args:?} showed help"),
+        }
+    }
+
+    #[test]
+    fn each_bad_value_names_its_flag() {
+        for (args, flag) in [
+            (&["--n", "0"][..], "--n"),
+            (&["--n", "-5"], "--n"),
+            (&["--n", "1e6"], "--n"),
+            (&["--n", "100000000000"], "--n"),
+            (&["--threads", "0"], "--threads"),
+            (&["--threads", "2048"], "--threads"),
+            (&["--blocks", "0"], "--blocks"),
+            (&["--blocks", "4294967296"], "--blocks"),
+            (&["--runs", "x"], "--runs"),
+        ] {
+            let line = bad(args);
+            assert!(line.contains(flag), "{args:?}: {line}");
+            assert_eq!(line.lines().count(), 1, "{args:?}: {line}");
+        }
+    }
+
+    #[test]
+    fn an_n_no_gpu_can_hold_says_so() {
+        let line = bad(&["--n", "100000000000"]);
+        assert!(line.contains("more than any GPU holds"), "{line}");
+        assert!(line.contains("1.20 TB"), "{line}");
+    }
+
+    #[test]
+    fn the_largest_n_is_accepted_before_asking_the_gpu() {
+        let args = parse_from::<Args, _, _>([NAME, "--n", &MAX_N.to_string()]);
+        assert_eq!(args.unwrap().n, MAX_N);
+    }
+}

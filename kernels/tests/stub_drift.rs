@@ -1,0 +1,276 @@
+//! Every stub in exercises/ is its solution in solutions/ with each solved
+//! step replaced by a TODO: outside the marked steps the files are equal,
+//! line for line (DESIGN.md, "Stub and solution must not drift").
+//!
+//! A step opens with `// TODO(step N): <sentence>` in the stub and
+//! `// Step N: <same sentence>` in the solution. It runs on over the lines
+//! below it that are not blank and indented at least as deep, so a step ends
+//! at a blank line or at the closing brace of its block.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, PartialEq)]
+enum Segment {
+    Line(String),
+    Step { number: u32, sentence: String },
+}
+
+/// A file as segments: plain lines, and whole steps reduced to their marker.
+fn segments(text: &str, marker: &Marker) -> Vec<(usize, Segment)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        let indent = line.len() - line.trim_start().len();
+        match parse_marker(line.trim_start(), marker) {
+            Some((number, sentence)) => {
+                out.push((i + 1, Segment::Step { number, sentence }));
+                i += 1;
+                while i < lines.len()
+                    && !lines[i].trim().is_empty()
+                    && lines[i].len() - lines[i].trim_start().len() >= indent
+                {
+                    i += 1;
+                }
+            }
+            None => {
+                out.push((i + 1, Segment::Line(line.to_owned())));
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// How a step's first line reads: `// <open>N<close> <sentence>`.
+struct Marker {
+    open: &'static str,
+    close: &'static str,
+}
+
+const STUB_MARKER: Marker = Marker {
+    open: "TODO(step ",
+    close: "):",
+};
+const SOLUTION_MARKER: Marker = Marker {
+    open: "Step ",
+    close: ":",
+};
+
+/// `// TODO(step 3): launch ...` gives (3, "launch ...") for the stub marker.
+fn parse_marker(line: &str, marker: &Marker) -> Option<(u32, String)> {
+    let rest = line.strip_prefix("// ")?.strip_prefix(marker.open)?;
+    let (number, sentence) = rest.split_once(marker.close)?;
+    Some((number.parse().ok()?, sentence.trim().to_owned()))
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+fn crate_dirs(parent: &str) -> BTreeMap<String, PathBuf> {
+    fs::read_dir(root().join(parent))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.join("Cargo.toml").is_file())
+        .map(|path| {
+            (
+                path.file_name().unwrap().to_string_lossy().into_owned(),
+                path,
+            )
+        })
+        .collect()
+}
+
+/// Relative paths of the files under `dir/sub`, sorted.
+fn files(dir: &Path, sub: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.join(sub)];
+    while let Some(next) = pending.pop() {
+        let Ok(entries) = fs::read_dir(&next) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                found.push(path.strip_prefix(dir).unwrap().to_owned());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// The differences between a stub file and its solution, as messages.
+fn drift(name: &str, stub: &str, solution: &str) -> Vec<String> {
+    let stub = segments(stub, &STUB_MARKER);
+    let solution = segments(solution, &SOLUTION_MARKER);
+    let mut problems = Vec::new();
+    for pair in stub.iter().zip(solution.iter()) {
+        let ((stub_line, stub_segment), (solution_line, solution_segment)) = pair;
+        if stub_segment != solution_segment {
+            problems.push(format!(
+                "{name}: stub line {stub_line} {stub_segment:?}\n    solution line {solution_line} {solution_segment:?}"
+            ));
+            break; // Everything after the first difference is shifted.
+        }
+    }
+    if problems.is_empty() && stub.len() != solution.len() {
+        problems.push(format!(
+            "{name}: the stub has {} segments and the solution {}: one ends early",
+            stub.len(),
+            solution.len()
+        ));
+    }
+    problems
+}
+
+fn steps(text: &str) -> Vec<u32> {
+    segments(text, &STUB_MARKER)
+        .into_iter()
+        .filter_map(|(_, segment)| match segment {
+            Segment::Step { number, .. } => Some(number),
+            Segment::Line(_) => None,
+        })
+        .collect()
+}
+
+#[test]
+fn every_stub_matches_its_solution_outside_the_steps() {
+    let stubs = crate_dirs("exercises");
+    let solutions = crate_dirs("solutions");
+    assert!(
+        !stubs.is_empty(),
+        "no exercises found under {}",
+        root().display()
+    );
+    assert_eq!(
+        stubs.keys().collect::<Vec<_>>(),
+        solutions.keys().collect::<Vec<_>>(),
+        "every exercise needs a solution of the same folder name, and back"
+    );
+    let mut problems = Vec::new();
+    for (name, stub_dir) in &stubs {
+        let solution_dir = &solutions[name];
+        let stub_files = [files(stub_dir, "src"), files(stub_dir, "tests")].concat();
+        let solution_files = [files(solution_dir, "src"), files(solution_dir, "tests")].concat();
+        if stub_files != solution_files {
+            problems.push(format!(
+                "{name}: files differ: {stub_files:?} vs {solution_files:?}"
+            ));
+            continue;
+        }
+        for file in stub_files.iter().chain([&PathBuf::from("build.rs")]) {
+            let stub = fs::read_to_string(stub_dir.join(file)).unwrap();
+            let solution = fs::read_to_string(solution_dir.join(file)).unwrap();
+            let label = format!("{name}/{}", file.display());
+            if file.starts_with("src") {
+                problems.extend(drift(&label, &stub, &solution));
+            } else if stub != solution {
+                problems.push(format!("{label}: must be the same in stub and solution"));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "stubs drifted from solutions:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn every_stub_numbers_its_steps_once_each_from_1() {
+    for (name, dir) in crate_dirs("exercises") {
+        let mut all: Vec<u32> = files(&dir, "src")
+            .iter()
+            .flat_map(|file| steps(&fs::read_to_string(dir.join(file)).unwrap()))
+            .collect();
+        all.sort();
+        let expected: Vec<u32> = (1..=all.len() as u32).collect();
+        assert!(
+            !all.is_empty(),
+            "{name}: a stub without a single TODO(step N)"
+        );
+        assert_eq!(all, expected, "{name}: steps must be 1..=N, each once");
+    }
+}
+
+#[test]
+fn package_names_pair_stub_and_solution() {
+    let name_of = |dir: &Path| -> String {
+        let manifest = fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+        let line = manifest.lines().find(|l| l.starts_with("name = ")).unwrap();
+        line.trim_start_matches("name = ")
+            .trim_matches('"')
+            .to_owned()
+    };
+    let solutions = crate_dirs("solutions");
+    for (folder, dir) in crate_dirs("exercises") {
+        assert_eq!(name_of(&dir), folder);
+        assert_eq!(name_of(&solutions[&folder]), format!("{folder}-solution"));
+    }
+}
+
+// The checker itself must be able to fail.
+
+const SOLVED: &str = "\
+fn main() {
+    let x = 1;
+    // Step 1: add one.
+    // Because.
+    let y = x + 1;
+
+    println!(\"{y}\");
+}
+";
+
+const STUB: &str = "\
+fn main() {
+    let x = 1;
+    // TODO(step 1): add one.
+    let y = todo();
+
+    println!(\"{y}\");
+}
+";
+
+#[test]
+fn a_faithful_stub_passes() {
+    assert_eq!(drift("t", STUB, SOLVED), Vec::<String>::new());
+    assert_eq!(steps(STUB), vec![1]);
+}
+
+#[test]
+fn a_change_outside_a_step_is_caught() {
+    let edited = STUB.replace("let x = 1;", "let x = 2;");
+    assert_eq!(drift("t", &edited, SOLVED).len(), 1);
+}
+
+#[test]
+fn a_changed_step_sentence_is_caught() {
+    let edited = STUB.replace("add one.", "add two.");
+    assert_eq!(drift("t", &edited, SOLVED).len(), 1);
+}
+
+#[test]
+fn a_step_ends_at_the_closing_brace_of_its_block() {
+    let solved = "{\n    // Step 1: go.\n    a();\n}\nafter();\n";
+    let stub = "{\n    // TODO(step 1): go.\n}\nafter();\n";
+    assert_eq!(drift("t", stub, solved), Vec::<String>::new());
+    let drifted = "{\n    // TODO(step 1): go.\n}\nbefore();\n";
+    assert_eq!(drift("t", drifted, solved).len(), 1);
+}
+
+#[test]
+fn a_missing_tail_is_caught() {
+    let cut = STUB.replace("    println!(\"{y}\");\n}\n", "");
+    assert_eq!(drift("t", &cut, SOLVED).len(), 1);
+}
