@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Builds, on this machine (no GPU needed), everything the GPU test suite runs,
+# and lays it out for a GPU machine that has no Rust toolchain:
+#
+#   gpu-bundle/<binary>        every exercise and solution, release, stripped
+#   gpu-bundle/deps/<test>     their test executables (GPU tests are #[ignore]d;
+#                              run.sh includes them)
+#   gpu-bundle/run.sh          scripts/gpu-suite.sh: runs it all, prints a table
+#
+# Test executables find the binary under test in the folder above their own,
+# as cargo lays them out, so the bundle works wherever it is copied.
+# Usage: scripts/gpu-bundle.sh [OUT_DIR]   (default gpu-bundle)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-gpu-bundle}
+
+cargo build --release --workspace --bins
+tests=$(cargo test --release --workspace --no-run --message-format=json \
+    | grep '"kind":\["test"\]' \
+    | grep -E '"manifest_path":"[^"]*/(exercises|solutions)/' \
+    | grep -o '"executable":"[^"]*"' | cut -d'"' -f4)
+bins=$(cargo metadata --format-version 1 --no-deps \
+    | grep -o '"kind":\["bin"\][^}]*"name":"[^"]*"' | grep -o '"name":"[^"]*"' | cut -d'"' -f4)
+
+rm -rf "$out"
+mkdir -p "$out/deps"
+for bin in $bins; do
+    cp "target/release/$bin" "$out/"
+done
+for test in $tests; do
+    cp "$test" "$out/deps/"
+done
+# Stripped: the bundle travels, and symbols are not needed to run.
+strip "$out"/deps/* $(printf "$out/%s " $bins)
+cp scripts/gpu-suite.sh "$out/run.sh"
+echo "gpu-bundle: $(ls "$out" | grep -vc deps) files, $(ls "$out/deps" | wc -l) test executables, $(du -sh "$out" | cut -f1) in $out/"

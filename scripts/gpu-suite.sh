@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The course's GPU suite, run on a GPU machine from a bundle that
+# scripts/gpu-bundle.sh made (it is copied in as run.sh); builds nothing.
+#  1. every test executable, GPU tests included, one at a time;
+#  2. compute-sanitizer memcheck and racecheck on every solution, small size;
+#  3. each solution at a large size: kernel bandwidth against the
+#     device-to-device copy bandwidth measured in the same run.
+# Prints a short table last. Full logs go to LOG_DIR.
+# Usage: run.sh [LOG_DIR]   (needs nvidia-smi, compute-sanitizer, python3)
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+logs=${1:-$(mktemp -d)}
+mkdir -p "$logs"
+
+# Per solution: a small run for the sanitizers, a large one to measure.
+declare -A sanitize_args=(
+    [vecadd-anyN-solution]="--n 100003 --runs 1"
+)
+declare -A bench_args=(
+    [vecadd-anyN-solution]="--n 268435456 --runs 20"
+)
+
+rows=()
+row() { rows+=("$(printf '%-8s %-34s %s' "$1" "$2" "$3")"); }
+
+gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)
+echo "GPU: $gpu"
+
+for test in "$here"/deps/*; do
+    name=$(basename "$test")
+    "$test" --include-ignored --test-threads=1 >"$logs/test-$name.log" 2>&1
+    status=$?
+    result=$(grep -E '^test result:' "$logs/test-$name.log" | tail -1 | sed 's/^test result: //; s/; finished.*//')
+    row test "$name" "exit $status: ${result:-no result line}"
+done
+
+for solution in "${!sanitize_args[@]}"; do
+    for tool in memcheck racecheck; do
+        log="$logs/sanitize-$solution-$tool.log"
+        # shellcheck disable=SC2086 # the arguments are meant to split
+        compute-sanitizer --tool "$tool" --error-exitcode 9 "$here/$solution" ${sanitize_args[$solution]} >"$log" 2>&1
+        status=$?
+        summary=$(grep -oE '(ERROR|RACECHECK) SUMMARY: .*' "$log" | tail -1)
+        row "$tool" "$solution" "exit $status: ${summary:-no summary}"
+    done
+done
+
+for solution in "${!bench_args[@]}"; do
+    log="$logs/bench-$solution.json"
+    # shellcheck disable=SC2086
+    "$here/$solution" ${bench_args[$solution]} --json >"$log" 2>"$logs/bench-$solution.err"
+    status=$?
+    summary=$(python3 - "$log" <<'PY'
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+    t = r["throughput"]
+    kernel = next(x["ms"] for x in r["timings"] if x["step"] == "kernel")
+    print(f'{"PASS" if r["check"]["passed"] else "FAIL"} {r["parameters"]} kernel {kernel:.3f} ms '
+          f'{t["kernel_gb_per_s"]:.0f} GB/s = {t["ratio_to_copy"]:.3f} x copy {t["copy_gb_per_s"]:.0f} GB/s')
+except Exception as err:
+    print(f"no report: {err}")
+PY
+)
+    row bench "$solution" "exit $status: $summary"
+done
+
+echo
+echo "cuda-course GPU suite on $gpu ($(date -u +%Y-%m-%d))"
+printf '%s\n' "${rows[@]}"
