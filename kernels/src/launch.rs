@@ -13,16 +13,16 @@ pub const MAX_BLOCKS: u32 = i32::MAX as u32;
 pub const DEFAULT_WAVES: u64 = 16;
 
 /// The default grid: [`DEFAULT_WAVES`] times the blocks the GPU holds at once,
-/// but never more blocks than `n` elements need. For large `n` this grid is
-/// still far smaller than `n`, so a kernel without a grid-stride loop leaves
-/// elements unwritten.
+/// but at most half the blocks `n` elements would need at one per thread. So
+/// at any `n` above one block, every thread must loop at least twice, and a
+/// kernel without a grid-stride loop leaves elements unwritten.
 pub fn default_blocks(n: u64, threads: u32, multiprocessors: u32, max_threads_per_sm: u32) -> u32 {
     let threads = threads.max(1);
     let per_sm = (max_threads_per_sm / threads).max(1);
     let resident = u64::from(multiprocessors.max(1)) * u64::from(per_sm);
-    let needed = n.div_ceil(u64::from(threads)).max(1);
+    let half_needed = (n.div_ceil(u64::from(threads)) / 2).max(1);
     (resident * DEFAULT_WAVES)
-        .min(needed)
+        .min(half_needed)
         .min(u64::from(MAX_BLOCKS)) as u32
 }
 
@@ -43,9 +43,35 @@ mod tests {
     }
 
     #[test]
-    fn small_n_gets_only_the_blocks_it_needs() {
-        assert_eq!(default_blocks(1000, 256, 132, 2048), 4);
+    fn the_grid_never_covers_n_in_one_pass() {
+        for n in [
+            257,
+            1000,
+            1025,
+            2048,
+            1_000_003,
+            4_325_376,
+            8_650_752,
+            1 << 26,
+        ] {
+            for threads in [32, 96, 256, 1024] {
+                let grid = u64::from(default_blocks(n, threads, 132, 2048)) * u64::from(threads);
+                if n > u64::from(threads) {
+                    assert!(grid < n, "n {n}, {threads} threads: grid {grid}");
+                    assert!(
+                        2 * grid < n + u64::from(threads),
+                        "n {n}, {threads} threads: grid {grid}"
+                    );
+                }
+            }
+        }
+        assert_eq!(default_blocks(1000, 256, 132, 2048), 2);
+    }
+
+    #[test]
+    fn a_tiny_n_still_gets_one_block() {
         assert_eq!(default_blocks(1, 1024, 132, 2048), 1);
+        assert_eq!(default_blocks(300, 256, 132, 2048), 1);
     }
 
     #[test]

@@ -28,7 +28,7 @@ pub struct Args {
     pub threads: u32,
 
     /// Blocks in the grid, 1 to 2147483647 [default: 16 times as many as the
-    /// GPU runs at once, fewer if n needs fewer].
+    /// GPU runs at once, but at most half of what n needs, so every thread loops].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_BLOCKS)))]
     pub blocks: Option<u32>,
 

@@ -143,7 +143,8 @@ fn solution_passes_with_a_grid_smaller_than_n() {
         ("1000", "128", "2"),
         ("1000003", "256", "8"),
         (large.as_str(), "96", "13"),
-        // The default grid: one resident wave, still smaller than n.
+        // The default grid, which must stay smaller than n at any size.
+        ("1000003", "256", ""),
         (large.as_str(), "256", ""),
     ] {
         let mut args = vec!["--n", n, "--threads", threads, "--runs", "3"];
