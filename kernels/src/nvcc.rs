@@ -303,6 +303,27 @@ mod tests {
     }
 
     #[test]
+    fn the_arch_reaches_the_ptx() {
+        let dir = std::env::temp_dir().join(format!("kernels-arch-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("src")).unwrap();
+        std::fs::write(
+            dir.join("src/kernel.cu"),
+            "extern \"C\" __global__ void k() {}\n",
+        )
+        .unwrap();
+        for (arch, target) in [
+            (DEFAULT_ARCH, ".target sm_75"),
+            ("compute_80", ".target sm_80"),
+        ] {
+            let ptx = dir.join(format!("{arch}.ptx"));
+            compile_ptx(&dir, Path::new("src/kernel.cu"), &ptx, arch).unwrap();
+            let text = std::fs::read_to_string(&ptx).unwrap();
+            assert!(text.contains(target), "{arch}: {text}");
+        }
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[test]
     fn includes_in_quotes_are_tracked() {
         let dir = std::env::temp_dir().join(format!("kernels-inc-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();

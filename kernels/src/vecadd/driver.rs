@@ -180,30 +180,14 @@ mod tests {
     use super::*;
     use crate::cli::{ArgsError, parse_from};
 
+    // Exit codes and one-line errors for every flag: tests/cli.rs of the
+    // exercise. Here: what --n says, without running a binary.
+
     fn bad(args: &[&str]) -> String {
         match parse_from::<Args, _, _>(std::iter::once(NAME).chain(args.iter().copied())) {
             Err(ArgsError::Bad(line)) => line,
             Ok(parsed) => panic!("{args:?} parsed as {parsed:?}"),
             Err(ArgsError::Show(_)) => panic!("{args:?} showed help"),
-        }
-    }
-
-    #[test]
-    fn each_bad_value_names_its_flag() {
-        for (args, flag) in [
-            (&["--n", "0"][..], "--n"),
-            (&["--n", "-5"], "--n"),
-            (&["--n", "1e6"], "--n"),
-            (&["--n", "100000000000"], "--n"),
-            (&["--threads", "0"], "--threads"),
-            (&["--threads", "2048"], "--threads"),
-            (&["--blocks", "0"], "--blocks"),
-            (&["--blocks", "4294967296"], "--blocks"),
-            (&["--runs", "x"], "--runs"),
-        ] {
-            let line = bad(args);
-            assert!(line.contains(flag), "{args:?}: {line}");
-            assert_eq!(line.lines().count(), 1, "{args:?}: {line}");
         }
     }
 
