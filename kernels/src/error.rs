@@ -256,6 +256,17 @@ pub(crate) fn raw_code(error: CudaError) -> Option<Code> {
     Some(unsafe { std::mem::transmute::<i32, Code>(value as i32) })
 }
 
+/// A cust error for a code read from libcuda directly: the codes an
+/// attribute query can return, the rest as cust's UnknownError.
+pub(crate) fn raw_code_error(code: Code) -> CudaError {
+    match code {
+        Code::CUDA_ERROR_INVALID_VALUE => CudaError::InvalidValue,
+        Code::CUDA_ERROR_INVALID_DEVICE => CudaError::InvalidDevice,
+        Code::CUDA_ERROR_NOT_INITIALIZED => CudaError::NotInitialized,
+        _ => CudaError::UnknownError,
+    }
+}
+
 fn code_name(code: Code) -> String {
     driver_string(code, sys::cuGetErrorName).unwrap_or_else(|| format!("{code:?}"))
 }

@@ -12,6 +12,7 @@ use cust::stream::{Stream, StreamFlags};
 use cust::sys::{self, cudaError_enum as Code};
 
 use crate::error::{self, CourseError};
+use crate::launch::Residency;
 use crate::protocol::DeviceInfo;
 
 /// GPU 0 with its context and one stream. Fields drop in order: the stream
@@ -20,17 +21,10 @@ pub struct Gpu {
     stream: Stream,
     _context: Context,
     info: DeviceInfo,
-    limits: Limits,
+    residency: Residency,
+    max_threads_per_block: u32,
     compute: (i32, i32),
     driver: (i32, i32),
-}
-
-/// The device limits launch shapes depend on.
-#[derive(Clone, Copy, Debug)]
-pub struct Limits {
-    pub multiprocessors: u32,
-    pub max_threads_per_multiprocessor: u32,
-    pub max_threads_per_block: u32,
 }
 
 impl Gpu {
@@ -58,18 +52,20 @@ impl Gpu {
             attribute(DeviceAttribute::ComputeCapabilityMajor)?,
             attribute(DeviceAttribute::ComputeCapabilityMinor)?,
         );
-        let limits = Limits {
+        let residency = Residency {
             multiprocessors: attribute(DeviceAttribute::MultiprocessorCount)? as u32,
             max_threads_per_multiprocessor: attribute(DeviceAttribute::MaxThreadsPerMultiprocessor)?
                 as u32,
-            max_threads_per_block: attribute(DeviceAttribute::MaxThreadsPerBlock)? as u32,
+            max_blocks_per_multiprocessor: max_blocks_per_multiprocessor(device)
+                .map_err(during("reading device attributes"))?,
         };
+        let max_threads_per_block = attribute(DeviceAttribute::MaxThreadsPerBlock)? as u32;
         let version = CudaApiVersion::get().map_err(during("reading the driver version"))?;
         let driver = (version.major(), version.minor());
         let info = DeviceInfo {
             name: device.name().map_err(during("reading the device name"))?,
             compute_capability: format!("{}.{}", compute.0, compute.1),
-            multiprocessors: limits.multiprocessors,
+            multiprocessors: residency.multiprocessors,
             memory_bytes: device
                 .total_memory()
                 .map_err(during("reading the memory size"))? as u64,
@@ -79,7 +75,8 @@ impl Gpu {
             stream,
             _context: context,
             info,
-            limits,
+            residency,
+            max_threads_per_block,
             compute,
             driver,
         })
@@ -89,8 +86,13 @@ impl Gpu {
         &self.info
     }
 
-    pub fn limits(&self) -> Limits {
-        self.limits
+    /// What the default launch grids are sized from.
+    pub fn residency(&self) -> Residency {
+        self.residency
+    }
+
+    pub fn max_threads_per_block(&self) -> u32 {
+        self.max_threads_per_block
     }
 
     /// The stream every step of the exercise runs in.
@@ -133,6 +135,25 @@ impl Gpu {
             }
             _ => CourseError::from(err).during("loading the kernel's PTX"),
         }
+    }
+}
+
+/// Resident blocks an SM holds at most (16 to 32 by architecture). cust 0.3's
+/// attribute list predates it, so it is read from libcuda directly.
+fn max_blocks_per_multiprocessor(device: Device) -> Result<u32, CudaError> {
+    let mut value = 0;
+    // SAFETY: `value` is a valid place for the driver to write one int, and
+    // `device` is a handle the driver gave out.
+    let code = unsafe {
+        sys::cuDeviceGetAttribute(
+            &mut value,
+            sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR,
+            device.as_raw(),
+        )
+    };
+    match code {
+        Code::CUDA_SUCCESS => Ok(value.max(1) as u32),
+        other => Err(error::raw_code_error(other)),
     }
 }
 

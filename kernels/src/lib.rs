@@ -38,6 +38,6 @@ pub mod stopwatch;
 #[cfg(feature = "runtime")]
 pub use error::{CourseError, error_name, unfinished};
 #[cfg(feature = "runtime")]
-pub use gpu::{Gpu, Limits};
+pub use gpu::Gpu;
 #[cfg(feature = "runtime")]
 pub use stopwatch::{Stopwatch, median_ms};

@@ -88,19 +88,19 @@ pub fn run_exercise(add_on_gpu: AddOnGpu) -> ExitCode {
 
 fn run(args: &Args, add_on_gpu: AddOnGpu) -> Result<Report<Parameters, Results>, CourseError> {
     let gpu = Gpu::init()?;
-    let limits = gpu.limits();
-    if args.threads > limits.max_threads_per_block {
+    if args.threads > gpu.max_threads_per_block() {
         return Err(CourseError::BadArguments(format!(
             "--threads {} is more than this GPU allows in a block ({})",
-            args.threads, limits.max_threads_per_block
+            args.threads,
+            gpu.max_threads_per_block()
         )));
     }
     let blocks = args.blocks.unwrap_or_else(|| {
         launch::default_blocks(
             args.n,
             args.threads,
-            limits.multiprocessors,
-            limits.max_threads_per_multiprocessor,
+            gpu.residency(),
+            launch::STREAMING_WAVES,
         )
     });
     let params = Parameters {
