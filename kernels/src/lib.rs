@@ -18,6 +18,8 @@ pub mod stats;
 pub mod units;
 
 #[cfg(feature = "protocol")]
+pub mod dot;
+#[cfg(feature = "protocol")]
 pub mod protocol;
 #[cfg(feature = "protocol")]
 pub mod report;

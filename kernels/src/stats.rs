@@ -1,5 +1,9 @@
 //! Summary statistics for repeated timings.
 
+/// Untimed runs before the timed ones: the first launch of a kernel also
+/// loads it onto the GPU, which is not the kernel's time.
+pub const WARMUP_RUNS: u32 = 1;
+
 /// The median of `samples` (the mean of the middle two for an even count);
 /// `None` for no samples. NaNs sort last, so one NaN cannot hide the others.
 pub fn median(samples: &[f64]) -> Option<f64> {

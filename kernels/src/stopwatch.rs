@@ -7,9 +7,7 @@ use cust::stream::Stream;
 use crate::error::CourseError;
 use crate::stats;
 
-/// Untimed runs before the timed ones: the first launch of a kernel also
-/// loads it onto the GPU, which is not the kernel's time.
-pub const WARMUP_RUNS: u32 = 1;
+pub use crate::stats::WARMUP_RUNS;
 
 /// Times consecutive steps on one stream: each lap is the GPU time from the
 /// previous mark to now.

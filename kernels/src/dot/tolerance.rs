@@ -1,0 +1,242 @@
+//! How far a correct float32 dot product may be from the exact one, the check
+//! against that limit, and hints read from the size of a wrong answer.
+//!
+//! Every IEEE rounding to nearest multiplies a result by (1 + δ), |δ| ≤ u
+//! (u = 2^-24 for f32, 2^-53 for f64). A product that passes through h
+//! roundings on its way into the result carries a factor within 1 ± γ_h,
+//! γ_h = h·u / (1 − h·u) (Higham, *Accuracy and Stability of Numerical
+//! Algorithms*, §3.1). If no product passes through more than h roundings,
+//!
+//! ```text
+//! |computed − exact| ≤ γ_h · Σ|a[i]·b[i]|
+//! ```
+//!
+//! whatever the order of the additions. That is the tolerance: the error,
+//! relative to Σ|a·b| (which is |dot| when all products share a sign), may be
+//! at most γ_h. The roundings a product passes through:
+//!
+//! - its inputs: p + q·i stored as f32 rounds only above 2^24; 1 for each of
+//!   a and b that does;
+//! - the multiplication: 1 (0 when fused into the following add);
+//! - dot-gm: none more in f32; the host adds the n products in f64, and the
+//!   comparison rounds the exact value to f64 once: γ_n in f64;
+//! - dot-sm: the thread's running sum of its k elements, k − 1; the
+//!   shared-memory tree, log2(threads); the host adds the partials in f64:
+//!   γ_blocks in f64;
+//! - dot-atomic: as dot-sm in f32, then the chain of atomicAdds into one
+//!   float, blocks − 1 more in f32.
+//!
+//! k, the most elements one thread sums, is ⌈n/G⌉ for G threads taking one
+//! float at a time; a kernel reading float4 takes up to 4⌈n/4G⌉ plus one of
+//! the n mod 4 left over. The bound uses the larger.
+//!
+//! The bound is a worst case, so it never fails a correct kernel; the
+//! errors kernels really make are far smaller. What it can catch is limited
+//! by float32 itself: a missing element or block is only certain to fail
+//! when its share of Σ|a·b| exceeds twice the bound. With the default inputs
+//! (a = i, b = 2i) the last element is 3/n of the sum: resolved up to
+//! n ≈ 10^6 (not at 2^26, where it is below one f32 ulp of the sum). A
+//! block is 1/blocks of it: always resolved, except for dot-atomic with
+//! 32-thread blocks, whose one-wave grid of thousands of blocks makes the
+//! atomic chain's own bound larger than a block's share. The tests below
+//! pin these limits down case by case.
+
+use super::{Parameters, Variant};
+use crate::protocol::{Check, Failure, Real, Tolerance};
+
+/// Unit roundoff of f32 and f64 (round to nearest).
+pub const U_F32: f64 = 1.0 / (1u64 << 24) as f64;
+pub const U_F64: f64 = 1.0 / (1u64 << 53) as f64;
+
+/// γ_h = h·u / (1 − h·u): the bound on h roundings' combined relative error.
+pub fn gamma(h: u64, u: f64) -> f64 {
+    let hu = h as f64 * u;
+    if hu >= 1.0 {
+        f64::INFINITY
+    } else {
+        hu / (1.0 - hu)
+    }
+}
+
+/// The most roundings a product passes through, in f32 and in f64.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Roundings {
+    pub f32: u64,
+    pub f64: u64,
+}
+
+impl Roundings {
+    /// The exercise's summation, as the module documentation derives it.
+    pub fn of(variant: Variant, params: &Parameters) -> Roundings {
+        let inputs = params.inputs();
+        let stored = u64::from(inputs.a.rounds_in_f32(params.n))
+            + u64::from(inputs.b.rounds_in_f32(params.n));
+        let product = 1;
+        let k = elements_per_thread(params.n, params.grid_threads());
+        let tree = u64::from(params.threads.max(1).next_power_of_two().trailing_zeros());
+        let blocks = u64::from(params.blocks);
+        match variant {
+            Variant::Gm => Roundings {
+                f32: stored + product,
+                f64: params.n,
+            },
+            Variant::Sm => Roundings {
+                f32: stored + product + (k - 1) + tree,
+                f64: blocks,
+            },
+            Variant::Atomic => Roundings {
+                f32: stored + product + (k - 1) + tree + (blocks - 1),
+                f64: 1,
+            },
+        }
+    }
+
+    /// The relative error (of Σ|a·b|) a correct computation stays within.
+    pub fn limit(self) -> f64 {
+        (1.0 + gamma(self.f32, U_F32)) * (1.0 + gamma(self.f64, U_F64)) - 1.0
+    }
+}
+
+/// The most elements one of `grid` threads sums: one float at a time, or
+/// four (float4) plus one of the leftovers. At least 1.
+pub fn elements_per_thread(n: u64, grid: u64) -> u64 {
+    let grid = grid.max(1);
+    let scalar = n.div_ceil(grid);
+    let vector = 4 * n.div_ceil(4).div_ceil(grid) + 1;
+    scalar.max(vector).min(n).max(1)
+}
+
+/// The tolerance of `variant` at these parameters.
+pub fn limit(variant: Variant, params: &Parameters) -> f64 {
+    Roundings::of(variant, params).limit()
+}
+
+/// |got − exact| / Σ|a·b|; 0 when both are 0, infinite when only the scale is.
+pub fn relative_error(got: f64, exact: i128, scale: i128) -> f64 {
+    let diff = (got - exact as f64).abs();
+    match scale {
+        0 if diff == 0.0 => 0.0,
+        0 => f64::INFINITY,
+        scale => diff / scale as f64,
+    }
+}
+
+/// Checks the dot product `got` that an exercise computed with `params`.
+pub fn check(variant: Variant, params: &Parameters, got: f64) -> Check {
+    let inputs = params.inputs();
+    let exact = inputs.dot(params.n);
+    let scale = inputs.abs_dot(params.n);
+    let limit = limit(variant, params);
+    let error = relative_error(got, exact, scale);
+    // NaN compares false: a NaN result fails.
+    let passed = error <= limit;
+    Check {
+        passed,
+        criterion: format!(
+            "the dot of a[i] = {} and b[i] = {} within {limit:.2e} of Σ|a·b| of the exact {exact}",
+            inputs.a, inputs.b
+        ),
+        compared: 1,
+        wrong: u64::from(!passed),
+        failures: if passed {
+            vec![]
+        } else {
+            vec![Failure {
+                at: "dot".into(),
+                expected: Real(exact as f64),
+                got: Real(got),
+            }]
+        },
+        tolerance: Some(Tolerance {
+            relative_error: Real(error),
+            limit,
+        }),
+        hint: if passed {
+            None
+        } else {
+            Some(hint(variant, params, got, limit))
+        },
+    }
+}
+
+/// What a wrong result's size suggests. Each explanation predicts a value;
+/// the first one `got` matches (within the tolerance) names the bug.
+fn hint(variant: Variant, params: &Parameters, got: f64, limit: f64) -> String {
+    let inputs = params.inputs();
+    let (n, blocks) = (params.n, params.blocks);
+    let exact = inputs.dot(n);
+    let scale = inputs.abs_dot(n).max(1) as f64;
+    let matches = |predicted: i128| (got - predicted as f64).abs() <= limit * scale;
+
+    if !got.is_finite() {
+        return "the result is not a number: a value was read before anything wrote it \
+                (an unwritten partial or product, or uninitialised shared memory)"
+            .into();
+    }
+    if got == 0.0 && exact != 0 {
+        return match variant {
+            Variant::Gm => {
+                "the result is 0: no product reached c; write step 1 and pass c to the kernel"
+            }
+            Variant::Sm => {
+                "the result is 0: no block's partial arrived; thread 0 of each block must \
+                            store cache[0] into partials[blockIdx.x]"
+            }
+            Variant::Atomic => {
+                "the result is 0: nothing was added; thread 0 of each block must \
+                                atomicAdd its partial into the result"
+            }
+        }
+        .into();
+    }
+    if n >= 2 && matches(inputs.dot(n - 1)) {
+        return "exactly the last element is missing: the loop must run while i < n".into();
+    }
+    let grid = params.grid_threads();
+    for covered in [grid, 4 * grid] {
+        if covered < n && matches(inputs.dot(covered)) {
+            return format!(
+                "only the first {covered} elements were summed, one pass of the grid: \
+                 each thread must loop, stepping by the whole grid (blockDim.x * gridDim.x)"
+            );
+        }
+    }
+    if variant == Variant::Atomic {
+        let launches = params.runs + crate::stats::WARMUP_RUNS;
+        if let Some(times) = (2..=launches as i128).find(|&m| matches(m * exact)) {
+            return format!(
+                "the result is {times} times the dot product: every launch added into the same \
+                 float; zero it before each launch"
+            );
+        }
+    }
+    if variant.reduces_in_blocks() && exact != 0 && blocks >= 2 {
+        let missing = (exact as f64 - got) / exact as f64 * f64::from(blocks);
+        if (missing - 1.0).abs() < 0.25 {
+            return format!(
+                "about one block's share (1/{blocks}) is missing: does every block deliver its partial?"
+            );
+        }
+        if (missing + 1.0).abs() < 0.25 {
+            return format!(
+                "about one block's share (1/{blocks}) too much: is a partial counted twice?"
+            );
+        }
+        let arrived = got / exact as f64;
+        if variant == Variant::Atomic && arrived > 0.0 && arrived < 0.9 {
+            return format!(
+                "only {:.0}% of the dot product arrived: partials were lost. `*result += partial` \
+                 from many blocks races (each reads, adds and writes back); atomicAdd makes \
+                 each addition indivisible",
+                arrived * 100.0
+            );
+        }
+    }
+    match variant {
+        Variant::Gm => "some products are wrong: each thread should store a[i] * b[i] into c[i] for its own i".into(),
+        Variant::Sm | Variant::Atomic => "the error is not a whole element or block: if it changes from run to run, \
+                                          a __syncthreads() is missing between the reduction's steps, or \
+                                          the tree reads a slot another thread has not written yet"
+            .into(),
+    }
+}
