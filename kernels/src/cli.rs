@@ -41,7 +41,20 @@ pub enum ArgsError {
 /// Parses this process's arguments; on `--help` prints it, on a bad argument
 /// prints one line, and returns the exit code to stop with.
 pub fn parse<A: Parser>() -> Result<A, ExitCode> {
-    parse_from(std::env::args_os()).map_err(|err| match err {
+    report_args_error(parse_from(std::env::args_os()))
+}
+
+/// [`parse`] for argument types several exercises share, under the name and
+/// description of the one running.
+pub fn parse_named<A: Parser>(name: &'static str, about: &'static str) -> Result<A, ExitCode> {
+    report_args_error(parse_command(
+        A::command().name(name).about(about),
+        std::env::args_os(),
+    ))
+}
+
+fn report_args_error<A>(parsed: Result<A, ArgsError>) -> Result<A, ExitCode> {
+    parsed.map_err(|err| match err {
         ArgsError::Show(shown) => {
             let _ = shown.print();
             ExitCode::SUCCESS
@@ -60,12 +73,43 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    A::try_parse_from(args).map_err(|err| match err.kind() {
+    parse_command(A::command(), args)
+}
+
+fn parse_command<A, I, T>(command: clap::Command, args: I) -> Result<A, ArgsError>
+where
+    A: Parser,
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let sort = |err: clap::Error| match err.kind() {
         ClapKind::DisplayHelp
         | ClapKind::DisplayVersion
         | ClapKind::DisplayHelpOnMissingArgumentOrSubcommand => ArgsError::Show(err),
         _ => ArgsError::Bad(first_line(&err.to_string())),
-    })
+    };
+    let matches = command.try_get_matches_from(args).map_err(sort)?;
+    A::from_arg_matches(&matches).map_err(sort)
+}
+
+/// `--n`: a whole number of elements from 1 to `max`, where each element
+/// takes `bytes_per_element` bytes of GPU memory across `buffers`.
+pub fn parse_n(text: &str, max: u64, bytes_per_element: u64, buffers: &str) -> Result<u64, String> {
+    let n: u64 = text
+        .parse()
+        .map_err(|_| format!("not a whole number; --n takes 1 to {max}"))?;
+    match n {
+        0 => Err(format!(
+            "the vectors need at least one element; --n takes 1 to {max}"
+        )),
+        n if n > max => Err(format!(
+            "{} elements need {} of GPU memory for {buffers}, more than any GPU holds; \
+             --n takes 1 to {max}",
+            crate::units::count(n),
+            crate::units::bytes(n.saturating_mul(bytes_per_element))
+        )),
+        n => Ok(n),
+    }
 }
 
 /// clap's message without its usage and tips: "error: invalid value '0' for
@@ -85,9 +129,23 @@ pub fn finish<P: Serialize, R: Serialize>(
     json: bool,
     outcome: Result<Report<P, R>, CourseError>,
 ) -> ExitCode {
+    finish_with(
+        exercise,
+        json,
+        outcome.map(|report| (report, String::new())),
+    )
+}
+
+/// [`finish`], with text a person sees before the report (a table, say);
+/// `--json` leaves it out, since the report holds the same data.
+pub fn finish_with<P: Serialize, R: Serialize>(
+    exercise: &str,
+    json: bool,
+    outcome: Result<(Report<P, R>, String), CourseError>,
+) -> ExitCode {
     let (text, exit) = match &outcome {
-        Ok(report) if json => (to_json(report), report.exit()),
-        Ok(report) => (report::render(report), report.exit()),
+        Ok((report, _)) if json => (to_json(report), report.exit()),
+        Ok((report, before)) => (before.clone() + &report::render(report), report.exit()),
         Err(err) => {
             eprintln!("{exercise}: error: {err}");
             let text = if json {

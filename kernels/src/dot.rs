@@ -10,7 +10,11 @@ use serde::{Deserialize, Serialize};
 use crate::host_memory::{self, HostAllocError};
 use crate::protocol::Real;
 
+#[cfg(feature = "runtime")]
+pub mod driver;
 pub mod golden;
+#[cfg(feature = "runtime")]
+pub mod sweep;
 pub mod tolerance;
 
 /// The three exercises, which differ in how the products are summed.

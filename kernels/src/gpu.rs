@@ -14,6 +14,7 @@ use cust::sys::{self, cudaError_enum as Code};
 use crate::error::{self, CourseError};
 use crate::launch::Residency;
 use crate::protocol::DeviceInfo;
+use crate::units;
 
 /// GPU 0 with its context and one stream. Fields drop in order: the stream
 /// before the context it belongs to.
@@ -105,6 +106,29 @@ impl Gpu {
         let (free, _total) = cust::memory::mem_get_info()
             .map_err(|err| CourseError::from(err).during("reading free memory"))?;
         Ok(free as u64)
+    }
+
+    /// `--n` elements of `bytes_per_element` bytes (across `buffers`) must
+    /// fit in free memory: a size that does not is a bad `--n`, said before
+    /// anything is allocated.
+    pub fn check_fits(
+        &self,
+        n: u64,
+        bytes_per_element: u64,
+        buffers: &str,
+    ) -> Result<(), CourseError> {
+        let needed = n.saturating_mul(bytes_per_element);
+        let free = self.free_memory()?;
+        if needed <= free {
+            return Ok(());
+        }
+        Err(CourseError::BadArguments(format!(
+            "--n {n} needs {} of GPU memory for {buffers}, but {} has {} free; use --n {} or less",
+            units::bytes(needed),
+            self.info.name,
+            units::bytes(free),
+            free / bytes_per_element.max(1)
+        )))
     }
 
     /// Loads PTX (JIT-compiling it for this GPU). A PTX the driver refuses

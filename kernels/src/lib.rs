@@ -36,6 +36,8 @@ mod error;
 mod gpu;
 #[cfg(feature = "runtime")]
 pub mod stopwatch;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 #[cfg(feature = "runtime")]
 pub use error::{CourseError, error_name, unfinished};

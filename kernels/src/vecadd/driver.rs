@@ -7,11 +7,11 @@ use clap::Parser;
 
 use super::{BYTES_PER_ELEMENT, DEFAULT_N, MAX_N, NAME, Parameters, Results};
 use crate::cli::{self, CommonArgs};
+use crate::copy_probe;
 use crate::error::CourseError;
 use crate::gpu::Gpu;
 use crate::launch::{self, MAX_BLOCKS};
 use crate::protocol::{Report, SCHEMA_VERSION, Throughput, Timing};
-use crate::{copy_probe, units};
 
 /// Adds two vectors of any length on the GPU, with a grid that may be far
 /// smaller than the vectors, checks every element and times each step.
@@ -38,21 +38,7 @@ pub struct Args {
 
 /// `--n`: a whole number from 1 to [`MAX_N`].
 fn parse_n(text: &str) -> Result<u64, String> {
-    let n: u64 = text
-        .parse()
-        .map_err(|_| format!("not a whole number; --n takes 1 to {MAX_N}"))?;
-    match n {
-        0 => Err(format!(
-            "the vectors need at least one element; --n takes 1 to {MAX_N}"
-        )),
-        n if n > MAX_N => Err(format!(
-            "{} elements need {} of GPU memory for a, b and c, more than any GPU holds; \
-             --n takes 1 to {MAX_N}",
-            units::count(n),
-            units::bytes(n.saturating_mul(BYTES_PER_ELEMENT))
-        )),
-        n => Ok(n),
-    }
+    cli::parse_n(text, MAX_N, BYTES_PER_ELEMENT, "a, b and c")
 }
 
 /// What the student's GPU code is given.
@@ -109,7 +95,7 @@ fn run(args: &Args, add_on_gpu: AddOnGpu) -> Result<Report<Parameters, Results>,
         blocks,
         runs: args.common.runs,
     };
-    ensure_fits(&gpu, args.n)?;
+    gpu.check_fits(args.n, BYTES_PER_ELEMENT, "a, b and c")?;
     let (a, b) = super::inputs(args.n)
         .map_err(|err| CourseError::BadArguments(format!("--n {}: {err}", args.n)))?;
     let task = Task {
@@ -156,23 +142,6 @@ fn run(args: &Args, add_on_gpu: AddOnGpu) -> Result<Report<Parameters, Results>,
             ratio_to_copy: kernel_gb_per_s / copy_gb_per_s,
         }),
     })
-}
-
-/// a, b and c must fit in the GPU's free memory: a size that does not is a
-/// bad `--n`, said before anything is allocated.
-fn ensure_fits(gpu: &Gpu, n: u64) -> Result<(), CourseError> {
-    let needed = n.saturating_mul(BYTES_PER_ELEMENT);
-    let free = gpu.free_memory()?;
-    if needed <= free {
-        return Ok(());
-    }
-    Err(CourseError::BadArguments(format!(
-        "--n {n} needs {} of GPU memory for a, b and c, but {} has {} free; use --n {} or less",
-        units::bytes(needed),
-        gpu.info().name,
-        units::bytes(free),
-        free / BYTES_PER_ELEMENT
-    )))
 }
 
 #[cfg(test)]

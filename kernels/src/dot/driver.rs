@@ -1,0 +1,282 @@
+//! The dot exercises' harness: flags, inputs, the host's share of each sum,
+//! the check and the report, around the GPU code the student writes in the
+//! exercise's src/main.rs.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::Parser;
+
+use super::tolerance::{self, relative_error};
+use super::{Affine, DEFAULT_N, MAX_N, Parameters, Results, Variant, golden};
+use crate::cli::{self, CommonArgs};
+use crate::copy_probe;
+use crate::error::CourseError;
+use crate::gpu::Gpu;
+use crate::launch::{self, MAX_BLOCKS};
+use crate::protocol::{Check, Real, Report, SCHEMA_VERSION, Throughput, Timing};
+
+/// The default block size.
+pub const DEFAULT_THREADS: u32 = 256;
+
+/// Flags of every dot exercise.
+// Negative numbers are values to reject with the flag named, not unknown flags.
+#[derive(Parser, Debug, Clone)]
+#[command(allow_negative_numbers = true)]
+pub struct Args {
+    /// Elements in a and b, 1 to 68719476736 [default: 16777219; with --sweep 33554432].
+    #[arg(long, value_parser = parse_n)]
+    pub n: Option<u64>,
+
+    /// Threads per block, 1 to 1024; a power of two for dot-sm and
+    /// dot-atomic, whose tree halves the block each step [default: 256;
+    /// with --sweep 512].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+
+    /// Blocks in the grid, 1 to 2147483647 [default: enough to fill the GPU,
+    /// at most half of what n needs so every thread loops; dot-gm 16 times that].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_BLOCKS)))]
+    pub blocks: Option<u32>,
+
+    /// a[i] = p + q·i, written p+qi with whole p, q within ±1000 (e.g. i, 3+2i, 7).
+    #[arg(long, default_value = "i", value_parser = parse_affine)]
+    pub a: Affine,
+
+    /// b[i] = r + s·i, written like --a; --b 2 gives the dot n·(n−1) with a = i.
+    #[arg(long, default_value = "2i", value_parser = parse_affine)]
+    pub b: Affine,
+
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+/// dot-atomic's flags: the dot flags and the sweep.
+#[derive(Parser, Debug, Clone)]
+#[command(allow_negative_numbers = true)]
+pub struct AtomicArgs {
+    #[command(flatten)]
+    pub dot: Args,
+
+    /// Time every mix of blocks and loops per thread, from 1 block doing all
+    /// the loops to one loop per thread, and mark the fastest.
+    #[arg(long)]
+    pub sweep: bool,
+}
+
+fn parse_n(text: &str) -> Result<u64, String> {
+    cli::parse_n(text, MAX_N, 8, "a and b")
+}
+
+fn parse_affine(text: &str) -> Result<Affine, String> {
+    text.parse()
+}
+
+/// What the student's GPU code is given.
+pub struct Task {
+    pub a: Vec<f32>,
+    pub b: Vec<f32>,
+    /// Launch shape: `blocks` blocks of `threads` threads.
+    pub blocks: u32,
+    pub threads: u32,
+    /// Timed kernel runs to take the median of.
+    pub runs: u32,
+}
+
+/// What the student's GPU code gives back, and how long each step took.
+pub struct GpuOutput {
+    /// dot-gm: the n products. dot-sm: one partial sum per block.
+    /// dot-atomic: the one float the blocks added into.
+    pub values: Vec<f32>,
+    pub h2d_ms: f64,
+    pub kernel_ms: f64,
+    pub d2h_ms: f64,
+}
+
+/// The student's part: the GPU's share of the dot product.
+pub type DotOnGpu = fn(&Gpu, &Task) -> Result<GpuOutput, CourseError>;
+
+/// The exercise's `main` for `variant`.
+pub fn run_exercise(variant: Variant, dot_on_gpu: DotOnGpu) -> ExitCode {
+    let about = match variant {
+        Variant::Gm => "Dot product: the GPU multiplies, the host sums",
+        Variant::Sm => {
+            "Dot product: each block sums in shared memory, the host adds the blocks' partials"
+        }
+        Variant::Atomic => {
+            "Dot product: each block sums in shared memory, then adds into one float with atomicAdd"
+        }
+    };
+    let (args, sweep) = if variant == Variant::Atomic {
+        match cli::parse_named::<AtomicArgs>(variant.name(), about) {
+            Ok(parsed) => (parsed.dot, parsed.sweep),
+            Err(exit) => return exit,
+        }
+    } else {
+        match cli::parse_named::<Args>(variant.name(), about) {
+            Ok(parsed) => (parsed, false),
+            Err(exit) => return exit,
+        }
+    };
+    let outcome = if sweep {
+        super::sweep::run(&args, dot_on_gpu)
+    } else {
+        run(variant, &args, dot_on_gpu).map(|report| (report, String::new()))
+    };
+    cli::finish_with(variant.name(), args.common.json, outcome)
+}
+
+/// Starts the GPU and checks what depends on it: the block size, and that
+/// a and b (and dot-gm's c) fit in free memory.
+pub(super) fn prepare(variant: Variant, n: u64, threads: u32) -> Result<Gpu, CourseError> {
+    if variant.reduces_in_blocks() && !threads.is_power_of_two() {
+        return Err(CourseError::BadArguments(format!(
+            "--threads {threads} is not a power of two: {}'s tree halves the block each step; \
+             use 32, 64, 128, 256, 512 or 1024",
+            variant.name()
+        )));
+    }
+    let gpu = Gpu::init()?;
+    if threads > gpu.max_threads_per_block() {
+        return Err(CourseError::BadArguments(format!(
+            "--threads {threads} is more than this GPU allows in a block ({})",
+            gpu.max_threads_per_block()
+        )));
+    }
+    let buffers = if variant == Variant::Gm {
+        "a, b and c"
+    } else {
+        "a and b"
+    };
+    gpu.check_fits(n, variant.bytes_per_element(), buffers)?;
+    Ok(gpu)
+}
+
+fn run(
+    variant: Variant,
+    args: &Args,
+    dot_on_gpu: DotOnGpu,
+) -> Result<Report<Parameters, Results>, CourseError> {
+    let n = args.n.unwrap_or(DEFAULT_N);
+    let threads = args.threads.unwrap_or(DEFAULT_THREADS);
+    let gpu = prepare(variant, n, threads)?;
+    let blocks = args
+        .blocks
+        .unwrap_or_else(|| launch::default_blocks(n, threads, gpu.residency(), variant.waves()));
+    let params = Parameters {
+        n,
+        threads,
+        blocks,
+        runs: args.common.runs,
+        a: args.a,
+        b: args.b,
+    };
+    let (a, b) = params
+        .inputs()
+        .vectors(n)
+        .map_err(|err| CourseError::BadArguments(format!("--n {n}: {err}")))?;
+    let task = Task {
+        a,
+        b,
+        blocks,
+        threads,
+        runs: params.runs,
+    };
+
+    let output = dot_on_gpu(&gpu, &task)?;
+    drop(task);
+
+    let finished = finish_on_host(variant, &params, &output.values);
+    let copy_gb_per_s = copy_probe::copy_gb_per_s(&gpu, params.runs)?;
+    let kernel_gb_per_s = (n * variant.bytes_per_element()) as f64 / (output.kernel_ms * 1e6);
+    let mut timings = vec![
+        timing("h2d", output.h2d_ms, 1),
+        timing("kernel", output.kernel_ms, params.runs),
+        timing("d2h", output.d2h_ms, 1),
+    ];
+    if let Some(ms) = finished.host_sum_ms {
+        timings.push(timing("host-sum", ms, 1));
+    }
+    Ok(Report {
+        schema_version: SCHEMA_VERSION,
+        exercise: variant.name().to_owned(),
+        device: gpu.info().clone(),
+        results: finished.results,
+        check: finished.check,
+        parameters: params,
+        timings,
+        throughput: Some(Throughput {
+            kernel_gb_per_s,
+            copy_gb_per_s,
+            ratio_to_copy: kernel_gb_per_s / copy_gb_per_s,
+        }),
+    })
+}
+
+pub(super) fn timing(step: &str, ms: f64, median_of: u32) -> Timing {
+    Timing {
+        step: step.to_owned(),
+        ms,
+        median_of,
+    }
+}
+
+/// The host's share of the sum, and the check of the result.
+pub(super) struct Finished {
+    pub results: Results,
+    pub check: Check,
+    pub host_sum_ms: Option<f64>,
+}
+
+/// Finishes the sum on the host (dot-gm: all n products; dot-sm: one
+/// partial per block; dot-atomic: nothing) and checks it.
+pub(super) fn finish_on_host(variant: Variant, params: &Parameters, values: &[f32]) -> Finished {
+    let inputs = params.inputs();
+    let exact = inputs.dot(params.n);
+    let (expected_len, what) = match variant {
+        Variant::Gm => (params.n, "the n products c[i]"),
+        Variant::Sm => (u64::from(params.blocks), "one partial sum per block"),
+        Variant::Atomic => (1, "the one float the blocks add into"),
+    };
+    let mut results = Results {
+        dot: Real(f64::NAN),
+        expected: exact.to_string(),
+        host_f32_sum: None,
+        host_f32_relative_error: None,
+        sweep: None,
+    };
+    if values.len() as u64 != expected_len {
+        let mut check = tolerance::check(variant, params, f64::NAN);
+        check.hint = Some(format!(
+            "the GPU part returned {} values; {} returns {what} ({expected_len})",
+            values.len(),
+            variant.name()
+        ));
+        return Finished {
+            results,
+            check,
+            host_sum_ms: None,
+        };
+    }
+    let started = Instant::now();
+    let dot = match variant {
+        Variant::Gm | Variant::Sm => golden::sum_f64(values),
+        Variant::Atomic => f64::from(values[0]),
+    };
+    let host_sum_ms = (variant == Variant::Gm).then(|| started.elapsed().as_secs_f64() * 1e3);
+    if variant == Variant::Gm {
+        let f32_sum = f64::from(golden::sum_f32(values));
+        results.host_f32_sum = Some(Real(f32_sum));
+        results.host_f32_relative_error = Some(Real(relative_error(
+            f32_sum,
+            exact,
+            inputs.abs_dot(params.n),
+        )));
+    }
+    results.dot = Real(dot);
+    Finished {
+        results,
+        check: tolerance::check(variant, params, dot),
+        host_sum_ms,
+    }
+}

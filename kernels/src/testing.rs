@@ -1,0 +1,122 @@
+//! For the exercises' own tests (tests/cli.rs): runs an exercise binary the
+//! way a student or the grader does and checks the promises every exercise
+//! makes (exit codes, one-line argument errors, the no-GPU message, JSON).
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// One exercise or solution binary under test.
+pub struct Exercise {
+    path: PathBuf,
+    /// The exercise's name as its reports give it, e.g. "dot-sm".
+    pub name: &'static str,
+}
+
+impl Exercise {
+    /// The binary of `package` (pass `env!("CARGO_PKG_NAME")`), found next to
+    /// the test executable's folder as cargo lays them out, so a bundle
+    /// copied to a GPU machine finds it too.
+    pub fn new(package: &str, name: &'static str) -> Exercise {
+        Exercise {
+            path: assert_cmd::cargo::cargo_bin(package),
+            name,
+        }
+    }
+
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(&self.path);
+        command.args(args);
+        command
+    }
+
+    /// Runs with `--json`; returns the exit code and the parsed object.
+    /// Fails the test on a panic or on output that is not one JSON object.
+    pub fn json(&self, args: &[&str]) -> (i32, Value) {
+        let output = self.command(args).arg("--json").output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!stderr.contains("panicked"), "{args:?} panicked: {stderr}");
+        let json = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|err| panic!("{args:?}: stdout is not JSON ({err}); stderr: {stderr}"));
+        (output.status.code().unwrap_or(-1), json)
+    }
+
+    /// Each case exits 2, printing nothing on stdout and one line on stderr
+    /// that names the given flag.
+    pub fn assert_bad_arguments(&self, cases: &[(&[&str], &str)]) {
+        for (args, flag) in cases {
+            // No GPU is visible: refusals must not depend on one.
+            let output = self
+                .command(args)
+                .env("CUDA_VISIBLE_DEVICES", "")
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+            assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+            assert!(
+                stderr.contains(flag),
+                "{args:?} should name {flag}: {stderr}"
+            );
+            assert!(output.stdout.is_empty(), "{args:?}");
+        }
+    }
+
+    /// With every GPU hidden (the driver then reports no device, as the
+    /// toolkit's stub does on a CPU machine) it exits 3, says so, and with
+    /// `--json` prints an error object.
+    pub fn assert_no_gpu_exits_3(&self) {
+        let output = self
+            .command(&[])
+            .env("CUDA_VISIBLE_DEVICES", "")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(3), "{stderr}");
+        assert!(output.stdout.is_empty());
+        assert!(stderr.contains("no NVIDIA GPU"), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+
+        let output = self
+            .command(&["--json"])
+            .env("CUDA_VISIBLE_DEVICES", "")
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(3));
+        let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(json["schema_version"], 1);
+        assert_eq!(json["exercise"], self.name);
+        assert_eq!(json["error"]["kind"], "no-gpu");
+        assert!(
+            json["error"]["cuda_error"]
+                .as_str()
+                .unwrap()
+                .starts_with("CUDA_ERROR_")
+        );
+    }
+
+    /// `--help` succeeds and mentions every flag.
+    pub fn assert_help_lists(&self, flags: &[&str]) {
+        let output = self.command(&["--help"]).output().unwrap();
+        assert!(output.status.success());
+        let help = String::from_utf8_lossy(&output.stdout);
+        for flag in flags {
+            assert!(help.contains(flag), "{flag} missing from:\n{help}");
+        }
+    }
+
+    /// The stub as shipped: exit 1, with a TODO message or a failed check,
+    /// never a panic or a CUDA error.
+    pub fn assert_fails_cleanly(&self, args: &[&str]) {
+        let (code, json) = self.json(args);
+        assert_eq!(code, 1, "{json}");
+        let unfinished = json["error"]["kind"] == "unfinished";
+        let failed_check = json["check"]["passed"] == false;
+        assert!(unfinished || failed_check, "{json}");
+        if unfinished {
+            let message = json["error"]["message"].as_str().unwrap();
+            assert!(message.contains("TODO(step"), "{json}");
+        }
+    }
+}
