@@ -4,7 +4,8 @@
 #  1. every test executable, GPU tests included, one at a time;
 #  2. compute-sanitizer memcheck and racecheck on every solution, small size;
 #  3. each solution at a large size: kernel bandwidth against the
-#     device-to-device copy bandwidth measured in the same run.
+#     device-to-device copy bandwidth measured in the same run; then reports
+#     printed whole for their tables (the dot-atomic sweep).
 # Prints a short table last. Full logs go to LOG_DIR.
 # Usage: run.sh [LOG_DIR]   (needs nvidia-smi, compute-sanitizer, python3)
 set -uo pipefail
@@ -12,16 +13,29 @@ here=$(cd "$(dirname "$0")" && pwd)
 logs=${1:-$(mktemp -d)}
 mkdir -p "$logs"
 
-# Per solution: a small run for the sanitizers, a large one to measure.
+# A small run of each solution for the sanitizers.
 declare -A sanitize_args=(
     [vecadd-anyN-solution]="--n 100003 --runs 1"
+    [dot-gm-solution]="--n 100003 --runs 1"
+    [dot-sm-solution]="--n 100003 --runs 1"
+    [dot-atomic-solution]="--n 100003 --runs 1"
 )
-declare -A bench_args=(
-    [vecadd-anyN-solution]="--n 268435456 --runs 20"
+# Measurements, one per line: a solution and its arguments.
+benches=(
+    "vecadd-anyN-solution --n 268435456 --runs 20"
+    "dot-gm-solution --n 268435456 --runs 20"
+    "dot-sm-solution --n 268435456 --runs 20"
+    "dot-sm-solution --n 268435456 --runs 20 --blocks 32"
+    "dot-atomic-solution --n 268435456 --runs 20"
+    "dot-atomic-solution --n 268435456 --runs 20 --blocks 32"
+)
+# Reports printed whole, for the tables in them.
+shows=(
+    "dot-atomic-solution --sweep"
 )
 
 rows=()
-row() { rows+=("$(printf '%-8s %-34s %s' "$1" "$2" "$3")"); }
+row() { rows+=("$(printf '%-9s %-55s %s' "$1" "$2" "$3")"); }
 
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)
 echo "GPU: $gpu"
@@ -45,24 +59,33 @@ for solution in "${!sanitize_args[@]}"; do
     done
 done
 
-for solution in "${!bench_args[@]}"; do
-    log="$logs/bench-$solution.json"
-    # shellcheck disable=SC2086
-    "$here/$solution" ${bench_args[$solution]} --json >"$log" 2>"$logs/bench-$solution.err"
+for bench in "${benches[@]}"; do
+    read -r solution args <<<"$bench"
+    log="$logs/bench-$(echo "$bench" | tr ' ' '_').json"
+    # shellcheck disable=SC2086 # the arguments are meant to split
+    "$here/$solution" $args --json >"$log" 2>"$log.err"
     status=$?
     summary=$(python3 - "$log" <<'PY'
 import json, sys
 try:
     r = json.load(open(sys.argv[1]))
     t = r["throughput"]
-    kernel = next(x["ms"] for x in r["timings"] if x["step"] == "kernel")
-    print(f'{"PASS" if r["check"]["passed"] else "FAIL"} {r["parameters"]} kernel {kernel:.3f} ms '
-          f'{t["kernel_gb_per_s"]:.0f} GB/s = {t["ratio_to_copy"]:.3f} x copy {t["copy_gb_per_s"]:.0f} GB/s')
+    steps = " | ".join(f'{x["step"]} {x["ms"]:.3f}' for x in r["timings"])
+    print(f'{"PASS" if r["check"]["passed"] else "FAIL"} blocks {r["parameters"]["blocks"]}: {steps} ms; '
+          f'kernel {t["kernel_gb_per_s"]:.0f} GB/s = {t["ratio_to_copy"]:.3f} x copy {t["copy_gb_per_s"]:.0f} GB/s')
 except Exception as err:
     print(f"no report: {err}")
 PY
 )
-    row bench "$solution" "exit $status: $summary"
+    row bench "$bench" "exit $status: $summary"
+done
+
+for show in "${shows[@]}"; do
+    read -r solution args <<<"$show"
+    echo
+    echo "== $show"
+    # shellcheck disable=SC2086
+    "$here/$solution" $args
 done
 
 echo

@@ -7,6 +7,8 @@ use std::path::PathBuf;
 use assert_cmd::Command;
 use serde_json::Value;
 
+use crate::dot::Affine;
+
 /// One exercise or solution binary under test.
 pub struct Exercise {
     path: PathBuf,
@@ -118,5 +120,37 @@ impl Exercise {
             let message = json["error"]["message"].as_str().unwrap();
             assert!(message.contains("TODO(step"), "{json}");
         }
+    }
+}
+
+/// Σ a[i]·b[i] and Σ|a[i]·b[i]| for i < n, by brute force: independent of
+/// the closed forms the exercises use.
+pub fn brute_force_dot(n: u64, a: Affine, b: Affine) -> (i128, i128) {
+    (0..n)
+        .map(|i| a.at(i) * b.at(i))
+        .fold((0, 0), |(dot, abs), x| (dot + x, abs + x.abs()))
+}
+
+impl Exercise {
+    /// Runs a dot exercise: it exits 0 with its check passed, its expected
+    /// value equals brute force, and its value lies within the tolerance it
+    /// reports of brute force. Returns the value and the tolerance.
+    pub fn assert_dot_passes(&self, args: &[&str]) -> (f64, f64) {
+        let (code, json) = self.json(args);
+        assert_eq!(code, 0, "{args:?}: {json}");
+        assert_eq!(json["check"]["passed"], true, "{args:?}: {json}");
+        let parameters = &json["parameters"];
+        let affine = |key: &str| parameters[key].as_str().unwrap().parse::<Affine>().unwrap();
+        let n = parameters["n"].as_u64().unwrap();
+        let (dot, abs) = brute_force_dot(n, affine("a"), affine("b"));
+        assert_eq!(json["results"]["expected"], dot.to_string(), "{args:?}");
+        let got = json["results"]["dot"].as_f64().unwrap();
+        let limit = json["check"]["tolerance"]["limit"].as_f64().unwrap();
+        let error = (got - dot as f64).abs();
+        assert!(
+            error <= limit * abs as f64,
+            "{args:?}: {got} is {error:e} from {dot}, over {limit:e} of {abs}"
+        );
+        (got, limit)
     }
 }

@@ -1,0 +1,149 @@
+//! The exercise binary as a user meets it. This file is the same in the stub
+//! (exercises/dot-atomic) and the solution; tests for only one of them are
+//! marked `#[cfg(solution)]` or `#[cfg(not(solution))]` (build.rs sets it).
+//!
+//! GPU tests are ignored here; on a GPU: `cargo test -- --include-ignored`.
+//! They test the course as shipped: once you finish the stub, its
+//! `stub_fails_cleanly` test fails, as it should.
+
+use kernels::testing::Exercise;
+
+const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernel.ptx"));
+
+fn exercise() -> Exercise {
+    Exercise::new(env!("CARGO_PKG_NAME"), "dot-atomic")
+}
+
+#[test]
+fn bad_arguments_exit_2_with_one_line_naming_the_flag() {
+    exercise().assert_bad_arguments(&[
+        (&["--n", "0"], "--n"),
+        (&["--n", "many"], "--n"),
+        (&["--n", "100000000000"], "--n"),
+        (&["--threads", "0"], "--threads"),
+        (&["--threads", "2048"], "--threads"),
+        (&["--blocks", "0"], "--blocks"),
+        (&["--a", "x"], "--a"),
+        (&["--a", "1.5i"], "--a"),
+        (&["--b", "1001"], "--b"),
+        (&["--runs", "-1"], "--runs"),
+        (&["--threads", "100"], "--threads"),
+        (&["--sweep", "--blocks", "4"], "--blocks"),
+    ]);
+}
+
+#[test]
+fn without_a_gpu_it_exits_3_and_says_so() {
+    exercise().assert_no_gpu_exits_3();
+}
+
+#[test]
+fn help_lists_every_flag() {
+    exercise().assert_help_lists(&[
+        "--n",
+        "--threads",
+        "--blocks",
+        "--a",
+        "--b",
+        "--runs",
+        "--json",
+        "--sweep",
+    ]);
+}
+
+#[test]
+fn ptx_has_an_unmangled_dot_kernel() {
+    assert!(
+        PTX.contains(".entry dot("),
+        "no dot kernel in the PTX:\n{PTX}"
+    );
+}
+
+#[test]
+#[cfg(solution)]
+fn solution_ptx_has_what_the_exercise_is_about() {
+    for instruction in ["bar.sync", "st.shared", "ld.shared"] {
+        assert!(
+            PTX.contains(instruction),
+            "no {instruction} in the PTX:\n{PTX}"
+        );
+    }
+}
+
+#[test]
+#[cfg(solution)]
+fn solution_ptx_adds_atomically_in_global_memory() {
+    // atom when the old value is used, red (reduce) when it is not.
+    let atomic = ["atom.global.add.f32", "red.global.add.f32"];
+    assert!(
+        atomic.iter().any(|i| PTX.contains(i)),
+        "no atomic float add in the PTX:\n{PTX}"
+    );
+}
+
+#[test]
+#[cfg(solution)]
+#[ignore = "needs an NVIDIA GPU"]
+fn solution_passes_at_every_test_size_and_block_size() {
+    for n in ["1", "2", "1000", "1000003", "67108871"] {
+        for threads in ["32", "256", "1024"] {
+            exercise().assert_dot_passes(&["--n", n, "--threads", threads, "--runs", "2"]);
+        }
+    }
+}
+
+#[test]
+#[cfg(solution)]
+#[ignore = "needs an NVIDIA GPU"]
+fn solution_passes_other_inputs() {
+    for (a, b) in [
+        ("i", "2"),
+        ("3-2i", "-5+i"),
+        ("7", "-3"),
+        ("-1000+i", "1000-i"),
+    ] {
+        exercise().assert_dot_passes(&["--n", "1000003", "--a", a, "--b", b, "--runs", "2"]);
+    }
+}
+
+#[test]
+#[cfg(solution)]
+#[ignore = "needs an NVIDIA GPU"]
+fn running_the_kernel_more_times_gives_the_same_answer() {
+    // One timed run means two launches (with the warm-up); six means seven.
+    let (once, limit) = exercise().assert_dot_passes(&["--n", "1000003", "--runs", "1"]);
+    let (often, _) = exercise().assert_dot_passes(&["--n", "1000003", "--runs", "6"]);
+    assert!(
+        (once - often).abs() <= 2.0 * limit * once.abs(),
+        "{once} vs {often}"
+    );
+}
+
+#[test]
+#[cfg(not(solution))]
+#[ignore = "needs an NVIDIA GPU"]
+fn stub_fails_cleanly() {
+    exercise().assert_fails_cleanly(&["--n", "1000"]);
+}
+
+#[test]
+#[cfg(solution)]
+#[ignore = "needs an NVIDIA GPU"]
+fn the_sweep_checks_and_times_every_grid() {
+    let (code, json) = exercise().json(&["--sweep", "--n", "1048576", "--runs", "2"]);
+    assert_eq!(code, 0, "{json}");
+    let rows = json["results"]["sweep"].as_array().unwrap();
+    // 1, 2, 4, ... 2048 blocks of 512 threads: 2048 is one loop per thread.
+    let blocks: Vec<u64> = rows.iter().map(|r| r["blocks"].as_u64().unwrap()).collect();
+    assert_eq!(blocks, (0..12).map(|k| 1u64 << k).collect::<Vec<_>>());
+    assert!(rows.iter().all(|r| r["passed"] == true), "{json}");
+    assert_eq!(rows[11]["loops_per_thread"], 1);
+    let fastest = rows
+        .iter()
+        .map(|r| r["gb_per_s"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    assert_eq!(
+        json["throughput"]["kernel_gb_per_s"].as_f64().unwrap(),
+        fastest
+    );
+}

@@ -1,0 +1,65 @@
+//! dot-gm: the GPU computes every product c[i] = a[i]·b[i]; the course's
+//! harness adds them up on the host, in f64 and, for comparison, in a plain
+//! f32 running sum.
+//!
+//! The harness (kernels::dot) parses the flags, makes a and b, finishes and
+//! checks the sum and prints the report; this file is the GPU part.
+//! `cargo run -p dot-gm -- --help` lists the flags.
+
+use std::process::ExitCode;
+
+use cust::prelude::*;
+use kernels::dot::Variant;
+use kernels::dot::driver::{GpuOutput, Task, run_exercise};
+use kernels::{CourseError, Gpu, Stopwatch, median_ms};
+
+/// src/kernel.cu, compiled to PTX by build.rs.
+static PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernel.ptx"));
+
+fn main() -> ExitCode {
+    run_exercise(Variant::Gm, products_on_gpu)
+}
+
+/// Computes every product c[i] = a[i]·b[i] on the GPU and times each step.
+fn products_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
+    let module = gpu.load_module(PTX)?;
+    let dot = module.get_function("dot")?;
+    let stream = gpu.stream();
+    let n = task.a.len();
+
+    // TODO(step 2): allocate a, b and c on the GPU, n floats each.
+    let mut d_a: DeviceBuffer<f32> = kernels::unfinished(2)?;
+    let mut d_b: DeviceBuffer<f32> = kernels::unfinished(2)?;
+    let mut d_c: DeviceBuffer<f32> = kernels::unfinished(2)?;
+
+    // NaN in every element, so one the kernel never writes cannot pass the check.
+    d_c.set_32(f32::NAN.to_bits())?;
+    let mut stopwatch = Stopwatch::start(stream)?;
+    // TODO(step 3): copy a and b from the host into their GPU buffers.
+    kernels::unfinished::<()>(3)?;
+
+    let h2d_ms = stopwatch.lap_ms()?;
+
+    let kernel_ms = median_ms(stream, task.runs, || {
+        // TODO(step 4): launch dot on `stream` with task.blocks blocks of task.threads threads, passing a, b, c and n.
+        kernels::unfinished(4)
+    })?;
+
+    // Allocated (and touched, by the NaN fill) before timing: the copy alone is timed.
+    let mut c = vec![f32::NAN; n];
+    let mut stopwatch = Stopwatch::start(stream)?;
+    // TODO(step 5): copy c from the GPU into the host vector c.
+    kernels::unfinished::<()>(5)?;
+
+    let d2h_ms = stopwatch.lap_ms()?;
+
+    // TODO(step 6): free the three GPU buffers with DeviceBuffer::drop, which reports errors a plain drop hides.
+    kernels::unfinished::<()>(6)?;
+
+    Ok(GpuOutput {
+        values: c,
+        h2d_ms,
+        kernel_ms,
+        d2h_ms,
+    })
+}
