@@ -35,6 +35,7 @@ shows=(
 )
 
 rows=()
+failures=()
 row() { rows+=("$(printf '%-9s %-55s %s' "$1" "$2" "$3")"); }
 
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)
@@ -46,6 +47,9 @@ for test in "$here"/deps/*; do
     status=$?
     result=$(grep -E '^test result:' "$logs/test-$name.log" | tail -1 | sed 's/^test result: //; s/; finished.*//')
     row test "$name" "exit $status: ${result:-no result line}"
+    if [ "$status" -ne 0 ]; then
+        failures+=("== $name" "$(grep -E -A3 '^test .* FAILED$|panicked at' "$logs/test-$name.log" | head -40)")
+    fi
 done
 
 for solution in "${!sanitize_args[@]}"; do
@@ -88,6 +92,11 @@ for show in "${shows[@]}"; do
     "$here/$solution" $args
 done
 
+if [ ${#failures[@]} -gt 0 ]; then
+    echo
+    echo "failed tests:"
+    printf '%s\n' "${failures[@]}"
+fi
 echo
 echo "cuda-course GPU suite on $gpu ($(date -u +%Y-%m-%d))"
 printf '%s\n' "${rows[@]}"

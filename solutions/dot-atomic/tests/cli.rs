@@ -33,6 +33,16 @@ fn bad_arguments_exit_2_with_one_line_naming_the_flag() {
 }
 
 #[test]
+fn negative_coefficients_are_values_not_flags() {
+    // Parsed, so the run gets as far as looking for a GPU (hidden here).
+    exercise()
+        .command(&["--a", "-3-2i", "--b", "-5+i"])
+        .env("CUDA_VISIBLE_DEVICES", "")
+        .assert()
+        .code(3);
+}
+
+#[test]
 fn without_a_gpu_it_exits_3_and_says_so() {
     exercise().assert_no_gpu_exits_3();
 }
