@@ -114,7 +114,8 @@ impl fmt::Display for CourseError {
             CourseError::Unfinished { step } => write!(
                 f,
                 "step {step} is not written yet: find `TODO(step {step})` in src/main.rs \
-                 and replace the placeholder under it"
+                 and replace the placeholder under it (steps go in order; the first are \
+                 the kernel's, in src/kernel.cu)"
             ),
         }
     }
