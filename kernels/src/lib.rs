@@ -20,6 +20,8 @@ pub mod units;
 #[cfg(feature = "protocol")]
 pub mod dot;
 #[cfg(feature = "protocol")]
+pub mod matmul;
+#[cfg(feature = "protocol")]
 pub mod protocol;
 #[cfg(feature = "protocol")]
 pub mod report;

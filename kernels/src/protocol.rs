@@ -28,6 +28,10 @@ pub struct Report<P, R> {
     /// Absent when the kernel never completed a timed run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throughput: Option<Throughput>,
+    /// For arithmetic-bound kernels (matmul): floating-point operations the
+    /// problem needs (2·W³ for a W×W product) over the kernel's median time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gflop_per_s: Option<f64>,
 }
 
 impl<P, R> Report<P, R> {
@@ -297,6 +301,7 @@ mod tests {
                 copy_gb_per_s: 2.0,
                 ratio_to_copy: 0.5,
             }),
+            gflop_per_s: Some(1234.5),
         }
     }
 

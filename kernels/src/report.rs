@@ -24,6 +24,9 @@ pub fn render<P: Serialize, R: Serialize>(report: &Report<P, R>) -> String {
     if let Some(throughput) = &report.throughput {
         line(&mut out, "throughput", &bandwidth(throughput));
     }
+    if let Some(rate) = report.gflop_per_s {
+        line(&mut out, "throughput", &format!("{rate:.1} GFLOP/s"));
+    }
     out
 }
 
@@ -181,6 +184,7 @@ mod tests {
                 copy_gb_per_s: 3000.0,
                 ratio_to_copy: 2900.0 / 3000.0,
             }),
+            gflop_per_s: None,
         }
     }
 

@@ -211,6 +211,7 @@ fn run(
             copy_gb_per_s,
             ratio_to_copy: kernel_gb_per_s / copy_gb_per_s,
         }),
+        gflop_per_s: None,
     })
 }
 

@@ -121,6 +121,7 @@ pub(super) fn run(
             copy_gb_per_s,
             ratio_to_copy: best_row.gb_per_s / copy_gb_per_s,
         }),
+        gflop_per_s: None,
     };
     Ok((report, table))
 }

@@ -141,6 +141,7 @@ fn run(args: &Args, add_on_gpu: AddOnGpu) -> Result<Report<Parameters, Results>,
             copy_gb_per_s,
             ratio_to_copy: kernel_gb_per_s / copy_gb_per_s,
         }),
+        gflop_per_s: None,
     })
 }
 
