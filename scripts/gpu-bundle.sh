@@ -6,6 +6,7 @@
 #   gpu-bundle/deps/<test>     their test executables (GPU tests are #[ignore]d;
 #                              run.sh includes them)
 #   gpu-bundle/run.sh          scripts/gpu-suite.sh: runs it all, prints a table
+#   gpu-bundle/perf/           scripts/perf's comparisons with library peers
 #
 # Test executables find the binary under test in the folder above their own,
 # as cargo lays them out, so the bundle works wherever it is copied.
@@ -33,4 +34,6 @@ done
 # Stripped: the bundle travels, and symbols are not needed to run.
 strip "$out"/deps/* $(printf "$out/%s " $bins)
 cp scripts/gpu-suite.sh "$out/run.sh"
+mkdir -p "$out/perf"
+cp scripts/perf/*.py "$out/perf/"
 echo "gpu-bundle: $(ls "$out" | grep -vc deps) files, $(ls "$out/deps" | wc -l) test executables, $(du -sh "$out" | cut -f1) in $out/"

@@ -5,7 +5,8 @@
 #  2. compute-sanitizer memcheck and racecheck on every solution, small size;
 #  3. each solution at a large size: kernel bandwidth against the
 #     device-to-device copy bandwidth measured in the same run; then reports
-#     printed whole for their tables (the dot-atomic sweep).
+#     printed whole for their tables (the dot-atomic sweep), and
+#     scripts/perf's comparisons with library peers (cuBLAS, via PyTorch).
 # Prints a short table last. Full logs go to LOG_DIR.
 # Usage: run.sh [LOG_DIR]   (needs nvidia-smi, compute-sanitizer, python3)
 set -uo pipefail
@@ -13,12 +14,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 logs=${1:-$(mktemp -d)}
 mkdir -p "$logs"
 
-# A small run of each solution for the sanitizers.
-declare -A sanitize_args=(
-    [vecadd-anyN-solution]="--n 100003 --runs 1"
-    [dot-gm-solution]="--n 100003 --runs 1"
-    [dot-sm-solution]="--n 100003 --runs 1"
-    [dot-atomic-solution]="--n 100003 --runs 1"
+# Small runs for the sanitizers, one per line: a solution and its arguments.
+sanitize=(
+    "vecadd-anyN-solution --n 100003 --runs 1"
+    "dot-gm-solution --n 100003 --runs 1"
+    "dot-sm-solution --n 100003 --runs 1"
+    "dot-atomic-solution --n 100003 --runs 1"
+    "matmul-naive-solution --width 100 --runs 1"
+    "matmul-tiled-solution --width 100 --tile 16 --runs 1"
+    "matmul-tiled-solution --width 100 --tile 32 --runs 1"
 )
 # Measurements, one per line: a solution and its arguments.
 benches=(
@@ -32,6 +36,10 @@ benches=(
 # Reports printed whole, for the tables in them.
 shows=(
     "dot-atomic-solution --sweep"
+)
+# Scripts with tables of their own, given the bundle's folder.
+tables=(
+    "perf/matmul_vs_cublas.py"
 )
 
 rows=()
@@ -52,14 +60,15 @@ for test in "$here"/deps/*; do
     fi
 done
 
-for solution in "${!sanitize_args[@]}"; do
+for run in "${sanitize[@]}"; do
+    read -r solution args <<<"$run"
     for tool in memcheck racecheck; do
-        log="$logs/sanitize-$solution-$tool.log"
+        log="$logs/sanitize-$(echo "$run" | tr ' ' '_')-$tool.log"
         # shellcheck disable=SC2086 # the arguments are meant to split
-        compute-sanitizer --tool "$tool" --error-exitcode 9 "$here/$solution" ${sanitize_args[$solution]} >"$log" 2>&1
+        compute-sanitizer --tool "$tool" --error-exitcode 9 "$here/$solution" $args >"$log" 2>&1
         status=$?
         summary=$(grep -oE '(ERROR|RACECHECK) SUMMARY: .*' "$log" | tail -1)
-        row "$tool" "$solution" "exit $status: ${summary:-no summary}"
+        row "$tool" "$run" "exit $status: ${summary:-no summary}"
     done
 done
 
@@ -90,6 +99,12 @@ for show in "${shows[@]}"; do
     echo "== $show"
     # shellcheck disable=SC2086
     "$here/$solution" $args
+done
+
+for table in "${tables[@]}"; do
+    echo
+    echo "== $table"
+    python3 "$here/$table" "$here"
 done
 
 if [ ${#failures[@]} -gt 0 ]; then

@@ -108,26 +108,19 @@ impl Gpu {
         Ok(free as u64)
     }
 
-    /// `--n` elements of `bytes_per_element` bytes (across `buffers`) must
-    /// fit in free memory: a size that does not is a bad `--n`, said before
-    /// anything is allocated.
-    pub fn check_fits(
-        &self,
-        n: u64,
-        bytes_per_element: u64,
-        buffers: &str,
-    ) -> Result<(), CourseError> {
-        let needed = n.saturating_mul(bytes_per_element);
+    /// `needed` bytes must fit in free memory: a size that does not is a bad
+    /// argument, said before anything is allocated. `what` names the flag
+    /// and the buffers, e.g. "--n 1000 (a, b and c)".
+    pub fn check_fits(&self, needed: u64, what: &str) -> Result<(), CourseError> {
         let free = self.free_memory()?;
         if needed <= free {
             return Ok(());
         }
         Err(CourseError::BadArguments(format!(
-            "--n {n} needs {} of GPU memory for {buffers}, but {} has {} free; use --n {} or less",
+            "{what} needs {} of GPU memory, but {} has {} free; choose a smaller size",
             units::bytes(needed),
             self.info.name,
             units::bytes(free),
-            free / bytes_per_element.max(1)
         )))
     }
 

@@ -22,6 +22,8 @@ use crate::host_memory::{self, HostAllocError};
 use crate::protocol::Real;
 
 pub mod check;
+#[cfg(feature = "runtime")]
+pub mod driver;
 
 /// The two exercises.
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]

@@ -154,3 +154,19 @@ impl Exercise {
         (got, limit)
     }
 }
+
+impl Exercise {
+    /// Runs a matmul exercise: exit 0, every one of the W² entries checked
+    /// and right, and the CPU golden model (an independent computation from
+    /// the same inputs) agreeing exactly.
+    pub fn assert_matmul_passes(&self, args: &[&str]) -> Value {
+        let (code, json) = self.json(args);
+        assert_eq!(code, 0, "{args:?}: {json}");
+        assert_eq!(json["check"]["passed"], true, "{args:?}: {json}");
+        let width = json["parameters"]["width"].as_u64().unwrap();
+        assert_eq!(json["check"]["compared"], width * width, "{args:?}");
+        assert_eq!(json["results"]["rms_vs_golden"], 0.0, "{args:?}: {json}");
+        assert!(json["gflop_per_s"].as_f64().unwrap() > 0.0, "{args:?}");
+        json
+    }
+}

@@ -149,7 +149,10 @@ pub(super) fn prepare(variant: Variant, n: u64, threads: u32) -> Result<Gpu, Cou
     } else {
         "a and b"
     };
-    gpu.check_fits(n, variant.bytes_per_element(), buffers)?;
+    gpu.check_fits(
+        n.saturating_mul(variant.bytes_per_element()),
+        &format!("--n {n} ({buffers})"),
+    )?;
     Ok(gpu)
 }
 

@@ -95,7 +95,10 @@ fn run(args: &Args, add_on_gpu: AddOnGpu) -> Result<Report<Parameters, Results>,
         blocks,
         runs: args.common.runs,
     };
-    gpu.check_fits(args.n, BYTES_PER_ELEMENT, "a, b and c")?;
+    gpu.check_fits(
+        args.n.saturating_mul(BYTES_PER_ELEMENT),
+        &format!("--n {} (a, b and c)", args.n),
+    )?;
     let (a, b) = super::inputs(args.n)
         .map_err(|err| CourseError::BadArguments(format!("--n {}: {err}", args.n)))?;
     let task = Task {

@@ -1,0 +1,63 @@
+//! matmul-naive: P = M × N on the GPU, one thread per entry of P.
+//!
+//! The course's harness (kernels::matmul) parses the flags, makes M and N,
+//! checks every entry of P and prints the report; this file is the GPU part.
+//! `cargo run -p matmul-naive -- --help` lists the flags.
+
+use std::process::ExitCode;
+
+use cust::prelude::*;
+use kernels::matmul::Variant;
+use kernels::matmul::driver::{GpuOutput, Task, run_exercise};
+use kernels::{CourseError, Gpu, Stopwatch, median_ms};
+
+/// src/kernel.cu, compiled to PTX by build.rs.
+static PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernel.ptx"));
+
+fn main() -> ExitCode {
+    run_exercise(Variant::Naive, matmul_on_gpu)
+}
+
+/// Computes P = M × N on the GPU and times each step.
+fn matmul_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
+    let module = gpu.load_module(PTX)?;
+    let matmul = module.get_function("matmul")?;
+    let stream = gpu.stream();
+    let entries = task.m.len();
+
+    // TODO(step 2): allocate M, N and P on the GPU, width × width floats each.
+    let mut d_m: DeviceBuffer<f32> = kernels::unfinished(2)?;
+    let mut d_n: DeviceBuffer<f32> = kernels::unfinished(2)?;
+    let mut d_p: DeviceBuffer<f32> = kernels::unfinished(2)?;
+
+    // NaN in every entry, so one the kernel never writes cannot pass the check.
+    d_p.set_32(f32::NAN.to_bits())?;
+    let mut stopwatch = Stopwatch::start(stream)?;
+    // TODO(step 3): copy M and N from the host into their GPU buffers.
+    kernels::unfinished::<()>(3)?;
+
+    let h2d_ms = stopwatch.lap_ms()?;
+
+    let kernel_ms = median_ms(stream, task.runs, || {
+        // TODO(step 4): launch matmul on `stream` with task.block × task.block threads per block and enough blocks each way to cover the width, passing M, N, P and the width.
+        kernels::unfinished(4)
+    })?;
+
+    // Allocated (and touched, by the NaN fill) before timing: the copy alone is timed.
+    let mut p = vec![f32::NAN; entries];
+    let mut stopwatch = Stopwatch::start(stream)?;
+    // TODO(step 5): copy P from the GPU into the host vector p.
+    kernels::unfinished::<()>(5)?;
+
+    let d2h_ms = stopwatch.lap_ms()?;
+
+    // TODO(step 6): free the three GPU buffers with DeviceBuffer::drop, which reports errors a plain drop hides.
+    kernels::unfinished::<()>(6)?;
+
+    Ok(GpuOutput {
+        p,
+        h2d_ms,
+        kernel_ms,
+        d2h_ms,
+    })
+}

@@ -1,0 +1,78 @@
+//! The exercise binary as a user meets it. This file is the same in the stub
+//! (exercises/matmul-tiled) and the solution; tests for only one of them are
+//! marked `#[cfg(solution)]` or `#[cfg(not(solution))]` (build.rs sets it).
+//!
+//! GPU tests are ignored here; on a GPU: `cargo test -- --include-ignored`.
+//! They test the course as shipped: once you finish the stub, its
+//! `stub_fails_cleanly` test fails, as it should.
+
+use kernels::testing::Exercise;
+
+const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernel.ptx"));
+
+/// Widths with and without partial tiles, from 1 up.
+const WIDTHS: [&str; 9] = ["1", "7", "16", "17", "31", "33", "100", "1000", "1024"];
+
+fn exercise() -> Exercise {
+    Exercise::new(env!("CARGO_PKG_NAME"), "matmul-tiled")
+}
+
+#[test]
+fn bad_arguments_exit_2_with_one_line_naming_the_flag() {
+    exercise().assert_bad_arguments(&[
+        (&["--width", "0"], "--width"),
+        (&["--width", "40000"], "--width"),
+        (&["--width", "wide"], "--width"),
+        (&["--width", "-3"], "--width"),
+        (&["--runs", "0"], "--runs"),
+        (&["--tile", "8"], "--tile"),
+        (&["--tile", "64"], "--tile"),
+        (&["--tile", "sixteen"], "--tile"),
+    ]);
+}
+
+#[test]
+fn without_a_gpu_it_exits_3_and_says_so() {
+    exercise().assert_no_gpu_exits_3();
+}
+
+#[test]
+fn help_lists_every_flag() {
+    exercise().assert_help_lists(&["--width", "--tile", "--runs", "--json"]);
+}
+
+#[test]
+fn ptx_has_the_unmangled_kernels() {
+    for kernel in [".entry matmul_tiled_16(", ".entry matmul_tiled_32("] {
+        assert!(PTX.contains(kernel), "no {kernel} in the PTX:\n{PTX}");
+    }
+}
+
+#[test]
+#[cfg(solution)]
+fn solution_ptx_has_what_the_exercise_is_about() {
+    for instruction in ["bar.sync", "ld.shared", "st.shared"] {
+        assert!(
+            PTX.contains(instruction),
+            "no {instruction} in the PTX:\n{PTX}"
+        );
+    }
+}
+
+#[test]
+#[cfg(solution)]
+#[ignore = "needs an NVIDIA GPU"]
+fn solution_passes_at_every_test_width() {
+    for block in ["16", "32"] {
+        for width in WIDTHS {
+            exercise().assert_matmul_passes(&["--width", width, "--tile", block, "--runs", "2"]);
+        }
+    }
+}
+
+#[test]
+#[cfg(not(solution))]
+#[ignore = "needs an NVIDIA GPU"]
+fn stub_fails_cleanly() {
+    exercise().assert_fails_cleanly(&["--width", "100"]);
+}
