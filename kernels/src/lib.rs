@@ -22,6 +22,8 @@ pub mod dot;
 #[cfg(feature = "protocol")]
 pub mod matmul;
 #[cfg(feature = "protocol")]
+pub mod memspace;
+#[cfg(feature = "protocol")]
 pub mod protocol;
 #[cfg(feature = "protocol")]
 pub mod report;

@@ -1,0 +1,110 @@
+//! The exercise binary as a user meets it. This file is the same in the stub
+//! (exercises/memspace-timing) and the solution; tests for only one of them
+//! are marked `#[cfg(solution)]` or `#[cfg(not(solution))]` (build.rs sets it).
+//!
+//! GPU tests are ignored here; on a GPU: `cargo test -- --include-ignored`.
+//! They test the course as shipped: once you finish the stub, its
+//! `stub_fails_cleanly` test fails, as it should.
+
+use kernels::testing::Exercise;
+
+const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernel.ptx"));
+
+fn exercise() -> Exercise {
+    Exercise::new(env!("CARGO_PKG_NAME"), "memspace-timing")
+}
+
+/// The PTX of one kernel: from its `.entry` to the next kernel's.
+fn kernel(name: &str) -> &'static str {
+    let start = PTX
+        .find(&format!(".entry {name}("))
+        .unwrap_or_else(|| panic!("no kernel {name} in the PTX:\n{PTX}"));
+    let rest = &PTX[start + 1..];
+    &PTX[start..start + 1 + rest.find(".entry").unwrap_or(rest.len())]
+}
+
+#[test]
+fn bad_arguments_exit_2_with_one_line_naming_the_flag() {
+    exercise().assert_bad_arguments(&[
+        (&["--threads", "0"], "--threads"),
+        (&["--threads", "2048"], "--threads"),
+        (&["--blocks", "0"], "--blocks"),
+        (&["--blocks", "lots"], "--blocks"),
+        (&["--pattern", "strided"], "--pattern"),
+        (&["--runs", "0"], "--runs"),
+    ]);
+}
+
+#[test]
+fn without_a_gpu_it_exits_3_and_says_so() {
+    exercise().assert_no_gpu_exits_3();
+}
+
+#[test]
+fn help_lists_every_flag() {
+    exercise().assert_help_lists(&["--threads", "--blocks", "--pattern", "--runs", "--json"]);
+}
+
+#[test]
+fn ptx_has_the_four_kernels_and_the_constant_array() {
+    for name in ["sum_global", "sum_constant", "sum_register", "sum_shared"] {
+        kernel(name);
+    }
+    assert!(
+        PTX.contains(".const .align 4 .b8 const_data[16384]"),
+        "{PTX}"
+    );
+}
+
+#[test]
+#[cfg(solution)]
+fn each_solution_kernel_reads_its_own_memory_space() {
+    assert!(kernel("sum_global").contains("ld.global"));
+    assert!(kernel("sum_constant").contains("ld.const"));
+    assert!(
+        kernel("sum_shared").contains("ld.shared") && kernel("sum_shared").contains("bar.sync")
+    );
+    let register = kernel("sum_register");
+    assert!(
+        !register.contains("ld.global") && !register.contains("ld.const"),
+        "{register}"
+    );
+}
+
+#[test]
+#[cfg(solution)]
+#[ignore = "needs an NVIDIA GPU"]
+fn solution_passes_with_both_patterns_and_odd_shapes() {
+    for args in [
+        &["--pattern", "uniform"][..],
+        &["--pattern", "per-thread"],
+        &["--blocks", "7", "--threads", "96"],
+        &[
+            "--blocks",
+            "3",
+            "--threads",
+            "1024",
+            "--pattern",
+            "per-thread",
+        ],
+    ] {
+        let mut args = args.to_vec();
+        args.extend(["--runs", "2"]);
+        let (code, json) = exercise().json(&args);
+        assert_eq!(code, 0, "{args:?}: {json}");
+        let rows = json["results"]["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), 4, "{json}");
+        let register = rows.iter().find(|r| r["space"] == "register").unwrap();
+        assert_eq!(register["relative_to_register"], 1.0);
+        let threads = json["parameters"]["blocks"].as_u64().unwrap()
+            * json["parameters"]["threads"].as_u64().unwrap();
+        assert_eq!(json["check"]["compared"], 4 * threads);
+    }
+}
+
+#[test]
+#[cfg(not(solution))]
+#[ignore = "needs an NVIDIA GPU"]
+fn stub_fails_cleanly() {
+    exercise().assert_fails_cleanly(&[]);
+}
