@@ -23,6 +23,9 @@ sanitize=(
     "matmul-naive-solution --width 100 --runs 1"
     "matmul-tiled-solution --width 100 --tile 16 --runs 1"
     "matmul-tiled-solution --width 100 --tile 32 --runs 1"
+    "memspace-timing-solution --blocks 8 --runs 1"
+    "memspace-timing-solution --blocks 8 --runs 1 --pattern per-thread"
+    "streams-overlap-solution --n 100003 --runs 1"
 )
 # Measurements, one per line: a solution and its arguments.
 benches=(
@@ -36,6 +39,12 @@ benches=(
 # Reports printed whole, for the tables in them.
 shows=(
     "dot-atomic-solution --sweep"
+    "memspace-timing-solution"
+    "memspace-timing-solution --pattern per-thread"
+    "streams-overlap-solution --streams 1"
+    "streams-overlap-solution --streams 2"
+    "streams-overlap-solution --streams 4"
+    "streams-overlap-solution --streams 8"
 )
 # Scripts with tables of their own, given the bundle's folder.
 tables=(

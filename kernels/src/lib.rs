@@ -15,6 +15,7 @@ pub mod host_memory;
 pub mod launch;
 pub mod nvcc;
 pub mod stats;
+pub mod timeline;
 pub mod units;
 
 #[cfg(feature = "protocol")]
@@ -27,6 +28,8 @@ pub mod memspace;
 pub mod protocol;
 #[cfg(feature = "protocol")]
 pub mod report;
+#[cfg(feature = "protocol")]
+pub mod streams;
 #[cfg(feature = "protocol")]
 pub mod vecadd;
 

@@ -1,0 +1,142 @@
+//! streams-overlap: copies and kernels overlapped with pinned host memory
+//! and several streams.
+//!
+//! The job is cut into chunks, and each chunk has three stages: copy in,
+//! kernel, copy out. In one stream they run one after another. Spread over
+//! several streams, one chunk's copy in can run while another's kernel runs
+//! and a third's copy out, because the GPU has separate engines for copies
+//! each way and for kernels. That only works from pinned (page-locked) host
+//! memory: a copy from ordinary memory goes through a staging buffer and
+//! makes the host wait.
+//!
+//! The course's harness (kernels::streams) runs the stages below for every
+//! chunk, first in one stream and then in several, times everything with
+//! events and checks every element. `cargo run -p streams-overlap -- --help`
+//! lists the flags; `--timeline run.svg` draws the overlapped run.
+
+use std::process::ExitCode;
+
+use cust::memory::{AsyncCopyDestination, LockedBuffer};
+use cust::prelude::*;
+use kernels::streams::driver::{Chunk, GpuOutput, Stages, Task, measure_pipelines, run_exercise};
+use kernels::{CourseError, Gpu};
+
+/// src/kernel.cu, compiled to PTX by build.rs.
+static PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernel.ptx"));
+
+/// Threads per block for the kernel.
+const THREADS: u32 = 256;
+
+fn main() -> ExitCode {
+    run_exercise(overlap_on_gpu)
+}
+
+/// The buffers and the kernel the stages use.
+struct Transform<'m> {
+    kernel: Function<'m>,
+    work: u32,
+    h_in: LockedBuffer<u32>,
+    h_out: LockedBuffer<u32>,
+    d_in: DeviceBuffer<u32>,
+    d_out: DeviceBuffer<u32>,
+}
+
+impl Stages for Transform<'_> {
+    fn copy_in(&mut self, chunk: &Chunk) -> Result<(), CourseError> {
+        let range = chunk.range.clone();
+        // Step 4: copy this chunk of h_in into the same chunk of d_in, asynchronously on chunk.stream.
+        // SAFETY: h_in is pinned and outlives the copy: the harness waits
+        // for every stream before the buffers are read or freed.
+        unsafe {
+            self.d_in
+                .index(range.clone())
+                .async_copy_from(&self.h_in[range], chunk.stream)?
+        };
+
+        Ok(())
+    }
+
+    fn compute(&mut self, chunk: &Chunk) -> Result<(), CourseError> {
+        let range = chunk.range.clone();
+        let (transform, stream) = (&self.kernel, chunk.stream);
+        // Step 5: launch transform on chunk.stream over this chunk, passing d_in and d_out from the chunk's start, the chunk's length and work.
+        // Enough blocks for one element per thread; the loop covers the rest.
+        let blocks = (range.len() as u32).div_ceil(THREADS).clamp(1, 65_535);
+        // SAFETY: the arguments match the kernel's parameters in order and
+        // type; both slices start at the chunk and hold its length in u32s.
+        unsafe {
+            launch!(transform<<<blocks, THREADS, 0, stream>>>(
+                self.d_in.index(range.clone()).as_device_ptr(),
+                self.d_out.index(range.clone()).as_device_ptr(),
+                range.len(),
+                self.work
+            ))?
+        };
+
+        Ok(())
+    }
+
+    fn copy_out(&mut self, chunk: &Chunk) -> Result<(), CourseError> {
+        let range = chunk.range.clone();
+        // Step 6: copy this chunk of d_out into the same chunk of h_out, asynchronously on chunk.stream.
+        // SAFETY: as in copy_in; nothing reads h_out until the streams finish.
+        unsafe {
+            self.d_out
+                .index(range.clone())
+                .async_copy_to(&mut self.h_out[range], chunk.stream)?
+        };
+
+        Ok(())
+    }
+
+    fn output(&self) -> &[u32] {
+        &self.h_out
+    }
+
+    fn fill_output(&mut self, value: u32) -> Result<(), CourseError> {
+        self.h_out.fill(value);
+        self.d_out.set_32(value)?;
+        Ok(())
+    }
+}
+
+/// Sets up the buffers, lets the harness run both pipelines, frees them.
+fn overlap_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
+    let module = gpu.load_module(PTX)?;
+    let n = task.input.len();
+
+    // Step 2: copy the input into pinned host memory, and allocate pinned host memory for the output, n values each.
+    let h_in = LockedBuffer::from_slice(&task.input)?;
+    let h_out = LockedBuffer::new(&0u32, n)?;
+
+    // Step 3: allocate the input and the output on the GPU, n values each.
+    let d_in = DeviceBuffer::<u32>::zeroed(n)?;
+    let d_out = DeviceBuffer::<u32>::zeroed(n)?;
+
+    let mut stages = Transform {
+        kernel: module.get_function("transform")?,
+        work: task.work,
+        h_in,
+        h_out,
+        d_in,
+        d_out,
+    };
+    let measured = measure_pipelines(gpu, task, &mut stages)?;
+
+    // Step 7: free the four buffers with their drop functions, which report errors a plain drop hides.
+    let Transform {
+        h_in,
+        h_out,
+        d_in,
+        d_out,
+        ..
+    } = stages;
+    for buffer in [d_in, d_out] {
+        DeviceBuffer::drop(buffer).map_err(|(err, _)| err)?;
+    }
+    for buffer in [h_in, h_out] {
+        LockedBuffer::drop(buffer).map_err(|(err, _)| err)?;
+    }
+
+    Ok(measured)
+}
