@@ -96,6 +96,17 @@ impl Gpu {
         self.max_threads_per_block
     }
 
+    /// `--threads` must fit in one block of this GPU.
+    pub fn check_block(&self, threads: u32) -> Result<(), CourseError> {
+        if threads <= self.max_threads_per_block {
+            return Ok(());
+        }
+        Err(CourseError::BadArguments(format!(
+            "--threads {threads} is more than this GPU allows in a block ({})",
+            self.max_threads_per_block
+        )))
+    }
+
     /// The stream every step of the exercise runs in.
     pub fn stream(&self) -> &Stream {
         &self.stream

@@ -140,6 +140,16 @@ pub struct Timing {
     pub median_of: u32,
 }
 
+impl Timing {
+    pub fn new(step: &str, ms: f64, median_of: u32) -> Timing {
+        Timing {
+            step: step.to_owned(),
+            ms,
+            median_of,
+        }
+    }
+}
+
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Throughput {
     /// Bytes the kernel must move at least, over its median time.

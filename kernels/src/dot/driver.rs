@@ -138,12 +138,7 @@ pub(super) fn prepare(variant: Variant, n: u64, threads: u32) -> Result<Gpu, Cou
         )));
     }
     let gpu = Gpu::init()?;
-    if threads > gpu.max_threads_per_block() {
-        return Err(CourseError::BadArguments(format!(
-            "--threads {threads} is more than this GPU allows in a block ({})",
-            gpu.max_threads_per_block()
-        )));
-    }
+    gpu.check_block(threads)?;
     let buffers = if variant == Variant::Gm {
         "a, b and c"
     } else {
@@ -194,12 +189,12 @@ fn run(
     let copy_gb_per_s = copy_probe::copy_gb_per_s(&gpu, params.runs)?;
     let kernel_gb_per_s = (n * variant.bytes_per_element()) as f64 / (output.kernel_ms * 1e6);
     let mut timings = vec![
-        timing("h2d", output.h2d_ms, 1),
-        timing("kernel", output.kernel_ms, params.runs),
-        timing("d2h", output.d2h_ms, 1),
+        Timing::new("h2d", output.h2d_ms, 1),
+        Timing::new("kernel", output.kernel_ms, params.runs),
+        Timing::new("d2h", output.d2h_ms, 1),
     ];
     if let Some(ms) = finished.host_sum_ms {
-        timings.push(timing("host-sum", ms, 1));
+        timings.push(Timing::new("host-sum", ms, 1));
     }
     Ok(Report {
         schema_version: SCHEMA_VERSION,
@@ -216,14 +211,6 @@ fn run(
         }),
         gflop_per_s: None,
     })
-}
-
-pub(super) fn timing(step: &str, ms: f64, median_of: u32) -> Timing {
-    Timing {
-        step: step.to_owned(),
-        ms,
-        median_of,
-    }
 }
 
 /// The host's share of the sum, and the check of the result.

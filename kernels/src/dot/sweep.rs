@@ -5,11 +5,11 @@
 
 use std::fmt::Write;
 
-use super::driver::{Args, DotOnGpu, Task, finish_on_host, prepare, timing};
+use super::driver::{Args, DotOnGpu, Task, finish_on_host, prepare};
 use super::{Parameters, Results, SweepRow, Variant};
 use crate::copy_probe;
 use crate::error::CourseError;
-use crate::protocol::{Report, SCHEMA_VERSION, Throughput};
+use crate::protocol::{Report, SCHEMA_VERSION, Throughput, Timing};
 use crate::units;
 
 /// The sweep's defaults, from the course notes: 32M elements, 512 threads.
@@ -115,7 +115,7 @@ pub(super) fn run(
         parameters: best_params.clone(),
         results,
         check,
-        timings: vec![timing("kernel", best_row.kernel_ms, args.common.runs)],
+        timings: vec![Timing::new("kernel", best_row.kernel_ms, args.common.runs)],
         throughput: Some(Throughput {
             kernel_gb_per_s: best_row.gb_per_s,
             copy_gb_per_s,

@@ -137,11 +137,6 @@ fn run(
         (f64::NAN, 0)
     };
     let gflop_per_s = 2.0 * (w as f64).powi(3) / (output.kernel_ms * 1e6);
-    let timing = |step: &str, ms: f64, median_of: u32| Timing {
-        step: step.to_owned(),
-        ms,
-        median_of,
-    };
     Ok(Report {
         schema_version: SCHEMA_VERSION,
         exercise: variant.name().to_owned(),
@@ -152,9 +147,9 @@ fn run(
         },
         check,
         timings: vec![
-            timing("h2d", output.h2d_ms, 1),
-            timing("kernel", output.kernel_ms, params.runs),
-            timing("d2h", output.d2h_ms, 1),
+            Timing::new("h2d", output.h2d_ms, 1),
+            Timing::new("kernel", output.kernel_ms, params.runs),
+            Timing::new("d2h", output.d2h_ms, 1),
         ],
         parameters: params,
         throughput: None,

@@ -101,13 +101,7 @@ fn run(
     measure_on_gpu: MeasureOnGpu,
 ) -> Result<(Report<Parameters, Results>, String), CourseError> {
     let gpu = Gpu::init()?;
-    if args.threads > gpu.max_threads_per_block() {
-        return Err(CourseError::BadArguments(format!(
-            "--threads {} is more than this GPU allows in a block ({})",
-            args.threads,
-            gpu.max_threads_per_block()
-        )));
-    }
+    gpu.check_block(args.threads)?;
     let blocks = args.blocks.unwrap_or_else(|| {
         launch::wave_blocks(args.threads, gpu.residency()).min(u64::from(MAX_BLOCKS)) as u32
     });
@@ -159,11 +153,7 @@ fn run(
     let table = table(&rows, &params);
     let timings = rows
         .iter()
-        .map(|row| Timing {
-            step: format!("kernel-{}", row.space.name()),
-            ms: row.ms,
-            median_of: params.runs,
-        })
+        .map(|row| Timing::new(&format!("kernel-{}", row.space.name()), row.ms, params.runs))
         .collect();
     let report = Report {
         schema_version: SCHEMA_VERSION,

@@ -343,18 +343,13 @@ fn run(
         })?;
     }
     let summary = summary(&params, &results);
-    let timing = |step: &str, ms: f64| Timing {
-        step: step.to_owned(),
-        ms,
-        median_of: params.runs,
-    };
     let report = Report {
         schema_version: SCHEMA_VERSION,
         exercise: NAME.to_owned(),
         device: gpu.info().clone(),
         timings: vec![
-            timing("serial", results.serial_ms),
-            timing("overlapped", results.overlapped_ms),
+            Timing::new("serial", results.serial_ms, params.runs),
+            Timing::new("overlapped", results.overlapped_ms, params.runs),
         ],
         parameters: params,
         results,

@@ -74,13 +74,7 @@ pub fn run_exercise(add_on_gpu: AddOnGpu) -> ExitCode {
 
 fn run(args: &Args, add_on_gpu: AddOnGpu) -> Result<Report<Parameters, Results>, CourseError> {
     let gpu = Gpu::init()?;
-    if args.threads > gpu.max_threads_per_block() {
-        return Err(CourseError::BadArguments(format!(
-            "--threads {} is more than this GPU allows in a block ({})",
-            args.threads,
-            gpu.max_threads_per_block()
-        )));
-    }
+    gpu.check_block(args.threads)?;
     let blocks = args.blocks.unwrap_or_else(|| {
         launch::default_blocks(
             args.n,
@@ -123,21 +117,9 @@ fn run(args: &Args, add_on_gpu: AddOnGpu) -> Result<Report<Parameters, Results>,
         parameters: params,
         check,
         timings: vec![
-            Timing {
-                step: "h2d".into(),
-                ms: output.h2d_ms,
-                median_of: 1,
-            },
-            Timing {
-                step: "kernel".into(),
-                ms: output.kernel_ms,
-                median_of: args.common.runs,
-            },
-            Timing {
-                step: "d2h".into(),
-                ms: output.d2h_ms,
-                median_of: 1,
-            },
+            Timing::new("h2d", output.h2d_ms, 1),
+            Timing::new("kernel", output.kernel_ms, args.common.runs),
+            Timing::new("d2h", output.d2h_ms, 1),
         ],
         throughput: Some(Throughput {
             kernel_gb_per_s,
