@@ -3,8 +3,10 @@
 //! which of their files are taken and how they are laid over the course's
 //! crate ([`overlay`]), how one binary is run, bounded in time and output
 //! ([`runner`]), what its run amounts to ([`verdict`]), and which runs to
-//! make of each exercise and how to recheck them ([`plan`]). Building and
-//! reporting follow (issue 6); until then there is no `grader` command.
+//! make of each exercise and how to recheck them ([`plan`]), and the scratch
+//! workspace the students' crates are built in ([`workspace`]). Building,
+//! judging a class and reporting follow (issue 6); until then there is no
+//! `grader` command.
 
 pub mod catalogue;
 pub mod discovery;
@@ -12,3 +14,4 @@ pub mod overlay;
 pub mod plan;
 pub mod runner;
 pub mod verdict;
+pub mod workspace;
