@@ -3,12 +3,13 @@
 //! which of their files are taken and how they are laid over the course's
 //! crate ([`overlay`]), how one binary is run, bounded in time and output
 //! ([`runner`]), what its run amounts to ([`verdict`]), and which runs to
-//! make of each exercise and how to recheck them ([`plan`]), and the scratch
-//! workspace the students' crates are built in ([`workspace`]). Building,
-//! judging a class and reporting follow (issue 6); until then there is no
-//! `grader` command.
+//! make of each exercise and how to recheck them ([`plan`]), the scratch
+//! workspace the students' crates are built in ([`workspace`]) and the
+//! build itself ([`compile`]). Judging a class and reporting follow (issue
+//! 6); until then there is no `grader` command.
 
 pub mod catalogue;
+pub mod compile;
 pub mod discovery;
 pub mod overlay;
 pub mod plan;
