@@ -62,6 +62,23 @@ impl Verdict {
     pub fn passed(&self) -> bool {
         matches!(self, Verdict::Passed)
     }
+
+    /// One word for the kind of verdict, to sort and count by.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Verdict::Passed => "passed",
+            Verdict::Failed { .. } => "failed",
+            Verdict::Unfinished { .. } => "unfinished",
+            Verdict::CudaError { .. } => "cuda-error",
+            Verdict::RefusedArguments { .. } => "refused-arguments",
+            Verdict::Crashed { .. } => "crashed",
+            Verdict::TimedOut { .. } => "timed-out",
+            Verdict::Flooded => "flooded",
+            Verdict::Garbage { .. } => "garbage",
+            Verdict::Inconsistent { .. } => "inconsistent",
+            Verdict::DidNotStart { .. } => "did-not-start",
+        }
+    }
 }
 
 impl fmt::Display for Verdict {

@@ -1,0 +1,280 @@
+//! `grader`: builds students' submissions, runs them on the GPU, judges them
+//! and writes grades and feedback. Parses, dispatches, maps errors to exit
+//! codes; the work is in the library.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+use grader::bundle::{self, Request};
+use grader::grading::{self, Settings};
+use grader::results::Results;
+use grader::runner::Limits;
+use grader::{catalogue, reports};
+
+/// Grade a class's CUDA exercises: build, run on the GPU, judge, report.
+#[derive(Parser, Debug)]
+#[command(name = "grader")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Build, run and judge every submission, and write the reports.
+    Grade {
+        /// A folder with one folder per student (its name is the student's id).
+        submissions: PathBuf,
+        #[command(flatten)]
+        choose: Choose,
+        #[command(flatten)]
+        running: Running,
+        /// Where results.json, grades.csv and feedback/ go.
+        #[arg(long, default_value = "grading")]
+        out: PathBuf,
+    },
+    /// Build every submission into a bundle for a GPU node (no GPU needed).
+    Build {
+        submissions: PathBuf,
+        #[command(flatten)]
+        choose: Choose,
+        /// The bundle folder to write.
+        #[arg(long)]
+        bundle: PathBuf,
+    },
+    /// Run and judge a bundle (no cargo needed), and write the reports.
+    Run {
+        bundle: PathBuf,
+        #[command(flatten)]
+        running: Running,
+        #[arg(long, default_value = "grading")]
+        out: PathBuf,
+    },
+    /// Write grades.csv and feedback/ again from results.json in DIR.
+    Report { dir: PathBuf },
+    /// Run the grader's tests on your own exercise, before submitting.
+    Check {
+        /// The exercise, e.g. dot-sm.
+        exercise: String,
+        /// Its folder [default: exercises/EXERCISE of this course].
+        #[arg(long)]
+        path: Option<PathBuf>,
+        #[command(flatten)]
+        running: Running,
+        /// Test plan seed [default: a fresh one].
+        #[arg(long)]
+        seed: Option<u64>,
+    },
+}
+
+/// What to grade.
+#[derive(clap::Args, Debug)]
+struct Choose {
+    /// Only this exercise; repeat for several [default: all].
+    #[arg(long = "exercise", value_name = "EXERCISE", value_parser = exercise_name)]
+    exercises: Vec<String>,
+    /// Test plan seed, recorded in results.json [default: a fresh one].
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Parallel build jobs [default: cargo's].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
+    jobs: Option<u32>,
+    /// The course checkout whose crates are built [default: this grader's].
+    #[arg(long)]
+    course: Option<PathBuf>,
+    /// Where cargo builds [default: BUNDLE/.build/target]; keep it between
+    /// batches so dependencies compile once.
+    #[arg(long)]
+    target_dir: Option<PathBuf>,
+}
+
+/// How runs are made.
+#[derive(clap::Args, Debug)]
+struct Running {
+    /// Seconds a run may take before it is stopped, 1 to 3600.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    timeout: u64,
+    /// Skip students results.json already holds.
+    #[arg(long)]
+    resume: bool,
+}
+
+fn exercise_name(text: &str) -> Result<String, String> {
+    match catalogue::find(text) {
+        Some(e) => Ok(e.name.to_owned()),
+        None => Err(format!(
+            "not an exercise; one of {}",
+            catalogue::EXERCISES
+                .iter()
+                .map(|e| e.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match dispatch(cli.command) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("grader: error: {message}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// The course this grader was built from.
+fn own_course() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap_or(Path::new("."))
+        .to_owned()
+}
+
+fn fresh_seed() -> u64 {
+    fastrand::u64(..)
+}
+
+fn limits(running: &Running) -> Limits {
+    Limits {
+        timeout: Duration::from_secs(running.timeout),
+        max_output: 1 << 20,
+    }
+}
+
+fn dispatch(command: Command) -> Result<ExitCode, String> {
+    match command {
+        Command::Build {
+            submissions,
+            choose,
+            bundle,
+        } => {
+            build(&submissions, &choose, &bundle)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Run {
+            bundle,
+            running,
+            out,
+        } => {
+            let results = run(&bundle, &running, &out)?;
+            print!("{}", reports::summary(&results));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Grade {
+            submissions,
+            choose,
+            running,
+            out,
+        } => {
+            let bundle = out.join("bundle");
+            build(&submissions, &choose, &bundle)?;
+            let results = run(&bundle, &running, &out)?;
+            print!("{}", reports::summary(&results));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Report { dir } => {
+            let results = Results::load(&dir.join("results.json"))?;
+            reports::write(&results, &dir).map_err(|err| format!("{}: {err}", dir.display()))?;
+            print!("{}", reports::summary(&results));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Check {
+            exercise,
+            path,
+            running,
+            seed,
+        } => check(&exercise, path, &running, seed),
+    }
+}
+
+fn build(submissions: &Path, choose: &Choose, bundle: &Path) -> Result<(), String> {
+    let course = choose.course.clone().unwrap_or_else(own_course);
+    let seed = choose.seed.unwrap_or_else(fresh_seed);
+    eprintln!(
+        "grader: building {} into {} (seed {seed})",
+        submissions.display(),
+        bundle.display()
+    );
+    let built = bundle::build(&Request {
+        course: &course,
+        submissions,
+        bundle,
+        exercises: &choose.exercises,
+        seed,
+        jobs: choose.jobs.map(|j| j as usize),
+        target: choose.target_dir.as_deref(),
+    })?;
+    let failed = built
+        .items
+        .iter()
+        .filter(|i| i.build_errors.is_some())
+        .count();
+    eprintln!(
+        "grader: {} exercises, {failed} did not build",
+        built.items.len()
+    );
+    Ok(())
+}
+
+fn run(bundle: &Path, running: &Running, out: &Path) -> Result<Results, String> {
+    let settings = Settings {
+        limits: limits(running),
+        resume: running.resume,
+    };
+    let results = grading::run(bundle, out, &settings, |student| {
+        eprintln!("grader: graded {student}")
+    })?;
+    reports::write(&results, out).map_err(|err| format!("{}: {err}", out.display()))?;
+    Ok(results)
+}
+
+/// A student's own run: their exercise folder as a class of one.
+fn check(
+    exercise: &str,
+    path: Option<PathBuf>,
+    running: &Running,
+    seed: Option<u64>,
+) -> Result<ExitCode, String> {
+    let exercise = exercise_name(exercise)?;
+    let course = own_course();
+    let folder = path.unwrap_or_else(|| course.join("exercises").join(&exercise));
+    let work = course.join("target").join("grader-check");
+    let class = work.join("submission").join("you");
+    // The class of one: a copy of the student's exercise under their name.
+    let _ = std::fs::remove_dir_all(work.join("submission"));
+    copy_exercise(&folder, &class.join(&exercise))
+        .map_err(|err| format!("{}: {err}", folder.display()))?;
+    let choose = Choose {
+        exercises: vec![exercise],
+        seed,
+        jobs: None,
+        target_dir: Some(course.join("target").join("grader-check-target")),
+        course: Some(course),
+    };
+    build(&work.join("submission"), &choose, &work.join("bundle"))?;
+    let results = run(&work.join("bundle"), running, &work.join("grading"))?;
+    let you = &results.students["you"];
+    print!("{}", reports::feedback("you", you, results.seed));
+    let (got, max) = you.points();
+    Ok(if got == max {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// Copies an exercise's src/ (the overlay takes nothing else).
+fn copy_exercise(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to.join("src"))?;
+    for entry in std::fs::read_dir(from.join("src"))? {
+        let entry = entry?;
+        if entry.file_type()?.is_file() {
+            std::fs::copy(entry.path(), to.join("src").join(entry.file_name()))?;
+        }
+    }
+    Ok(())
+}

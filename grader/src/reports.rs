@@ -1,0 +1,275 @@
+//! Renders a batch's results for people: grades.csv for an LMS, a markdown
+//! feedback file per student, and the terminal summary. Renders only what
+//! results.json holds, so `grader report` can redo them at any time.
+
+use std::fmt::Write;
+use std::path::Path;
+
+use crate::catalogue::EXERCISES;
+use crate::results::{Results, Student, write_atomically};
+
+/// One row per student: points per exercise (blank where not graded), total, maximum.
+pub fn grades_csv(results: &Results) -> String {
+    let graded: Vec<&str> = graded_exercises(results);
+    let mut out = format!("student,{},total,max\n", graded.join(","));
+    for (name, student) in &results.students {
+        let cells: Vec<String> = graded
+            .iter()
+            .map(|e| {
+                student
+                    .exercises
+                    .get(*e)
+                    .map(|x| x.points.to_string())
+                    .unwrap_or_default()
+            })
+            .collect();
+        let (got, max) = student.points();
+        let _ = writeln!(out, "{},{},{got},{max}", csv_field(name), cells.join(","));
+    }
+    out
+}
+
+/// The exercises any student was graded on, in course order.
+fn graded_exercises(results: &Results) -> Vec<&'static str> {
+    EXERCISES
+        .iter()
+        .map(|e| e.name)
+        .filter(|name| {
+            results
+                .students
+                .values()
+                .any(|s| s.exercises.contains_key(*name))
+        })
+        .collect()
+}
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break.
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_owned()
+    }
+}
+
+/// What a student reads: per exercise, the points, what went wrong and how
+/// each run ended, with the commands to reproduce it.
+pub fn feedback(name: &str, student: &Student, seed: u64) -> String {
+    let (got, max) = student.points();
+    let mut out =
+        format!("# Feedback for {name}\n\n{got} of {max} points (test plan seed {seed}).\n");
+    if !student.problems.is_empty() {
+        out.push_str("\n## About the submission\n\n");
+        for problem in &student.problems {
+            let _ = writeln!(out, "- {problem}");
+        }
+    }
+    // In course order, as the student met them.
+    let in_order = EXERCISES
+        .iter()
+        .filter_map(|e| student.exercises.get(e.name).map(|graded| (e.name, graded)));
+    for (exercise, graded) in in_order {
+        let _ = write!(
+            out,
+            "\n## {exercise}: {} of {} points\n\n",
+            graded.points, graded.max_points
+        );
+        for refused in &graded.refused {
+            let _ = writeln!(out, "- Not taken: {refused}");
+        }
+        if let Some(errors) = &graded.build_errors {
+            let _ = write!(
+                out,
+                "It did not build:\n\n```text\n{}\n```\n",
+                errors.trim_end()
+            );
+            continue;
+        }
+        if graded.runs.is_empty() {
+            out.push_str("Not graded: it was not found in the submission.\n");
+            continue;
+        }
+        if graded.ptx_missing.is_empty() {
+            out.push_str("- The kernel shows what the exercise is about (1 point).\n");
+        } else {
+            out.push_str("- The kernel does not show what the exercise is about, so its runs earn no points:\n");
+            for missing in &graded.ptx_missing {
+                let _ = writeln!(out, "  - {missing}");
+            }
+        }
+        for run in &graded.runs {
+            let outcome = if run.verdict.passed {
+                "passed".to_owned()
+            } else {
+                format!("FAILED: {}", run.verdict.message)
+            };
+            // The same run on the student's own machine.
+            let args = run.command.get(1..).unwrap_or_default().join(" ");
+            let _ = writeln!(
+                out,
+                "- {} of {}, {}: {outcome}\n  `cargo run -p {exercise} -- {args}`",
+                run.points, run.max_points, run.about
+            );
+        }
+    }
+    out
+}
+
+/// The terminal table: a row per student, a column per exercise.
+pub fn summary(results: &Results) -> String {
+    let graded = graded_exercises(results);
+    let width = results
+        .students
+        .keys()
+        .map(|s| s.chars().count())
+        .max()
+        .unwrap_or(7)
+        .max(7);
+    let mut out = format!("{:<width$}", "student");
+    for exercise in &graded {
+        let _ = write!(out, " {exercise:>14}");
+    }
+    out.push_str("      total\n");
+    for (name, student) in &results.students {
+        let _ = write!(out, "{name:<width$}");
+        for exercise in &graded {
+            let cell = student
+                .exercises
+                .get(*exercise)
+                .map(|e| format!("{}/{}", e.points, e.max_points))
+                .unwrap_or_default();
+            let _ = write!(out, " {cell:>14}");
+        }
+        let (got, max) = student.points();
+        let _ = writeln!(out, " {:>10}", format!("{got}/{max}"));
+    }
+    out
+}
+
+/// A student id as a file name: letters, digits, '.', '_' and '-' kept.
+fn file_name(student: &str) -> String {
+    let name: String = student
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if name.starts_with('.') || name.is_empty() {
+        format!("_{name}")
+    } else {
+        name
+    }
+}
+
+/// Writes grades.csv and feedback/<student>.md into `out`, each atomically.
+pub fn write(results: &Results, out: &Path) -> std::io::Result<()> {
+    write_atomically(&out.join("grades.csv"), grades_csv(results).as_bytes())?;
+    for (name, student) in &results.students {
+        let path = out.join("feedback").join(format!("{}.md", file_name(name)));
+        write_atomically(&path, feedback(name, student, results.seed).as_bytes())?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::{Exercise, Run, Verdict};
+    use std::collections::BTreeMap;
+
+    fn run(passed: bool) -> Run {
+        Run {
+            about: "n = 1001, odd, with 2 blocks of 128: a grid smaller than n".into(),
+            command: vec![
+                "vecadd-anyN--ann".into(),
+                "--n".into(),
+                "1001".into(),
+                "--json".into(),
+            ],
+            exit_code: Some(if passed { 0 } else { 1 }),
+            duration_ms: 10.0,
+            verdict: Verdict {
+                passed,
+                kind: if passed { "passed" } else { "failed" }.into(),
+                message: if passed {
+                    "passed".into()
+                } else {
+                    "wrong answer: 745 of 1001 wrong; first c[256]: expected 768, got NaN".into()
+                },
+            },
+            report: None,
+            points: if passed { 2 } else { 0 },
+            max_points: 2,
+        }
+    }
+
+    fn results() -> Results {
+        let mut results = Results::new(7);
+        let vecadd = Exercise {
+            refused: vec![
+                "src/main.rs is a symbolic link: submissions must hold the files themselves".into(),
+            ],
+            build_errors: None,
+            ptx_missing: vec![],
+            runs: vec![run(true), run(false)],
+            points: 3,
+            max_points: 5,
+        };
+        let broken = Exercise {
+            refused: vec![],
+            build_errors: Some("src/kernel.cu(12): error: identifier \"x\" is undefined".into()),
+            ptx_missing: vec![],
+            runs: vec![],
+            points: 0,
+            max_points: 7,
+        };
+        results.students.insert(
+            "ann".into(),
+            Student {
+                problems: vec![],
+                exercises: BTreeMap::from([
+                    ("vecadd-anyN".into(), vecadd),
+                    ("dot-sm".into(), broken),
+                ]),
+            },
+        );
+        results.students.insert(
+            "Bo, the \"second\"".into(),
+            Student {
+                problems: vec![
+                    "dot-sm was found in 2 places (a, b); keep one and resubmit, none was graded"
+                        .into(),
+                ],
+                exercises: BTreeMap::new(),
+            },
+        );
+        results
+    }
+
+    #[test]
+    fn grades_are_one_row_per_student() {
+        insta::assert_snapshot!(grades_csv(&results()));
+    }
+
+    #[test]
+    fn feedback_says_what_each_run_did() {
+        let results = results();
+        insta::assert_snapshot!(feedback("ann", &results.students["ann"], results.seed));
+    }
+
+    #[test]
+    fn the_summary_is_a_table() {
+        insta::assert_snapshot!(summary(&results()));
+    }
+
+    #[test]
+    fn file_names_are_safe() {
+        assert_eq!(file_name("ann"), "ann");
+        assert_eq!(file_name("../etc/passwd"), "_.._etc_passwd");
+        assert_eq!(file_name("a b/c"), "a_b_c");
+    }
+}

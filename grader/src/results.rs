@@ -1,0 +1,195 @@
+//! What a grading batch found, as written to results.json: a versioned
+//! schema holding every run's raw record, written atomically (a temporary
+//! file renamed over the old one) after each student, so a killed grader
+//! loses nothing already written and `--resume` can skip who is done.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Bumped when a field changes meaning or disappears.
+pub const RESULTS_SCHEMA: u32 = 1;
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Results {
+    pub schema_version: u32,
+    /// The seed the test plans were drawn from: a regrade with it repeats
+    /// every run.
+    pub seed: u64,
+    pub students: BTreeMap<String, Student>,
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Student {
+    /// Problems with the submission as a whole (two copies of an exercise,
+    /// links).
+    pub problems: Vec<String>,
+    pub exercises: BTreeMap<String, Exercise>,
+}
+
+impl Student {
+    pub fn points(&self) -> (u32, u32) {
+        self.exercises
+            .values()
+            .fold((0, 0), |(got, max), e| (got + e.points, max + e.max_points))
+    }
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Exercise {
+    /// Files not taken from the submission, and why.
+    pub refused: Vec<String>,
+    /// The build's errors, when it failed: nvcc's or rustc's.
+    pub build_errors: Option<String>,
+    /// What the PTX lacks of what the exercise is about; empty when it has it all.
+    pub ptx_missing: Vec<String>,
+    pub runs: Vec<Run>,
+    pub points: u32,
+    pub max_points: u32,
+}
+
+/// One run's raw record.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Run {
+    pub about: String,
+    pub command: Vec<String>,
+    pub exit_code: Option<i32>,
+    pub duration_ms: f64,
+    pub verdict: Verdict,
+    /// The parsed JSON report, when there was one.
+    pub report: Option<Value>,
+    pub points: u32,
+    pub max_points: u32,
+}
+
+/// A verdict as results.json keeps it.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Verdict {
+    pub passed: bool,
+    /// "passed", "failed", "timed-out", ...: one word to sort and count by.
+    pub kind: String,
+    /// The explanation a student reads.
+    pub message: String,
+}
+
+impl Results {
+    pub fn new(seed: u64) -> Results {
+        Results {
+            schema_version: RESULTS_SCHEMA,
+            seed,
+            students: BTreeMap::new(),
+        }
+    }
+
+    /// Reads results.json; a file of another schema version is an error
+    /// that says so.
+    pub fn load(path: &Path) -> Result<Results, String> {
+        let text = fs::read_to_string(path).map_err(|err| format!("{}: {err}", path.display()))?;
+        let value: Value = serde_json::from_str(&text)
+            .map_err(|err| format!("{}: not JSON: {err}", path.display()))?;
+        let version = value["schema_version"].as_u64();
+        if version != Some(u64::from(RESULTS_SCHEMA)) {
+            return Err(format!(
+                "{} has schema_version {version:?}; this grader reads {RESULTS_SCHEMA}",
+                path.display()
+            ));
+        }
+        serde_json::from_value(value).map_err(|err| format!("{}: {err}", path.display()))
+    }
+
+    /// Writes to `path` atomically: all of the new file or none of it.
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
+        write_atomically(path, text.as_bytes())
+    }
+}
+
+/// Writes `bytes` to a temporary file beside `path`, flushes it to disk and
+/// renames it over `path`: a crash leaves the old file or the new one.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let folder = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    fs::create_dir_all(folder)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temporary = folder.join(format!(".{name}.{}.tmp", std::process::id()));
+    let mut file = fs::File::create(&temporary)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    fs::rename(&temporary, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Results {
+        let mut results = Results::new(42);
+        let run = Run {
+            about: "n = 1000".into(),
+            command: vec![
+                "dot-sm--ann".into(),
+                "--n".into(),
+                "1000".into(),
+                "--json".into(),
+            ],
+            exit_code: Some(0),
+            duration_ms: 812.5,
+            verdict: Verdict {
+                passed: true,
+                kind: "passed".into(),
+                message: "passed".into(),
+            },
+            report: Some(serde_json::json!({"check": {"passed": true}})),
+            points: 2,
+            max_points: 2,
+        };
+        let exercise = Exercise {
+            refused: vec![],
+            build_errors: None,
+            ptx_missing: vec![],
+            runs: vec![run],
+            points: 3,
+            max_points: 3,
+        };
+        results.students.insert(
+            "ann".into(),
+            Student {
+                problems: vec![],
+                exercises: BTreeMap::from([("dot-sm".into(), exercise)]),
+            },
+        );
+        results
+    }
+
+    #[test]
+    fn results_survive_a_save_and_a_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out/results.json");
+        sample().save(&path).unwrap();
+        assert_eq!(Results::load(&path).unwrap(), sample());
+        assert_eq!(sample().students["ann"].points(), (3, 3));
+        // Nothing temporary is left beside it.
+        assert_eq!(fs::read_dir(path.parent().unwrap()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn another_schema_version_is_refused_with_the_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.json");
+        fs::write(&path, r#"{"schema_version": 7}"#).unwrap();
+        assert!(
+            Results::load(&path)
+                .unwrap_err()
+                .contains("schema_version Some(7)")
+        );
+    }
+}

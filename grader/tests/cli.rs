@@ -1,0 +1,175 @@
+//! `grader` as an instructor meets it, on a class of two: one student who
+//! submitted every solution, one who submitted every stub. Built here
+//! without a GPU; run with the GPU hidden, every run must end in a verdict,
+//! never a grader error.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn course() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+fn grader() -> Command {
+    Command::new(assert_cmd::cargo::cargo_bin("grader"))
+}
+
+/// submissions/{solutions,stubs}/<exercise>/src/... copied from the course.
+fn class(root: &Path) -> PathBuf {
+    let submissions = root.join("submissions");
+    for (student, from) in [("solutions", "solutions"), ("stubs", "exercises")] {
+        for entry in fs::read_dir(course().join(from)).unwrap() {
+            let exercise = entry.unwrap().path();
+            let to = submissions
+                .join(student)
+                .join(exercise.file_name().unwrap())
+                .join("src");
+            fs::create_dir_all(&to).unwrap();
+            for file in fs::read_dir(exercise.join("src")).unwrap() {
+                let file = file.unwrap().path();
+                fs::copy(&file, to.join(file.file_name().unwrap())).unwrap();
+            }
+        }
+    }
+    submissions
+}
+
+#[test]
+fn a_class_is_built_without_a_gpu_and_graded_without_a_grader_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let submissions = class(dir.path());
+    let bundle = dir.path().join("bundle");
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("grader-cli");
+    grader()
+        .args([
+            "build",
+            submissions.to_str().unwrap(),
+            "--seed",
+            "11",
+            "--bundle",
+        ])
+        .arg(&bundle)
+        .arg("--target-dir")
+        .arg(&target)
+        .assert()
+        .success();
+
+    let manifest: Value =
+        serde_json::from_str(&fs::read_to_string(bundle.join("bundle.json")).unwrap()).unwrap();
+    let items = manifest["items"].as_array().unwrap();
+    assert_eq!(items.len(), 16);
+    for item in items {
+        let student = item["student"].as_str().unwrap();
+        let missing = item["ptx_missing"].as_array().unwrap();
+        assert!(item["build_errors"].is_null(), "{item}");
+        assert!(
+            bundle.join(item["binary"].as_str().unwrap()).is_file(),
+            "{item}"
+        );
+        // Every solution's kernel shows what its exercise is about; no stub's does.
+        assert_eq!(missing.is_empty(), student == "solutions", "{item}");
+    }
+
+    let out = dir.path().join("out");
+    grader()
+        .args([
+            "run",
+            bundle.to_str().unwrap(),
+            "--timeout",
+            "30",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .env("CUDA_VISIBLE_DEVICES", "")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("solutions"));
+
+    let results: Value =
+        serde_json::from_str(&fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["seed"], 11);
+    for exercise in results["students"]["solutions"]["exercises"]
+        .as_object()
+        .unwrap()
+        .values()
+    {
+        // No GPU: one PTX point, and every run a CUDA error, not a grader error.
+        assert_eq!(exercise["points"], 1, "{exercise}");
+        for run in exercise["runs"].as_array().unwrap() {
+            assert_eq!(run["verdict"]["kind"], "cuda-error", "{run}");
+        }
+    }
+    let grades = fs::read_to_string(out.join("grades.csv")).unwrap();
+    assert_eq!(grades.lines().count(), 3, "{grades}");
+    assert!(
+        grades
+            .lines()
+            .any(|l| l.starts_with("stubs,") && l.contains(",0,")),
+        "{grades}"
+    );
+    let feedback = fs::read_to_string(out.join("feedback/stubs.md")).unwrap();
+    assert!(
+        feedback.contains("does not show what the exercise is about"),
+        "{feedback}"
+    );
+
+    // Resuming finds everyone done and changes nothing.
+    let before = fs::read_to_string(out.join("results.json")).unwrap();
+    grader()
+        .args([
+            "run",
+            bundle.to_str().unwrap(),
+            "--resume",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .env("CUDA_VISIBLE_DEVICES", "")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("graded").not());
+    assert_eq!(
+        fs::read_to_string(out.join("results.json")).unwrap(),
+        before
+    );
+
+    // Reports can be written again from results.json alone.
+    fs::remove_file(out.join("grades.csv")).unwrap();
+    grader()
+        .args(["report", out.to_str().unwrap()])
+        .assert()
+        .success();
+    assert_eq!(fs::read_to_string(out.join("grades.csv")).unwrap(), grades);
+}
+
+#[test]
+fn bad_arguments_name_the_flag() {
+    grader()
+        .args(["build", "x", "--bundle", "y", "--exercise", "dot-smm"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--exercise").and(predicate::str::contains("dot-sm")));
+    grader()
+        .args(["run", "nowhere", "--timeout", "0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--timeout"));
+}
+
+#[test]
+fn a_missing_bundle_is_an_error_not_a_panic() {
+    grader()
+        .args(["run", "/no/such/bundle", "--out"])
+        .arg(tempfile::tempdir().unwrap().path())
+        .assert()
+        .code(1)
+        .stderr(
+            predicate::str::contains("bundle.json").and(predicate::str::contains("panicked").not()),
+        );
+}
