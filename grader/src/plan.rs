@@ -182,7 +182,7 @@ fn matmul(rng: &mut fastrand::Rng, flag: &'static str, edges: &[u32]) -> Vec<Run
     let partial = rng.u32(17..64) | 1;
     let middle = rng.u32(100..300);
     let (e1, e2, e3) = (edge(rng), edge(rng), edge(rng));
-    vec![
+    let mut runs = vec![
         run(
             format!("W = {tiny}, smaller than a block"),
             vec![("width", num(tiny)), (flag, e1), ("runs", num(2u32))],
@@ -199,7 +199,17 @@ fn matmul(rng: &mut fastrand::Rng, flag: &'static str, edges: &[u32]) -> Vec<Run
             "W = 1024".into(),
             vec![("width", num(1024u32)), ("runs", num(2u32))],
         ),
-    ]
+    ];
+    // Both exercises report the block's edge as `block`; the tiled one's
+    // flag for it is --tile.
+    for run in &mut runs {
+        for (key, _) in &mut run.expect {
+            if *key == "tile" {
+                *key = "block";
+            }
+        }
+    }
+    runs
 }
 
 fn memspace(rng: &mut fastrand::Rng) -> Vec<Run> {
@@ -382,6 +392,71 @@ mod tests {
                     arg(&r, "threads").is_none_or(|t| t.is_power_of_two()),
                     "{r:?}"
                 );
+            }
+        }
+    }
+
+    /// The parameter names an exercise's report has, from the course's
+    /// own report types.
+    fn parameter_keys(exercise: &str) -> Vec<String> {
+        use kernels::{matmul, memspace, streams, vecadd};
+        let value = match exercise {
+            "vecadd-anyN" => serde_json::to_value(vecadd::Parameters {
+                n: 1,
+                threads: 1,
+                blocks: 1,
+                runs: 1,
+            }),
+            "matmul-naive" | "matmul-tiled" => serde_json::to_value(matmul::Parameters {
+                width: 1,
+                block: 1,
+                runs: 1,
+            }),
+            "memspace-timing" => serde_json::to_value(memspace::Parameters {
+                threads: 1,
+                blocks: 1,
+                runs: 1,
+                pattern: memspace::Pattern::Uniform,
+            }),
+            "streams-overlap" => serde_json::to_value(streams::Parameters {
+                n: 1,
+                streams: 1,
+                chunks: 1,
+                work: 1,
+                runs: 1,
+            }),
+            _ => serde_json::to_value(dot::Parameters {
+                n: 1,
+                threads: 1,
+                blocks: 1,
+                runs: 1,
+                a: Affine::new(0, 1),
+                b: Affine::new(0, 1),
+            }),
+        };
+        value
+            .unwrap()
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect()
+    }
+
+    #[test]
+    fn every_expectation_names_a_parameter_the_report_has() {
+        for exercise in EXERCISES {
+            let keys = parameter_keys(exercise.name);
+            for seed in 0..10 {
+                for run in plan(exercise.name, seed) {
+                    for (key, _) in &run.expect {
+                        assert!(
+                            keys.iter().any(|k| k == key),
+                            "{}: {key} is not in {keys:?}",
+                            exercise.name
+                        );
+                    }
+                }
             }
         }
     }
