@@ -104,7 +104,16 @@ pub fn feedback(name: &str, student: &Student, seed: u64) -> String {
                 format!("FAILED: {}", run.verdict.message)
             };
             // The same run on the student's own machine.
-            let args = run.command.get(1..).unwrap_or_default().join(" ");
+            // Without --json: the student wants the report for people.
+            let args: Vec<&str> = run
+                .command
+                .get(1..)
+                .unwrap_or_default()
+                .iter()
+                .map(String::as_str)
+                .filter(|a| *a != "--json")
+                .collect();
+            let args = args.join(" ");
             let _ = writeln!(
                 out,
                 "- {} of {}, {}: {outcome}\n  `cargo run -p {exercise} -- {args}`",
