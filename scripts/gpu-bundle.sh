@@ -5,13 +5,12 @@
 #   gpu-bundle/<binary>        every exercise and solution, release, stripped
 #   gpu-bundle/deps/<test>     their test executables (GPU tests are #[ignore]d;
 #                              run.sh includes them)
-#   gpu-bundle/grader          the grader, and gpu-bundle/class/: a class of two
-#                              (every solution, every stub) built by `grader build`
 #   gpu-bundle/run.sh          scripts/gpu-suite.sh: runs it all, prints a table
 #   gpu-bundle/perf/           scripts/perf's comparisons with library peers
 #
 # Test executables find the binary under test in the folder above their own,
 # as cargo lays them out, so the bundle works wherever it is copied.
+# The grader's own GPU run has a bundle of its own: scripts/grader-bundle.sh.
 # Usage: scripts/gpu-bundle.sh [OUT_DIR]   (default gpu-bundle)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,21 +32,8 @@ done
 for test in $tests; do
     cp "$test" "$out/deps/"
 done
-# The grader, and a class for it to grade on the GPU: one student who
-# submitted every solution, one who submitted every stub.
-class=$(mktemp -d)
-for exercise in solutions/*/; do
-    name=$(basename "$exercise")
-    mkdir -p "$class/solutions/$name" "$class/stubs/$name"
-    cp -r "solutions/$name/src" "$class/solutions/$name/"
-    cp -r "exercises/$name/src" "$class/stubs/$name/"
-done
-target/release/grader build "$class" --seed 2026 --bundle "$out/class" --target-dir target/grader-class
-rm -rf "$class" "$out/class/.build"
-cp target/release/grader "$out/"
-
 # Stripped: the bundle travels, and symbols are not needed to run.
-strip "$out"/deps/* "$out"/class/bin/* "$out/grader" $(printf "$out/%s " $bins)
+strip "$out"/deps/* $(printf "$out/%s " $bins)
 cp scripts/gpu-suite.sh "$out/run.sh"
 mkdir -p "$out/perf"
 cp scripts/perf/*.py "$out/perf/"

@@ -6,9 +6,7 @@
 #  3. each solution at a large size: kernel bandwidth against the
 #     device-to-device copy bandwidth measured in the same run; then reports
 #     printed whole for their tables (the dot-atomic sweep), and
-#     scripts/perf's comparisons with library peers (cuBLAS, via PyTorch);
-#  4. the grader on a class of two built by gpu-bundle.sh (every
-#     solution, every stub), with its summary table.
+#     scripts/perf's comparisons with library peers (cuBLAS, via PyTorch).
 # Prints a short table last. Full logs go to LOG_DIR.
 # Usage: run.sh [LOG_DIR]   (needs nvidia-smi, compute-sanitizer, python3)
 set -uo pipefail
@@ -117,16 +115,6 @@ for table in "${tables[@]}"; do
     echo "== $table"
     python3 "$here/$table" "$here"
 done
-
-# The grader on its class: every solution must get every point, every stub
-# none, and no run may end in a grader error.
-if [ -x "$here/grader" ]; then
-    echo
-    echo "== grader run class"
-    "$here/grader" run "$here/class" --timeout 120 --out "$logs/grading" 2>"$logs/grading.err"
-    status=$?
-    row grader "class (solutions, stubs)" "exit $status: $(tail -2 "$logs/grading/grades.csv" 2>/dev/null | tr '\n' ' ')"
-fi
 
 if [ ${#failures[@]} -gt 0 ]; then
     echo

@@ -5,13 +5,15 @@
 //! node grades ([`bundle`]), each exercise's seeded runs and the grader's
 //! own recheck ([`plan`]), running one binary ([`runner`]) and judging its
 //! run ([`verdict`]), grading a bundle ([`grading`]), results.json
-//! ([`results`]) and the reports ([`reports`]).
+//! ([`results`]), the reports ([`reports`]), and the grader's own test class
+//! of mutants ([`mutants`]).
 
 pub mod bundle;
 pub mod catalogue;
 pub mod compile;
 pub mod discovery;
 pub mod grading;
+pub mod mutants;
 pub mod overlay;
 pub mod plan;
 pub mod reports;

@@ -67,6 +67,18 @@ enum Command {
         #[arg(long)]
         seed: Option<u64>,
     },
+    /// For the course's maintainers: the grader's own test class.
+    #[command(hide = true, subcommand)]
+    Mutants(MutantsCommand),
+}
+
+#[derive(Subcommand, Debug)]
+enum MutantsCommand {
+    /// Write the class (solutions, stubs, a mutant per classic bug, correct
+    /// variants) as submissions in DIR.
+    Write { dir: PathBuf },
+    /// Say which expectations the class graded into DIR broke; exit 1 if any.
+    Verify { dir: PathBuf },
 }
 
 /// What to grade.
@@ -188,6 +200,26 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
             running,
             seed,
         } => check(&exercise, path, &running, seed),
+        Command::Mutants(MutantsCommand::Write { dir }) => {
+            grader::mutants::write_class(&own_course(), &dir)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Mutants(MutantsCommand::Verify { dir }) => {
+            let broken = grader::mutants::verify(&Results::load(&dir.join("results.json"))?);
+            for line in &broken {
+                println!("broken: {line}");
+            }
+            println!(
+                "{} expectations, {} broken",
+                2 + grader::mutants::MUTANTS.len(),
+                broken.len()
+            );
+            Ok(if broken.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
     }
 }
 

@@ -1,7 +1,7 @@
-//! `grader` as an instructor meets it, on a class of two: one student who
-//! submitted every solution, one who submitted every stub. Built here
-//! without a GPU; run with the GPU hidden, every run must end in a verdict,
-//! never a grader error.
+//! `grader` as an instructor meets it, on the grader's own test class: one
+//! student who submitted every solution, one every stub, and one per mutant
+//! or correct variant (grader::mutants). Built here without a GPU; run with
+//! the GPU hidden, every run must end in a verdict, never a grader error.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -10,34 +10,18 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 
-fn course() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_owned()
-}
-
 fn grader() -> Command {
     Command::new(assert_cmd::cargo::cargo_bin("grader"))
 }
 
-/// submissions/{solutions,stubs}/<exercise>/src/... copied from the course.
+/// The grader's own test class, written by `grader mutants write`.
 fn class(root: &Path) -> PathBuf {
     let submissions = root.join("submissions");
-    for (student, from) in [("solutions", "solutions"), ("stubs", "exercises")] {
-        for entry in fs::read_dir(course().join(from)).unwrap() {
-            let exercise = entry.unwrap().path();
-            let to = submissions
-                .join(student)
-                .join(exercise.file_name().unwrap())
-                .join("src");
-            fs::create_dir_all(&to).unwrap();
-            for file in fs::read_dir(exercise.join("src")).unwrap() {
-                let file = file.unwrap().path();
-                fs::copy(&file, to.join(file.file_name().unwrap())).unwrap();
-            }
-        }
-    }
+    grader()
+        .args(["mutants", "write"])
+        .arg(&submissions)
+        .assert()
+        .success();
     submissions
 }
 
@@ -64,17 +48,29 @@ fn a_class_is_built_without_a_gpu_and_graded_without_a_grader_error() {
     let manifest: Value =
         serde_json::from_str(&fs::read_to_string(bundle.join("bundle.json")).unwrap()).unwrap();
     let items = manifest["items"].as_array().unwrap();
-    assert_eq!(items.len(), 16);
+    let mutants = grader::mutants::MUTANTS.len();
+    assert_eq!(items.len(), (2 + mutants) * 8);
     for item in items {
         let student = item["student"].as_str().unwrap();
+        let exercise = item["exercise"].as_str().unwrap();
+        if !item["absent"].is_null() {
+            // A mutant's student submitted only the exercise it breaks.
+            assert!(!student.starts_with(&format!("{exercise}.")), "{item}");
+            continue;
+        }
         let missing = item["ptx_missing"].as_array().unwrap();
         assert!(item["build_errors"].is_null(), "{item}");
         assert!(
             bundle.join(item["binary"].as_str().unwrap()).is_file(),
             "{item}"
         );
-        // Every solution's kernel shows what its exercise is about; no stub's does.
-        assert_eq!(missing.is_empty(), student == "solutions", "{item}");
+        // Every solution's kernel shows what its exercise is about, and no
+        // stub's; the mutants' expectations are grader::mutants::verify's.
+        match student {
+            "solutions" => assert!(missing.is_empty(), "{item}"),
+            "stubs" => assert!(!missing.is_empty(), "{item}"),
+            _ => {}
+        }
     }
 
     let out = dir.path().join("out");
@@ -107,7 +103,7 @@ fn a_class_is_built_without_a_gpu_and_graded_without_a_grader_error() {
         }
     }
     let grades = fs::read_to_string(out.join("grades.csv")).unwrap();
-    assert_eq!(grades.lines().count(), 3, "{grades}");
+    assert_eq!(grades.lines().count(), 3 + mutants, "{grades}");
     assert!(
         grades
             .lines()

@@ -1,0 +1,348 @@
+//! The grader's own test class: every solution, every stub, one mutant per
+//! classic bug (a solution with that one bug put in), and correct variants
+//! written differently from the solutions. Each is an edit of the current
+//! solution, applied when the class is written, so the class follows the
+//! solutions; an edit that no longer applies is an error, not a silent pass.
+//! `verify` says which expectations a graded class broke.
+
+use std::fs;
+use std::path::Path;
+
+use crate::results::Results;
+
+/// One change to a solution file: `from` must occur in it.
+pub struct Edit {
+    pub file: &'static str,
+    pub from: &'static str,
+    pub to: &'static str,
+}
+
+/// What grading must do with a submission.
+pub enum Expect {
+    /// Every point.
+    Full,
+    /// No point.
+    Nothing,
+    /// Loses the run whose description contains this (any run if empty).
+    LosesRun(&'static str),
+    /// Loses the PTX point, and so every run's points.
+    LosesPtx,
+}
+
+pub struct Mutant {
+    pub exercise: &'static str,
+    /// Short, for the student folder: `<exercise>.<name>`.
+    pub name: &'static str,
+    pub bug: &'static str,
+    pub edits: &'static [Edit],
+    pub expect: Expect,
+}
+
+const fn edit(file: &'static str, from: &'static str, to: &'static str) -> Edit {
+    Edit { file, from, to }
+}
+
+/// The mutants and the correct variants.
+pub const MUTANTS: &[Mutant] = &[
+    Mutant {
+        exercise: "vecadd-anyN",
+        name: "no-grid-stride",
+        bug: "each thread takes its first elements only: no grid-stride loop",
+        edits: &[
+            edit("kernel.cu", "i < n / 4; i += stride", "i < n / 4; i += n"),
+            edit("kernel.cu", "i < n; i += stride", "i < n; i += n"),
+        ],
+        expect: Expect::LosesRun("a grid smaller than n"),
+    },
+    Mutant {
+        exercise: "vecadd-anyN",
+        name: "host-computes",
+        bug: "the host computes c; the kernel does nothing",
+        edits: &[
+            edit("kernel.cu", "    // Step 1:", "    return;\n    // Step 1:"),
+            edit(
+                "main.rs",
+                "    d_c.copy_to(&mut c)?;\n",
+                "    d_c.copy_to(&mut c)?;\n    for (i, x) in c.iter_mut().enumerate() {\n        *x = task.a[i] + task.b[i];\n    }\n",
+            ),
+        ],
+        expect: Expect::LosesPtx,
+    },
+    Mutant {
+        exercise: "vecadd-anyN",
+        name: "prints-the-default",
+        bug: "main prints a report for the default n, whatever it is asked",
+        edits: &[edit(
+            "main.rs",
+            "fn main() -> ExitCode {\n    run_exercise(add_on_gpu)\n}",
+            "fn main() -> ExitCode {\n    let _ = run_exercise;\n    println!(r#\"{{\"schema_version\":1,\"exercise\":\"vecadd-anyN\",\"device\":{{\"name\":\"GPU\",\"compute_capability\":\"9.0\",\"multiprocessors\":132,\"memory_bytes\":1,\"driver_cuda_version\":\"13.0\"}},\"parameters\":{{\"n\":33554435,\"threads\":256,\"blocks\":16896,\"runs\":10}},\"results\":{{\"checksum\":206158540800.0,\"expected_checksum\":206158540800}},\"check\":{{\"passed\":true,\"criterion\":\"c\",\"compared\":33554435,\"wrong\":0,\"failures\":[]}},\"timings\":[]}}\"#);\n    ExitCode::SUCCESS\n}",
+        )],
+        expect: Expect::Nothing,
+    },
+    Mutant {
+        exercise: "dot-gm",
+        name: "drops-the-last-element",
+        bug: "the tail loop stops one element early",
+        edits: &[edit(
+            "kernel.cu",
+            "i < n; i += stride",
+            "i + 1 < n; i += stride",
+        )],
+        expect: Expect::LosesRun("small enough that one element shows"),
+    },
+    Mutant {
+        exercise: "dot-sm",
+        name: "no-barrier-in-the-tree",
+        bug: "no __syncthreads() between the tree's steps",
+        edits: &[edit(
+            "kernel.cu",
+            "        // Outside the if: every thread of the block must reach the barrier.\n        __syncthreads();\n",
+            "",
+        )],
+        expect: Expect::LosesRun(""),
+    },
+    Mutant {
+        exercise: "dot-atomic",
+        name: "plain-add-race",
+        bug: "*result += total instead of atomicAdd: blocks race",
+        edits: &[edit(
+            "kernel.cu",
+            "atomicAdd(result, cache[0]);",
+            "*result += cache[0];",
+        )],
+        expect: Expect::LosesPtx,
+    },
+    Mutant {
+        exercise: "dot-atomic",
+        name: "accumulator-not-zeroed",
+        bug: "the result is not zeroed before each launch",
+        edits: &[edit(
+            "main.rs",
+            "        unsafe { d_result.set_zero_async(stream)? };\n",
+            "",
+        )],
+        expect: Expect::Nothing,
+    },
+    Mutant {
+        exercise: "matmul-naive",
+        name: "transposed-n",
+        bug: "N read transposed",
+        edits: &[edit(
+            "kernel.cu",
+            "n[k * width + col]",
+            "n[col * width + k]",
+        )],
+        expect: Expect::Nothing,
+    },
+    Mutant {
+        exercise: "matmul-naive",
+        name: "no-bounds-check",
+        bug: "threads past the matrix's edge read and write",
+        edits: &[edit("kernel.cu", "if (row < width && col < width) {", "{")],
+        expect: Expect::LosesRun("smaller than a block"),
+    },
+    Mutant {
+        exercise: "matmul-tiled",
+        name: "no-partial-tile",
+        bug: "the last, partial tile along k is skipped",
+        edits: &[edit(
+            "kernel.cu",
+            "phase < (width + TILE - 1) / TILE",
+            "phase < width / TILE",
+        )],
+        expect: Expect::LosesRun("partial tiles"),
+    },
+    Mutant {
+        exercise: "matmul-tiled",
+        name: "no-zero-padding",
+        bug: "tile loads past the matrix's edge are not replaced by zeros",
+        edits: &[
+            edit(
+                "kernel.cu",
+                "(row < width && m_col < width) ? m[row * width + m_col] : 0.0f",
+                "m[row * width + m_col]",
+            ),
+            edit(
+                "kernel.cu",
+                "(n_row < width && col < width) ? n[n_row * width + col] : 0.0f",
+                "n[n_row * width + col]",
+            ),
+        ],
+        expect: Expect::LosesRun("partial tiles"),
+    },
+    Mutant {
+        exercise: "memspace-timing",
+        name: "constant-never-filled",
+        bug: "const_data is never copied to the GPU",
+        edits: &[edit(
+            "main.rs",
+            "    const_data.copy_from(&task.data)?;\n",
+            "",
+        )],
+        expect: Expect::Nothing,
+    },
+    Mutant {
+        exercise: "streams-overlap",
+        name: "wrong-chunk-offset",
+        bug: "the kernel gets the buffers' starts, not the chunk's",
+        edits: &[
+            edit(
+                "main.rs",
+                "self.d_in.index(range.clone()).as_device_ptr()",
+                "self.d_in.as_device_ptr()",
+            ),
+            edit(
+                "main.rs",
+                "self.d_out.index(range.clone()).as_device_ptr()",
+                "self.d_out.as_device_ptr()",
+            ),
+        ],
+        expect: Expect::Nothing,
+    },
+    // Correct, written differently from the solutions: they must pass.
+    Mutant {
+        exercise: "vecadd-anyN",
+        name: "variant-scalar-loop",
+        bug: "none: one float per access, the course notes' loop",
+        edits: &[
+            edit("kernel.cu", "i = first; i < n / 4;", "i = first; i < 0;"),
+            edit("kernel.cu", "i = n / 4 * 4 + first;", "i = first;"),
+        ],
+        expect: Expect::Full,
+    },
+    Mutant {
+        exercise: "dot-sm",
+        name: "variant-scalar-loop",
+        bug: "none: one float per load",
+        edits: &[
+            edit("kernel.cu", "i = first; i < n / 4;", "i = first; i < 0;"),
+            edit("kernel.cu", "i = n / 4 * 4 + first;", "i = first;"),
+        ],
+        expect: Expect::Full,
+    },
+    Mutant {
+        exercise: "streams-overlap",
+        name: "variant-smaller-blocks",
+        bug: "none: 128-thread blocks",
+        edits: &[edit(
+            "main.rs",
+            "const THREADS: u32 = 256;",
+            "const THREADS: u32 = 128;",
+        )],
+        expect: Expect::Full,
+    },
+];
+
+/// The student id of a mutant.
+pub fn student(mutant: &Mutant) -> String {
+    format!("{}.{}", mutant.exercise, mutant.name)
+}
+
+/// Writes the class into `dir`: students `solutions` and `stubs` with every
+/// exercise, and one student per mutant with its one exercise.
+pub fn write_class(course: &Path, dir: &Path) -> Result<(), String> {
+    let io = |path: &Path| {
+        let path = path.display().to_string();
+        move |err: std::io::Error| format!("{path}: {err}")
+    };
+    for (student, from) in [("solutions", "solutions"), ("stubs", "exercises")] {
+        for exercise in crate::catalogue::EXERCISES {
+            copy_src(
+                &course.join(from).join(exercise.name),
+                &dir.join(student).join(exercise.name),
+            )
+            .map_err(io(dir))?;
+        }
+    }
+    for mutant in MUTANTS {
+        let target = dir.join(student(mutant)).join(mutant.exercise);
+        copy_src(&course.join("solutions").join(mutant.exercise), &target).map_err(io(&target))?;
+        for change in mutant.edits {
+            let path = target.join("src").join(change.file);
+            let text = fs::read_to_string(&path).map_err(io(&path))?;
+            if !text.contains(change.from) {
+                return Err(format!(
+                    "mutant {}: {:?} is no longer in {}/src/{}; update the edit",
+                    student(mutant),
+                    change.from,
+                    mutant.exercise,
+                    change.file
+                ));
+            }
+            fs::write(&path, text.replacen(change.from, change.to, 1)).map_err(io(&path))?;
+        }
+    }
+    Ok(())
+}
+
+fn copy_src(from: &Path, to: &Path) -> std::io::Result<()> {
+    fs::create_dir_all(to.join("src"))?;
+    for entry in fs::read_dir(from.join("src"))? {
+        let entry = entry?;
+        fs::copy(entry.path(), to.join("src").join(entry.file_name()))?;
+    }
+    Ok(())
+}
+
+/// The expectations a graded class broke; empty when every one held.
+pub fn verify(results: &Results) -> Vec<String> {
+    let mut broken = Vec::new();
+    let mut expect = |who: &str, exercise: Option<&str>, expect: &Expect| {
+        let Some(graded) = results.students.get(who) else {
+            broken.push(format!("{who}: not graded"));
+            return;
+        };
+        let (got, max) = match exercise {
+            Some(e) => graded
+                .exercises
+                .get(e)
+                .map_or((0, 0), |x| (x.points, x.max_points)),
+            None => graded.points(),
+        };
+        let runs: Vec<_> = graded.exercises.values().flat_map(|e| &e.runs).collect();
+        let held = match expect {
+            Expect::Full => max > 0 && got == max,
+            Expect::Nothing => got == 0,
+            Expect::LosesRun(about) => runs
+                .iter()
+                .any(|r| !r.verdict.passed && r.about.contains(about)),
+            Expect::LosesPtx => graded
+                .exercises
+                .values()
+                .all(|e| !e.ptx_missing.is_empty() && e.points == 0),
+        };
+        if !held {
+            broken.push(format!("{who}: {got} of {max} points"));
+        }
+    };
+    expect("solutions", None, &Expect::Full);
+    expect("stubs", None, &Expect::Nothing);
+    for mutant in MUTANTS {
+        expect(&student(mutant), Some(mutant.exercise), &mutant.expect);
+    }
+    broken
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_edit_still_applies_to_the_current_solutions() {
+        let course = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        write_class(course, dir.path()).unwrap();
+        let students = fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(students, 2 + MUTANTS.len());
+    }
+
+    #[test]
+    fn every_exercise_has_a_mutant() {
+        for exercise in crate::catalogue::EXERCISES {
+            let caught = MUTANTS
+                .iter()
+                .any(|m| m.exercise == exercise.name && !matches!(m.expect, Expect::Full));
+            assert!(caught, "{} has no mutant", exercise.name);
+        }
+    }
+}
