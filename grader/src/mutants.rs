@@ -21,8 +21,11 @@ pub struct Edit {
 pub enum Expect {
     /// Every point.
     Full,
-    /// No point.
+    /// No point in any exercise (the stubs).
     Nothing,
+    /// Every run fails; a kernel that still shows what the exercise is
+    /// about keeps its PTX point.
+    LosesEveryRun,
     /// Loses the run whose description contains this (any run if empty).
     LosesRun(&'static str),
     /// Loses the PTX point, and so every run's points.
@@ -77,7 +80,7 @@ pub const MUTANTS: &[Mutant] = &[
             "fn main() -> ExitCode {\n    run_exercise(add_on_gpu)\n}",
             "fn main() -> ExitCode {\n    let _ = run_exercise;\n    println!(r#\"{{\"schema_version\":1,\"exercise\":\"vecadd-anyN\",\"device\":{{\"name\":\"GPU\",\"compute_capability\":\"9.0\",\"multiprocessors\":132,\"memory_bytes\":1,\"driver_cuda_version\":\"13.0\"}},\"parameters\":{{\"n\":33554435,\"threads\":256,\"blocks\":16896,\"runs\":10}},\"results\":{{\"checksum\":206158540800.0,\"expected_checksum\":206158540800}},\"check\":{{\"passed\":true,\"criterion\":\"c\",\"compared\":33554435,\"wrong\":0,\"failures\":[]}},\"timings\":[]}}\"#);\n    ExitCode::SUCCESS\n}",
         )],
-        expect: Expect::Nothing,
+        expect: Expect::LosesEveryRun,
     },
     Mutant {
         exercise: "dot-gm",
@@ -121,7 +124,7 @@ pub const MUTANTS: &[Mutant] = &[
             "        unsafe { d_result.set_zero_async(stream)? };\n",
             "",
         )],
-        expect: Expect::Nothing,
+        expect: Expect::LosesEveryRun,
     },
     Mutant {
         exercise: "matmul-naive",
@@ -132,7 +135,7 @@ pub const MUTANTS: &[Mutant] = &[
             "n[k * width + col]",
             "n[col * width + k]",
         )],
-        expect: Expect::Nothing,
+        expect: Expect::LosesEveryRun,
     },
     Mutant {
         exercise: "matmul-naive",
@@ -179,7 +182,7 @@ pub const MUTANTS: &[Mutant] = &[
             "    const_data.copy_from(&task.data)?;\n",
             "",
         )],
-        expect: Expect::Nothing,
+        expect: Expect::LosesEveryRun,
     },
     Mutant {
         exercise: "streams-overlap",
@@ -197,7 +200,7 @@ pub const MUTANTS: &[Mutant] = &[
                 "self.d_out.as_device_ptr()",
             ),
         ],
-        expect: Expect::Nothing,
+        expect: Expect::LosesEveryRun,
     },
     // Correct, written differently from the solutions: they must pass.
     Mutant {
@@ -286,41 +289,46 @@ fn copy_src(from: &Path, to: &Path) -> std::io::Result<()> {
 
 /// The expectations a graded class broke; empty when every one held.
 pub fn verify(results: &Results) -> Vec<String> {
-    let mut broken = Vec::new();
-    let mut expect = |who: &str, exercise: Option<&str>, expect: &Expect| {
-        let Some(graded) = results.students.get(who) else {
-            broken.push(format!("{who}: not graded"));
-            return;
-        };
-        let (got, max) = match exercise {
-            Some(e) => graded
-                .exercises
-                .get(e)
-                .map_or((0, 0), |x| (x.points, x.max_points)),
-            None => graded.points(),
-        };
-        let runs: Vec<_> = graded.exercises.values().flat_map(|e| &e.runs).collect();
-        let held = match expect {
-            Expect::Full => max > 0 && got == max,
-            Expect::Nothing => got == 0,
-            Expect::LosesRun(about) => runs
-                .iter()
-                .any(|r| !r.verdict.passed && r.about.contains(about)),
-            Expect::LosesPtx => graded
-                .exercises
-                .values()
-                .all(|e| !e.ptx_missing.is_empty() && e.points == 0),
-        };
-        if !held {
-            broken.push(format!("{who}: {got} of {max} points"));
-        }
+    let mut cases: Vec<(String, Option<&str>, &Expect)> = vec![
+        ("solutions".into(), None, &Expect::Full),
+        ("stubs".into(), None, &Expect::Nothing),
+    ];
+    cases.extend(
+        MUTANTS
+            .iter()
+            .map(|m| (student(m), Some(m.exercise), &m.expect)),
+    );
+    cases
+        .iter()
+        .filter_map(|(who, exercise, expect)| check(results, who, *exercise, expect))
+        .collect()
+}
+
+/// None when `who` was graded as `expect` says (on `exercise`, or on
+/// everything when None); else what happened.
+fn check(results: &Results, who: &str, exercise: Option<&str>, expect: &Expect) -> Option<String> {
+    let Some(graded) = results.students.get(who) else {
+        return Some(format!("{who}: not graded"));
     };
-    expect("solutions", None, &Expect::Full);
-    expect("stubs", None, &Expect::Nothing);
-    for mutant in MUTANTS {
-        expect(&student(mutant), Some(mutant.exercise), &mutant.expect);
-    }
-    broken
+    let (got, max) = match exercise {
+        Some(e) => graded
+            .exercises
+            .get(e)
+            .map_or((0, 0), |x| (x.points, x.max_points)),
+        None => graded.points(),
+    };
+    let mutated = exercise.and_then(|e| graded.exercises.get(e));
+    let runs = mutated.map(|e| e.runs.as_slice()).unwrap_or_default();
+    let held = match expect {
+        Expect::Full => max > 0 && got == max,
+        Expect::Nothing => got == 0,
+        Expect::LosesEveryRun => !runs.is_empty() && runs.iter().all(|r| r.points == 0),
+        Expect::LosesRun(about) => runs
+            .iter()
+            .any(|r| !r.verdict.passed && r.about.contains(about)),
+        Expect::LosesPtx => mutated.is_some_and(|e| !e.ptx_missing.is_empty() && e.points == 0),
+    };
+    (!held).then(|| format!("{who}: {got} of {max} points"))
 }
 
 #[cfg(test)]
@@ -334,6 +342,52 @@ mod tests {
         write_class(course, dir.path()).unwrap();
         let students = fs::read_dir(dir.path()).unwrap().count();
         assert_eq!(students, 2 + MUTANTS.len());
+    }
+
+    /// The class as graded on an H100 (2026-11-21, seed 2026; the runs'
+    /// JSON reports left out): scripts/grader-bundle.sh, then its run.sh.
+    fn graded_on_an_h100() -> Results {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/h100-class-results.json");
+        Results::load(&path).unwrap()
+    }
+
+    #[test]
+    fn the_h100_run_met_every_expectation() {
+        assert_eq!(verify(&graded_on_an_h100()), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_mutant_that_kept_its_points_or_a_variant_that_lost_them_is_reported() {
+        let mut results = graded_on_an_h100();
+        let student = results
+            .students
+            .get_mut("dot-atomic.accumulator-not-zeroed")
+            .unwrap();
+        let graded = student.exercises.get_mut("dot-atomic").unwrap();
+        for run in &mut graded.runs {
+            run.points = run.max_points;
+            run.verdict.passed = true;
+        }
+        graded.points = graded.max_points;
+        results
+            .students
+            .get_mut("vecadd-anyN.variant-scalar-loop")
+            .unwrap()
+            .exercises
+            .get_mut("vecadd-anyN")
+            .unwrap()
+            .points = 0;
+        let broken = verify(&results);
+        assert_eq!(broken.len(), 2, "{broken:?}");
+        assert!(
+            broken[0].starts_with("dot-atomic.accumulator-not-zeroed: 7 of 7"),
+            "{broken:?}"
+        );
+        assert!(
+            broken[1].starts_with("vecadd-anyN.variant-scalar-loop: 0 of 9"),
+            "{broken:?}"
+        );
     }
 
     #[test]
