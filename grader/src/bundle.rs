@@ -112,11 +112,8 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
 
     let build_dir = request.bundle.join(".build");
     let scratch = build_dir.join("workspace");
-    // A fresh workspace each time; the target folder is kept, so a rebuild
-    // recompiles only what changed.
-    if scratch.exists() {
-        fs::remove_dir_all(&scratch).map_err(io("clearing the old workspace"))?;
-    }
+    // The workspace is updated in place and the target folder kept, so a
+    // rebuild recompiles only the crates whose sources changed.
     let present: Vec<usize> = (0..items.len())
         .filter(|&i| items[i].absent.is_none())
         .collect();

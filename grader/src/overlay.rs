@@ -108,18 +108,42 @@ pub fn select(exercise: &Path) -> (Vec<Taken>, Vec<Refusal>) {
     (taken, refused)
 }
 
-/// Builds the crate to grade in `target`: the course's Cargo.toml and
-/// build.rs from `pristine` (its exercises/<name> folder), then the
-/// student's taken files over its src/.
-pub fn lay_over(pristine: &Path, taken: &[Taken], target: &Path) -> std::io::Result<()> {
+/// Builds the crate to grade in `target`: `manifest` as its Cargo.toml
+/// (the course's, see `workspace`), the course's build.rs from `pristine`
+/// (its exercises/<name> folder), and the student's taken files in src/.
+/// A file is written only when its content changed, and a file the student
+/// no longer submits is removed: a rebuild then recompiles only crates
+/// whose sources really changed.
+pub fn lay_over(
+    pristine: &Path,
+    manifest: &str,
+    taken: &[Taken],
+    target: &Path,
+) -> std::io::Result<()> {
     fs::create_dir_all(target.join("src"))?;
-    for file in ["Cargo.toml", "build.rs"] {
-        fs::copy(pristine.join(file), target.join(file))?;
-    }
+    write_if_changed(&target.join("Cargo.toml"), manifest.as_bytes())?;
+    write_if_changed(
+        &target.join("build.rs"),
+        &fs::read(pristine.join("build.rs"))?,
+    )?;
     for file in taken {
-        fs::copy(&file.source, target.join(&file.relative))?;
+        write_if_changed(&target.join(&file.relative), &fs::read(&file.source)?)?;
+    }
+    for entry in fs::read_dir(target.join("src"))? {
+        let path = entry?.path();
+        if !taken.iter().any(|t| target.join(&t.relative) == path) {
+            fs::remove_file(&path)?;
+        }
     }
     Ok(())
+}
+
+/// Writes `bytes` to `path` unless it already holds exactly them.
+pub fn write_if_changed(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if fs::read(path).is_ok_and(|old| old == bytes) {
+        return Ok(());
+    }
+    fs::write(path, bytes)
 }
 
 #[cfg(test)]
@@ -173,7 +197,8 @@ mod tests {
         let target = tempfile::tempdir().unwrap();
 
         let (taken, _) = select(student.path());
-        lay_over(pristine.path(), &taken, target.path()).unwrap();
+        let manifest = fs::read_to_string(pristine.path().join("Cargo.toml")).unwrap();
+        lay_over(pristine.path(), &manifest, &taken, target.path()).unwrap();
         let read = |f: &str| fs::read_to_string(target.path().join(f)).unwrap();
         assert!(read("Cargo.toml").contains("dot-sm"));
         assert!(read("build.rs").contains("course"));

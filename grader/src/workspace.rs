@@ -47,14 +47,17 @@ pub fn slug(student: &str) -> String {
 }
 
 /// Writes the workspace under `scratch` for `entries`, from the course at
-/// `course` (the folder of its root Cargo.toml).
+/// `course` (the folder of its root Cargo.toml). An existing workspace is
+/// updated in place: unchanged files keep their times, so cargo rebuilds
+/// only the crates whose sources changed, and crates no longer wanted are
+/// removed.
 pub fn create(course: &Path, scratch: &Path, entries: &[Entry]) -> std::io::Result<Vec<Member>> {
     fs::create_dir_all(scratch)?;
     let course = course.canonicalize()?;
     let mut members = Vec::new();
     let mut slugs: BTreeSet<(String, String)> = BTreeSet::new();
     for entry in entries {
-        // Students whose ids fold to the same slug get -2, -3, ...
+        // Students whose ids fold to the same slug get _2, _3, ...
         let base = slug(entry.student);
         let mut unique = base.clone();
         let mut k = 2;
@@ -64,12 +67,13 @@ pub fn create(course: &Path, scratch: &Path, entries: &[Entry]) -> std::io::Resu
         }
         let package = format!("{}--{unique}", entry.exercise);
         let dir = scratch.join(entry.exercise).join(&unique);
-        overlay::lay_over(
-            &course.join("exercises").join(entry.exercise),
-            entry.taken,
-            &dir,
+        let pristine = course.join("exercises").join(entry.exercise);
+        let manifest = renamed(
+            &fs::read_to_string(pristine.join("Cargo.toml"))?,
+            entry.exercise,
+            &package,
         )?;
-        rename_package(&dir.join("Cargo.toml"), entry.exercise, &package)?;
+        overlay::lay_over(&pristine, &manifest, entry.taken, &dir)?;
         members.push(Member {
             student: entry.student.to_owned(),
             exercise: entry.exercise.to_owned(),
@@ -77,35 +81,52 @@ pub fn create(course: &Path, scratch: &Path, entries: &[Entry]) -> std::io::Resu
             dir,
         });
     }
+    remove_stale(scratch, &slugs)?;
     let manifest = workspace_manifest(
         &fs::read_to_string(course.join("Cargo.toml"))?,
         &course,
         scratch,
         &members,
     )?;
-    fs::write(scratch.join("Cargo.toml"), manifest)?;
+    overlay::write_if_changed(&scratch.join("Cargo.toml"), manifest.as_bytes())?;
+    // Cargo adds the renamed members to the lock and keeps every version.
     fs::copy(course.join("Cargo.lock"), scratch.join("Cargo.lock"))?;
     // Cargo reads its configuration from the folder it builds in: the
     // course's (CUDA_LIBRARY_PATH for distribution toolkits) must come along.
     fs::create_dir_all(scratch.join(".cargo"))?;
-    fs::copy(
-        course.join(".cargo/config.toml"),
-        scratch.join(".cargo/config.toml"),
+    overlay::write_if_changed(
+        &scratch.join(".cargo/config.toml"),
+        &fs::read(course.join(".cargo/config.toml"))?,
     )?;
     Ok(members)
 }
 
-/// The course's crate manifest, with the package renamed.
-fn rename_package(manifest: &Path, exercise: &str, package: &str) -> std::io::Result<()> {
-    let text = fs::read_to_string(manifest)?;
-    let old = format!("name = \"{exercise}\"");
-    if !text.contains(&old) {
-        return Err(invalid(format!("{} has no line {old}", manifest.display())));
+/// Removes crates of earlier builds that `wanted` (exercise, slug) lacks.
+fn remove_stale(scratch: &Path, wanted: &BTreeSet<(String, String)>) -> std::io::Result<()> {
+    for exercise in crate::catalogue::EXERCISES {
+        let Ok(entries) = fs::read_dir(scratch.join(exercise.name)) else {
+            continue;
+        };
+        for entry in entries {
+            let entry = entry?;
+            let slug = entry.file_name().to_string_lossy().into_owned();
+            if !wanted.contains(&(exercise.name.to_owned(), slug)) {
+                fs::remove_dir_all(entry.path())?;
+            }
+        }
     }
-    fs::write(
-        manifest,
-        text.replacen(&old, &format!("name = \"{package}\""), 1),
-    )
+    Ok(())
+}
+
+/// The course's crate manifest, with the package renamed.
+fn renamed(manifest: &str, exercise: &str, package: &str) -> std::io::Result<String> {
+    let old = format!("name = \"{exercise}\"");
+    if !manifest.contains(&old) {
+        return Err(invalid(format!(
+            "the {exercise} manifest has no line {old}"
+        )));
+    }
+    Ok(manifest.replacen(&old, &format!("name = \"{package}\""), 1))
 }
 
 /// The course's root manifest with its members replaced by the scratch
@@ -170,6 +191,34 @@ mod tests {
             .parent()
             .unwrap()
             .to_owned()
+    }
+
+    #[test]
+    fn writing_again_keeps_unchanged_files_and_drops_who_left() {
+        let scratch = tempfile::tempdir().unwrap();
+        let student = tempfile::tempdir().unwrap();
+        fs::create_dir_all(student.path().join("src")).unwrap();
+        fs::write(student.path().join("src/main.rs"), "fn main() {}\n").unwrap();
+        let (taken, _) = overlay::select(student.path());
+        let entry = |who| Entry {
+            student: who,
+            exercise: "dot-sm",
+            taken: &taken,
+        };
+        let first = create(&course(), scratch.path(), &[entry("ann"), entry("bo")]).unwrap();
+        let main = first[0].dir.join("src/main.rs");
+        let before = fs::metadata(&main).unwrap().modified().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+
+        let second = create(&course(), scratch.path(), &[entry("ann")]).unwrap();
+        assert_eq!(second.len(), 1);
+        assert_eq!(fs::metadata(&main).unwrap().modified().unwrap(), before);
+        assert!(!first[1].dir.exists(), "bo's crate outlived bo");
+        assert!(
+            !fs::read_to_string(scratch.path().join("Cargo.toml"))
+                .unwrap()
+                .contains("dot-sm/bo")
+        );
     }
 
     #[test]
