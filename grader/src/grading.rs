@@ -14,12 +14,15 @@ use crate::bundle::{self, Bundle, Item};
 use crate::plan::{self, recheck};
 use crate::results::{self, Results, Student};
 use crate::runner::{self, Ended, Limits};
+use crate::sanitizer;
 use crate::verdict::{self, Verdict};
 
 pub struct Settings {
     pub limits: Limits,
     /// Skip students results.json already holds.
     pub resume: bool,
+    /// Also run compute-sanitizer on each exercise's first run.
+    pub sanitize: bool,
 }
 
 /// Grades the bundle at `bundle_dir` into `out`/results.json; `progress` is
@@ -93,6 +96,7 @@ fn grade(
         runs: vec![],
         points: 0,
         max_points,
+        sanitizer: vec![],
     };
     let Some(binary) = &item.binary else {
         return graded;
@@ -112,6 +116,17 @@ fn grade(
         .collect();
     graded.points =
         u32::from(ptx_ok) * PTX_POINTS + graded.runs.iter().map(|r| r.points).sum::<u32>();
+    if settings.sanitize {
+        if let Some(first) = plan.first() {
+            // The first run, timed once: the tools slow it down many times.
+            let mut args: Vec<&str> = first.args.iter().map(String::as_str).collect();
+            if let Some(at) = args.iter().position(|a| *a == "--runs") {
+                args[at + 1] = "1";
+            }
+            graded.sanitizer =
+                sanitizer::sanitize(&bundle_dir.join(binary), &args, settings.limits);
+        }
+    }
     graded
 }
 

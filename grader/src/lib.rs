@@ -4,7 +4,8 @@
 //! workspace and its build ([`workspace`], [`compile`]), the bundle a GPU
 //! node grades ([`bundle`]), each exercise's seeded runs and the grader's
 //! own recheck ([`plan`]), running one binary ([`runner`]) and judging its
-//! run ([`verdict`]), grading a bundle ([`grading`]), results.json
+//! run ([`verdict`]), compute-sanitizer's checks ([`sanitizer`]), grading a
+//! bundle ([`grading`]), results.json
 //! ([`results`]), the reports ([`reports`]), and the grader's own test class
 //! of mutants ([`mutants`]).
 
@@ -19,5 +20,6 @@ pub mod plan;
 pub mod reports;
 pub mod results;
 pub mod runner;
+pub mod sanitizer;
 pub mod verdict;
 pub mod workspace;

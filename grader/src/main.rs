@@ -2,6 +2,7 @@
 //! and writes grades and feedback. Parses, dispatches, maps errors to exit
 //! codes; the work is in the library.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -12,6 +13,7 @@ use grader::grading::{self, Settings};
 use grader::results::Results;
 use grader::runner::Limits;
 use grader::{catalogue, reports};
+use indicatif::{ProgressBar, ProgressStyle};
 
 /// Grade a class's CUDA exercises: build, run on the GPU, judge, report.
 #[derive(Parser, Debug)]
@@ -111,6 +113,10 @@ struct Running {
     /// Skip students results.json already holds.
     #[arg(long)]
     resume: bool,
+    /// Also run compute-sanitizer (memcheck, racecheck) on each exercise's
+    /// first run, and report what it finds.
+    #[arg(long)]
+    sanitize: bool,
 }
 
 fn exercise_name(text: &str) -> Result<String, String> {
@@ -226,11 +232,11 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
 fn build(submissions: &Path, choose: &Choose, bundle: &Path) -> Result<(), String> {
     let course = choose.course.clone().unwrap_or_else(own_course);
     let seed = choose.seed.unwrap_or_else(fresh_seed);
-    eprintln!(
-        "grader: building {} into {} (seed {seed})",
-        submissions.display(),
-        bundle.display()
+    let spinner = ProgressBar::new_spinner().with_style(
+        ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("a fixed template"),
     );
+    spinner.set_message(format!("building {} (seed {seed})", submissions.display()));
+    spinner.enable_steady_tick(Duration::from_millis(120));
     let built = bundle::build(&Request {
         course: &course,
         submissions,
@@ -239,14 +245,18 @@ fn build(submissions: &Path, choose: &Choose, bundle: &Path) -> Result<(), Strin
         seed,
         jobs: choose.jobs.map(|j| j as usize),
         target: choose.target_dir.as_deref(),
-    })?;
+    });
+    spinner.finish_and_clear();
+    let built = built?;
     let failed = built
         .items
         .iter()
         .filter(|i| i.build_errors.is_some())
         .count();
     eprintln!(
-        "grader: {} exercises, {failed} did not build",
+        "grader: built {} into {} (seed {seed}): {} exercises, {failed} did not build",
+        submissions.display(),
+        bundle.display(),
         built.items.len()
     );
     Ok(())
@@ -256,10 +266,27 @@ fn run(bundle: &Path, running: &Running, out: &Path) -> Result<Results, String> 
     let settings = Settings {
         limits: limits(running),
         resume: running.resume,
+        sanitize: running.sanitize,
     };
+    let students: BTreeSet<String> = bundle::load(bundle)?
+        .items
+        .into_iter()
+        .map(|i| i.student)
+        .collect();
+    let bar = ProgressBar::new(students.len() as u64).with_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} students, {elapsed} {msg}")
+            .expect("a fixed template"),
+    );
     let results = grading::run(bundle, out, &settings, |student| {
-        eprintln!("grader: graded {student}")
-    })?;
+        // A bar on a terminal; a line per student where there is none.
+        if bar.is_hidden() {
+            eprintln!("grader: graded {student}");
+        }
+        bar.set_message(student.to_owned());
+        bar.inc(1);
+    });
+    bar.finish_and_clear();
+    let results = results?;
     reports::write(&results, out).map_err(|err| format!("{}: {err}", out.display()))?;
     Ok(results)
 }

@@ -97,6 +97,18 @@ pub fn feedback(name: &str, student: &Student, seed: u64) -> String {
                 let _ = writeln!(out, "  - {missing}");
             }
         }
+        for check in &graded.sanitizer {
+            let mark = if check.clean {
+                "clean"
+            } else {
+                "FOUND PROBLEMS"
+            };
+            let _ = writeln!(
+                out,
+                "- compute-sanitizer {}: {mark}: {}",
+                check.tool, check.summary
+            );
+        }
         for run in &graded.runs {
             let outcome = if run.verdict.passed {
                 "passed".to_owned()
@@ -227,6 +239,7 @@ mod tests {
             runs: vec![run(true), run(false)],
             points: 3,
             max_points: 5,
+            sanitizer: vec![],
         };
         let broken = Exercise {
             refused: vec![],
@@ -235,6 +248,7 @@ mod tests {
             runs: vec![],
             points: 0,
             max_points: 7,
+            sanitizer: vec![],
         };
         results.students.insert(
             "ann".into(),

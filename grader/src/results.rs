@@ -50,6 +50,19 @@ pub struct Exercise {
     pub runs: Vec<Run>,
     pub points: u32,
     pub max_points: u32,
+    /// With --sanitize: what compute-sanitizer found, per tool.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sanitizer: Vec<Sanitized>,
+}
+
+/// One compute-sanitizer run of an exercise.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Sanitized {
+    /// memcheck or racecheck.
+    pub tool: String,
+    pub clean: bool,
+    /// The tool's summary line, or why there is none.
+    pub summary: String,
 }
 
 /// One run's raw record.
@@ -159,6 +172,7 @@ mod tests {
             runs: vec![run],
             points: 3,
             max_points: 3,
+            sanitizer: vec![],
         };
         results.students.insert(
             "ann".into(),

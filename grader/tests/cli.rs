@@ -169,3 +169,59 @@ fn a_missing_bundle_is_an_error_not_a_panic() {
             predicate::str::contains("bundle.json").and(predicate::str::contains("panicked").not()),
         );
 }
+
+#[test]
+#[cfg(unix)]
+fn sanitize_reports_what_compute_sanitizer_found() {
+    use std::os::unix::fs::PermissionsExt;
+    // A fake compute-sanitizer: memcheck finds two errors, racecheck none.
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("compute-sanitizer");
+    fs::write(
+        &fake,
+        "#!/bin/sh\nif [ \"$2\" = memcheck ]; then echo '========= ERROR SUMMARY: 2 errors'; exit 9; fi\n\
+         echo '========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)'\n",
+    )
+    .unwrap();
+    fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+    let submissions = class(dir.path());
+    let bundle = dir.path().join("bundle");
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("grader-cli");
+    grader()
+        .args([
+            "build",
+            submissions.to_str().unwrap(),
+            "--exercise",
+            "dot-sm",
+            "--seed",
+            "3",
+            "--bundle",
+        ])
+        .arg(&bundle)
+        .arg("--target-dir")
+        .arg(&target)
+        .assert()
+        .success();
+    let out = dir.path().join("out");
+    grader()
+        .args([
+            "run",
+            bundle.to_str().unwrap(),
+            "--sanitize",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .env("CUDA_VISIBLE_DEVICES", "")
+        .env("COMPUTE_SANITIZER", &fake)
+        .assert()
+        .success();
+    let feedback = fs::read_to_string(out.join("feedback/solutions.md")).unwrap();
+    assert!(
+        feedback.contains("compute-sanitizer memcheck: FOUND PROBLEMS: ERROR SUMMARY: 2 errors"),
+        "{feedback}"
+    );
+    assert!(
+        feedback.contains("compute-sanitizer racecheck: clean"),
+        "{feedback}"
+    );
+}

@@ -1,0 +1,118 @@
+//! `--sanitize`: compute-sanitizer's memcheck (out-of-bounds and misaligned
+//! accesses, leaks) and racecheck (shared-memory races) on an exercise's
+//! first planned run, for the feedback. Findings earn no points; they say
+//! what a passing result may hide.
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::results::Sanitized;
+use crate::runner::{self, Ended, Limits};
+
+/// The tools run, in order.
+pub const TOOLS: [&str; 2] = ["memcheck", "racecheck"];
+
+/// Runs each tool over `binary args`; `timeout` is stretched, since the
+/// tools slow a run down many times.
+pub fn sanitize(binary: &Path, args: &[&str], limits: Limits) -> Vec<Sanitized> {
+    let program =
+        std::env::var_os("COMPUTE_SANITIZER").unwrap_or_else(|| "compute-sanitizer".into());
+    let limits = Limits {
+        timeout: limits.timeout * 10,
+        ..limits
+    };
+    TOOLS
+        .iter()
+        .map(|tool| {
+            let binary = binary.to_string_lossy();
+            let mut command = vec!["--tool", tool, "--error-exitcode", "9", binary.as_ref()];
+            command.extend_from_slice(args);
+            let outcome = runner::run(Path::new(&program), &command, &[], limits);
+            judge(
+                tool,
+                &outcome.ended,
+                &format!("{}{}", outcome.stdout, outcome.stderr),
+                limits.timeout,
+            )
+        })
+        .collect()
+}
+
+/// The tool's verdict from how it ended and what it printed: clean only
+/// when it exited 0 (it exits 9 on a finding) with a summary of no errors.
+fn judge(tool: &str, ended: &Ended, output: &str, timeout: Duration) -> Sanitized {
+    // "========= ERROR SUMMARY: 0 errors", or racecheck's
+    // "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".
+    let summary = output
+        .lines()
+        .rfind(|l| l.contains("SUMMARY:"))
+        .map(|l| l.trim_start_matches('=').trim().to_owned());
+    let no_errors = |line: &str| line.contains("SUMMARY: 0 errors") || line.contains("(0 errors");
+    let (clean, summary) = match (ended, summary) {
+        (Ended::DidNotStart(why), _) => (
+            false,
+            format!("compute-sanitizer could not be started: {why}"),
+        ),
+        (Ended::TimedOut, _) => (
+            false,
+            format!("did not finish within {} s", timeout.as_secs()),
+        ),
+        (Ended::Exited(0), Some(line)) => (no_errors(&line), line),
+        (_, Some(line)) => (false, line),
+        (_, None) => (
+            false,
+            "no summary: the tool did not get to check the run".to_owned(),
+        ),
+    };
+    Sanitized {
+        tool: tool.to_owned(),
+        clean,
+        summary,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const T: Duration = Duration::from_secs(1);
+
+    #[test]
+    fn a_clean_summary_is_clean() {
+        let memcheck = judge(
+            "memcheck",
+            &Ended::Exited(0),
+            "========= ERROR SUMMARY: 0 errors\n",
+            T,
+        );
+        assert!(memcheck.clean);
+        assert_eq!(memcheck.summary, "ERROR SUMMARY: 0 errors");
+        let race = "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n";
+        assert!(judge("racecheck", &Ended::Exited(0), race, T).clean);
+    }
+
+    #[test]
+    fn findings_are_not() {
+        let found = judge(
+            "memcheck",
+            &Ended::Exited(9),
+            "========= ERROR SUMMARY: 3 errors\n",
+            T,
+        );
+        assert!(!found.clean);
+        assert!(found.summary.contains("3 errors"));
+        let race = "========= RACECHECK SUMMARY: 4 hazards displayed (4 errors, 0 warnings)\n";
+        assert!(!judge("racecheck", &Ended::Exited(9), race, T).clean);
+    }
+
+    #[test]
+    fn a_missing_tool_says_so() {
+        let missing = judge(
+            "memcheck",
+            &Ended::DidNotStart("No such file".into()),
+            "",
+            T,
+        );
+        assert!(!missing.clean && missing.summary.contains("could not be started"));
+    }
+}
