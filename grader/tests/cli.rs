@@ -116,6 +116,46 @@ fn a_class_is_built_without_a_gpu_and_graded_without_a_grader_error() {
         "{feedback}"
     );
 
+    // A grader killed after writing some students: results.json then holds
+    // exactly those (it is rewritten whole, atomically, after each one).
+    // --resume grades the rest, and only the rest.
+    let complete = fs::read_to_string(out.join("results.json")).unwrap();
+    let mut killed: Value = serde_json::from_str(&complete).unwrap();
+    killed["students"].as_object_mut().unwrap().remove("stubs");
+    fs::write(
+        out.join("results.json"),
+        serde_json::to_string(&killed).unwrap(),
+    )
+    .unwrap();
+    let resumed = grader()
+        .args([
+            "run",
+            bundle.to_str().unwrap(),
+            "--resume",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .env("CUDA_VISIBLE_DEVICES", "")
+        .assert()
+        .success();
+    let said = String::from_utf8_lossy(&resumed.get_output().stderr).into_owned();
+    assert_eq!(said.matches("grader: graded").count(), 1, "{said}");
+    assert!(said.contains("grader: graded stubs"), "{said}");
+    let redone: Value =
+        serde_json::from_str(&fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let complete: Value = serde_json::from_str(&complete).unwrap();
+    for (student, record) in complete["students"].as_object().unwrap() {
+        if student != "stubs" {
+            // Graded before the kill: carried over untouched.
+            assert_eq!(redone["students"][student], *record, "{student}");
+        }
+    }
+    // Regraded: the same outcome; only the run times differ.
+    assert_eq!(
+        without_durations(&redone["students"]["stubs"]),
+        without_durations(&complete["students"]["stubs"])
+    );
+
     // Resuming finds everyone done and changes nothing.
     let before = fs::read_to_string(out.join("results.json")).unwrap();
     grader()
@@ -224,4 +264,20 @@ fn sanitize_reports_what_compute_sanitizer_found() {
         feedback.contains("compute-sanitizer racecheck: clean"),
         "{feedback}"
     );
+}
+
+/// A results record with every `duration_ms` removed, to compare two gradings
+/// of the same submission.
+fn without_durations(record: &Value) -> Value {
+    match record {
+        Value::Object(fields) => Value::Object(
+            fields
+                .iter()
+                .filter(|(name, _)| *name != "duration_ms")
+                .map(|(name, value)| (name.clone(), without_durations(value)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_durations).collect()),
+        other => other.clone(),
+    }
 }
