@@ -25,25 +25,39 @@ fn class(root: &Path) -> PathBuf {
     submissions
 }
 
+/// `grader build SUBMISSIONS --bundle BUNDLE FLAGS`, into a target folder
+/// the tests share so that each builds only what changed.
+fn build(submissions: &Path, bundle: &Path, flags: &[&str]) {
+    grader()
+        .arg("build")
+        .arg(submissions)
+        .arg("--bundle")
+        .arg(bundle)
+        .arg("--target-dir")
+        .arg(Path::new(env!("CARGO_TARGET_TMPDIR")).join("grader-cli"))
+        .args(flags)
+        .assert()
+        .success();
+}
+
+/// `grader run BUNDLE --out OUT FLAGS` with no GPU visible.
+fn run_hiding_the_gpu(bundle: &Path, out: &Path, flags: &[&str]) -> Command {
+    let mut run = grader();
+    run.arg("run")
+        .arg(bundle)
+        .arg("--out")
+        .arg(out)
+        .args(flags)
+        .env("CUDA_VISIBLE_DEVICES", "");
+    run
+}
+
 #[test]
 fn a_class_is_built_without_a_gpu_and_graded_without_a_grader_error() {
     let dir = tempfile::tempdir().unwrap();
     let submissions = class(dir.path());
     let bundle = dir.path().join("bundle");
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("grader-cli");
-    grader()
-        .args([
-            "build",
-            submissions.to_str().unwrap(),
-            "--seed",
-            "11",
-            "--bundle",
-        ])
-        .arg(&bundle)
-        .arg("--target-dir")
-        .arg(&target)
-        .assert()
-        .success();
+    build(&submissions, &bundle, &["--seed", "11"]);
 
     let manifest: Value =
         serde_json::from_str(&fs::read_to_string(bundle.join("bundle.json")).unwrap()).unwrap();
@@ -74,16 +88,7 @@ fn a_class_is_built_without_a_gpu_and_graded_without_a_grader_error() {
     }
 
     let out = dir.path().join("out");
-    grader()
-        .args([
-            "run",
-            bundle.to_str().unwrap(),
-            "--timeout",
-            "30",
-            "--out",
-            out.to_str().unwrap(),
-        ])
-        .env("CUDA_VISIBLE_DEVICES", "")
+    run_hiding_the_gpu(&bundle, &out, &["--timeout", "30"])
         .assert()
         .success()
         .stdout(predicate::str::contains("solutions"));
@@ -127,15 +132,7 @@ fn a_class_is_built_without_a_gpu_and_graded_without_a_grader_error() {
         serde_json::to_string(&killed).unwrap(),
     )
     .unwrap();
-    let resumed = grader()
-        .args([
-            "run",
-            bundle.to_str().unwrap(),
-            "--resume",
-            "--out",
-            out.to_str().unwrap(),
-        ])
-        .env("CUDA_VISIBLE_DEVICES", "")
+    let resumed = run_hiding_the_gpu(&bundle, &out, &["--resume"])
         .assert()
         .success();
     let said = String::from_utf8_lossy(&resumed.get_output().stderr).into_owned();
@@ -158,15 +155,7 @@ fn a_class_is_built_without_a_gpu_and_graded_without_a_grader_error() {
 
     // Resuming finds everyone done and changes nothing.
     let before = fs::read_to_string(out.join("results.json")).unwrap();
-    grader()
-        .args([
-            "run",
-            bundle.to_str().unwrap(),
-            "--resume",
-            "--out",
-            out.to_str().unwrap(),
-        ])
-        .env("CUDA_VISIBLE_DEVICES", "")
+    run_hiding_the_gpu(&bundle, &out, &["--resume"])
         .assert()
         .success()
         .stderr(predicate::str::contains("graded").not());
@@ -226,32 +215,13 @@ fn sanitize_reports_what_compute_sanitizer_found() {
     fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
     let submissions = class(dir.path());
     let bundle = dir.path().join("bundle");
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("grader-cli");
-    grader()
-        .args([
-            "build",
-            submissions.to_str().unwrap(),
-            "--exercise",
-            "dot-sm",
-            "--seed",
-            "3",
-            "--bundle",
-        ])
-        .arg(&bundle)
-        .arg("--target-dir")
-        .arg(&target)
-        .assert()
-        .success();
+    build(
+        &submissions,
+        &bundle,
+        &["--exercise", "dot-sm", "--seed", "3"],
+    );
     let out = dir.path().join("out");
-    grader()
-        .args([
-            "run",
-            bundle.to_str().unwrap(),
-            "--sanitize",
-            "--out",
-            out.to_str().unwrap(),
-        ])
-        .env("CUDA_VISIBLE_DEVICES", "")
+    run_hiding_the_gpu(&bundle, &out, &["--sanitize"])
         .env("COMPUTE_SANITIZER", &fake)
         .assert()
         .success();
