@@ -44,10 +44,18 @@ pub fn sanitize(binary: &Path, args: &[&str], limits: Limits) -> Vec<Sanitized> 
 fn judge(tool: &str, ended: &Ended, output: &str, timeout: Duration) -> Sanitized {
     // "========= ERROR SUMMARY: 0 errors", or racecheck's
     // "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".
+    // With many errors, a second line follows: "ERROR SUMMARY: 260 errors
+    // were not printed. Use --print-limit ...".
     let summary = output
         .lines()
-        .rfind(|l| l.contains("SUMMARY:"))
-        .map(|l| l.trim_start_matches('=').trim().to_owned());
+        .rfind(|l| l.contains("SUMMARY:") && !l.contains("not printed"))
+        .map(tool_line);
+    // Without a summary, the tool's own last word says why, e.g. a program
+    // that ended before its first CUDA call.
+    let last_said = output
+        .lines()
+        .rfind(|l| l.starts_with("========= ") && !tool_line(l).is_empty())
+        .map(tool_line);
     let no_errors = |line: &str| line.contains("SUMMARY: 0 errors") || line.contains("(0 errors");
     let (clean, summary) = match (ended, summary) {
         (Ended::DidNotStart(why), _) => (
@@ -61,7 +69,10 @@ fn judge(tool: &str, ended: &Ended, output: &str, timeout: Duration) -> Sanitize
         (_, Some(line)) => (no_errors(&line), line),
         (_, None) => (
             false,
-            "no summary: the tool did not get to check the run".to_owned(),
+            match last_said {
+                Some(said) => format!("no summary: the tool did not check the run ({said})"),
+                None => "no summary: the tool did not check the run".to_owned(),
+            },
         ),
     };
     Sanitized {
@@ -69,6 +80,11 @@ fn judge(tool: &str, ended: &Ended, output: &str, timeout: Duration) -> Sanitize
         clean,
         summary,
     }
+}
+
+/// A line of the tool's, without its "=========" prefix.
+fn tool_line(line: &str) -> String {
+    line.trim_start_matches('=').trim().to_owned()
 }
 
 #[cfg(test)]
@@ -116,6 +132,29 @@ mod tests {
         assert!(found.summary.contains("3 errors"));
         let race = "========= RACECHECK SUMMARY: 4 hazards displayed (4 errors, 0 warnings)\n";
         assert!(!judge("racecheck", &Ended::Exited(1), race, T).clean);
+    }
+
+    #[test]
+    fn the_count_is_taken_from_the_summary_not_the_line_after_it() {
+        // As memcheck ended on the H100 for matmul-tiled without zero
+        // padding.
+        let many = "========= ERROR SUMMARY: 360 errors\n\
+                    ========= ERROR SUMMARY: 260 errors were not printed. Use --print-limit option to adjust the number of printed errors\n";
+        let found = judge("memcheck", &Ended::Exited(1), many, T);
+        assert!(!found.clean);
+        assert_eq!(found.summary, "ERROR SUMMARY: 360 errors");
+    }
+
+    #[test]
+    fn a_run_the_tool_could_not_check_says_why() {
+        let said = "========= Target application terminated before first instrumented API call\n";
+        let unchecked = judge("memcheck", &Ended::Exited(0), said, T);
+        assert!(!unchecked.clean);
+        assert_eq!(
+            unchecked.summary,
+            "no summary: the tool did not check the run \
+             (Target application terminated before first instrumented API call)"
+        );
     }
 
     #[test]
