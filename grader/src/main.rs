@@ -59,6 +59,7 @@ enum Command {
     /// Run the grader's tests on your own exercise, before submitting.
     Check {
         /// The exercise, e.g. dot-sm.
+        #[arg(value_parser = exercise_name)]
         exercise: String,
         /// Its folder [default: exercises/EXERCISE of this course].
         #[arg(long)]
@@ -298,17 +299,16 @@ fn check(
     running: &Running,
     seed: Option<u64>,
 ) -> Result<ExitCode, String> {
-    let exercise = exercise_name(exercise)?;
     let course = own_course();
-    let folder = path.unwrap_or_else(|| course.join("exercises").join(&exercise));
+    let folder = path.unwrap_or_else(|| course.join("exercises").join(exercise));
     let work = course.join("target").join("grader-check");
     let class = work.join("submission").join("you");
     // The class of one: a copy of the student's exercise under their name.
     let _ = std::fs::remove_dir_all(work.join("submission"));
-    copy_exercise(&folder, &class.join(&exercise))
+    copy_exercise(&folder, &class.join(exercise))
         .map_err(|err| format!("{}: {err}", folder.display()))?;
     let choose = Choose {
-        exercises: vec![exercise],
+        exercises: vec![exercise.to_owned()],
         seed,
         jobs: None,
         target_dir: Some(course.join("target").join("grader-check-target")),

@@ -174,6 +174,68 @@ fn a_class_is_built_without_a_gpu_and_graded_without_a_grader_error() {
 }
 
 #[test]
+fn grade_builds_runs_and_reports_in_one_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let submissions = class(dir.path());
+    let out = dir.path().join("out");
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("grader-cli");
+    grader()
+        .arg("grade")
+        .arg(&submissions)
+        .args(["--exercise", "vecadd-anyN", "--seed", "5", "--out"])
+        .arg(&out)
+        .arg("--target-dir")
+        .arg(&target)
+        .env("CUDA_VISIBLE_DEVICES", "")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("solutions").and(predicate::str::contains("stubs")));
+    assert!(out.join("bundle/bundle.json").is_file());
+    let results: Value =
+        serde_json::from_str(&fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["seed"], 5);
+    // With no GPU, only the PTX point is earned, and only by a kernel that
+    // shows the exercise: the build and the PTX inspection both happened.
+    let points =
+        |student: &str| results["students"][student]["exercises"]["vecadd-anyN"]["points"].clone();
+    assert_eq!(points("solutions"), 1, "{results}");
+    assert_eq!(points("stubs"), 0, "{results}");
+    assert!(
+        fs::read_to_string(out.join("grades.csv"))
+            .unwrap()
+            .starts_with("student,vecadd-anyN,total,max")
+    );
+}
+
+#[test]
+fn check_grades_one_exercise_and_says_what_it_found() {
+    let solution = Path::new(env!("CARGO_MANIFEST_DIR")).join("../solutions/dot-sm");
+    // No GPU: the runs fail, so not every point is earned, and the exit
+    // status says so.
+    grader()
+        .args(["check", "dot-sm", "--seed", "1", "--path"])
+        .arg(&solution)
+        .env("CUDA_VISIBLE_DEVICES", "")
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("## dot-sm: 1 of 7 points").and(
+            predicate::str::contains("The kernel shows what the exercise is about"),
+        ));
+    grader()
+        .args(["check", "dot-smm"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("dot-smm").and(predicate::str::contains("dot-sm,")));
+    grader()
+        .args(["check", "dot-sm", "--path", "/nonexistent/dot-sm"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "grader: error: /nonexistent/dot-sm",
+        ));
+}
+
+#[test]
 fn bad_arguments_name_the_flag() {
     grader()
         .args(["build", "x", "--bundle", "y", "--exercise", "dot-smm"])
