@@ -192,9 +192,19 @@ pub fn judge(outcome: &Outcome, timeout_s: f64) -> Verdict {
                 .first()
                 .map(|f| format!("; first {}: expected {}, got {}", f.at, f.expected, f.got))
                 .unwrap_or_default();
+            let error = report
+                .check
+                .tolerance
+                .map(|t| {
+                    format!(
+                        "; relative error {:.2e}, tolerance {:.2e}",
+                        t.relative_error.0, t.limit
+                    )
+                })
+                .unwrap_or_default();
             Verdict::Failed {
                 summary: format!(
-                    "{} of {} wrong{first}",
+                    "{} of {} wrong{first}{error}",
                     report.check.wrong, report.check.compared
                 ),
                 hint: report.check.hint,
@@ -261,6 +271,19 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("hint: a hint"), "{text}");
+    }
+
+    #[test]
+    fn a_wrong_answer_within_a_tolerance_check_gives_both() {
+        let with_tolerance = report(false).replace(
+            r#""hint":"a hint""#,
+            r#""hint":"a hint","tolerance":{"relative_error":0.031,"limit":1e-6}"#,
+        );
+        let text = verdict(&format!("echo '{with_tolerance}'; exit 1")).to_string();
+        assert!(
+            text.contains("got NaN; relative error 3.10e-2, tolerance 1.00e-6"),
+            "{text}"
+        );
     }
 
     #[test]
