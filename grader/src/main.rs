@@ -17,7 +17,11 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 /// Grade a class's CUDA exercises: build, run on the GPU, judge, report.
 #[derive(Parser, Debug)]
-#[command(name = "grader")]
+#[command(
+    name = "grader",
+    after_help = "Exit status: 0 done; 1 `check` found work short of full marks; \
+                  2 bad arguments or an error that stopped the grader."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -140,7 +144,8 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(message) => {
             eprintln!("grader: error: {message}");
-            ExitCode::from(1)
+            // As clap does for bad arguments; 1 is `check` below full marks.
+            ExitCode::from(2)
         }
     }
 }

@@ -229,7 +229,7 @@ fn check_grades_one_exercise_and_says_what_it_found() {
     grader()
         .args(["check", "dot-sm", "--path", "/nonexistent/dot-sm"])
         .assert()
-        .code(1)
+        .code(2)
         .stderr(predicate::str::contains(
             "grader: error: /nonexistent/dot-sm",
         ));
@@ -255,7 +255,7 @@ fn a_missing_bundle_is_an_error_not_a_panic() {
         .args(["run", "/no/such/bundle", "--out"])
         .arg(tempfile::tempdir().unwrap().path())
         .assert()
-        .code(1)
+        .code(2)
         .stderr(
             predicate::str::contains("bundle.json").and(predicate::str::contains("panicked").not()),
         );
