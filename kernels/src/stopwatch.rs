@@ -72,7 +72,8 @@ pub fn median_ms_of<E: Into<CourseError>>(
     Ok(stats::median(&samples).unwrap_or(f64::NAN))
 }
 
-fn record(stream: &Stream) -> Result<Event, CourseError> {
+/// An event recorded on `stream` now: the start or end of a timed span.
+pub(crate) fn record(stream: &Stream) -> Result<Event, CourseError> {
     let event = Event::new(EventFlags::DEFAULT)
         .map_err(|err| CourseError::from(err).during("creating an event"))?;
     event

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use cust::event::{Event, EventFlags};
+use cust::event::Event;
 use cust::stream::{Stream, StreamFlags, StreamWaitEventFlags};
 
 use super::{NAME, Parameters, Results, bound_ms, chunks, input, poison};
@@ -16,6 +16,7 @@ use crate::cli::{self, CommonArgs};
 use crate::error::CourseError;
 use crate::gpu::Gpu;
 use crate::protocol::{Report, SCHEMA_VERSION, Timing};
+use crate::stopwatch::record;
 use crate::timeline::{self, Span, Stage};
 use crate::{stats, units};
 
@@ -216,15 +217,6 @@ fn run_pipeline(
         }
     }
     Ok((since_start(&stop)?, spans))
-}
-
-fn record(stream: &Stream) -> Result<Event, CourseError> {
-    let event = Event::new(EventFlags::DEFAULT)
-        .map_err(|err| CourseError::from(err).during("creating an event"))?;
-    event
-        .record(stream)
-        .map_err(|err| CourseError::from(err).during("recording an event"))?;
-    Ok(event)
 }
 
 fn wait(stream: &Stream, event: Event) -> Result<(), CourseError> {
