@@ -22,10 +22,11 @@ cat >"$out/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # Grades the class on this GPU, then checks every expectation: solutions
 # full marks, stubs none, each mutant caught, each variant passing.
-# Usage: run.sh [OUT_DIR]
+# Usage: run.sh [OUT_DIR [GRADER_RUN_FLAGS...]], e.g. run.sh out --sanitize
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$(mktemp -d)}
-"$here/grader" run "$here/class" --timeout 120 --out "$out"
+shift || true
+"$here/grader" run "$here/class" --timeout 120 --out "$out" "$@"
 "$here/grader" mutants verify "$out"
 RUN
 chmod +x "$out/run.sh"
