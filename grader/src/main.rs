@@ -331,13 +331,18 @@ fn check(
     })
 }
 
-/// Copies an exercise's src/ (the overlay takes nothing else).
+/// Copies an exercise's src/ (the overlay takes nothing else). Links are
+/// copied as links, so that check refuses them as grading would.
 fn copy_exercise(from: &Path, to: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(to.join("src"))?;
     for entry in std::fs::read_dir(from.join("src"))? {
         let entry = entry?;
-        if entry.file_type()?.is_file() {
-            std::fs::copy(entry.path(), to.join("src").join(entry.file_name()))?;
+        let copy = to.join("src").join(entry.file_name());
+        let kind = entry.file_type()?;
+        if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, copy)?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), copy)?;
         }
     }
     Ok(())

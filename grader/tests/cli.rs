@@ -221,6 +221,19 @@ fn check_grades_one_exercise_and_says_what_it_found() {
         .stdout(predicate::str::contains("## dot-sm: 1 of 7 points").and(
             predicate::str::contains("The kernel shows what the exercise is about"),
         ));
+    // A linked kernel is refused by check as by grading, not skipped.
+    let linked = tempfile::tempdir().unwrap();
+    let src = linked.path().join("src");
+    fs::create_dir(&src).unwrap();
+    fs::copy(solution.join("src/main.rs"), src.join("main.rs")).unwrap();
+    std::os::unix::fs::symlink(solution.join("src/kernel.cu"), src.join("kernel.cu")).unwrap();
+    grader()
+        .args(["check", "dot-sm", "--seed", "1", "--path"])
+        .arg(linked.path())
+        .env("CUDA_VISIBLE_DEVICES", "")
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("kernel.cu is a symbolic link"));
     grader()
         .args(["check", "dot-smm"])
         .assert()
