@@ -268,8 +268,11 @@ mod tests {
         );
 
         // Cargo resolves the workspace offline, keeping the course's versions.
+        // Only for this platform: a fresh cargo cache holds just the packages
+        // this platform's build fetched, not every platform's in the lock.
         let output = std::process::Command::new(env!("CARGO"))
             .args(["metadata", "--format-version", "1", "--offline"])
+            .args(["--filter-platform", &host_triple()])
             .current_dir(scratch.path())
             .output()
             .unwrap();
@@ -292,5 +295,20 @@ mod tests {
             locked(&course().join("Cargo.lock"))
         );
         assert!(scratch.path().join(".cargo/config.toml").is_file());
+    }
+
+    /// The triple rustc builds for by default, as `rustc -vV` names it.
+    fn host_triple() -> String {
+        let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+        let output = std::process::Command::new(rustc)
+            .arg("-vV")
+            .output()
+            .unwrap();
+        String::from_utf8(output.stdout)
+            .unwrap()
+            .lines()
+            .find_map(|l| l.strip_prefix("host: "))
+            .expect("rustc -vV names its host")
+            .to_owned()
     }
 }
