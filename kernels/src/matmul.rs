@@ -13,7 +13,7 @@
 //! exact in float32 whatever order the kernel adds in: the check demands
 //! equality. The formulas are asymmetric in their two indices, so a
 //! transposed operand, swapped row and column or a k range cut short give
-//! different numbers. P[i][j] depends only on i mod 11 and j mod 13 (and W),
+//! different numbers. P\[i]\[j] depends only on i mod 11 and j mod 13 (and W),
 //! which makes the closed form a table of 143 values.
 
 use serde::{Deserialize, Serialize};
@@ -56,12 +56,12 @@ const N_PERIOD: u64 = 13;
 /// M and N together repeat along k every 11·13 = 143 steps.
 const K_PERIOD: u64 = M_PERIOD * N_PERIOD;
 
-/// M[i][k] = ((3i + 5k) mod 11) − 5.
+/// M\[i]\[k] = ((3i + 5k) mod 11) − 5.
 pub fn m(i: u64, k: u64) -> i64 {
     ((3 * (i % M_PERIOD) + 5 * (k % M_PERIOD)) % M_PERIOD) as i64 - 5
 }
 
-/// N[k][j] = ((7k + 2j) mod 13) − 6.
+/// N\[k]\[j] = ((7k + 2j) mod 13) − 6.
 pub fn n(k: u64, j: u64) -> i64 {
     ((7 * (k % N_PERIOD) + 2 * (j % N_PERIOD)) % N_PERIOD) as i64 - 6
 }
@@ -86,7 +86,7 @@ pub struct Table {
 
 impl Table {
     /// Σ_{k < depth} a(i, k)·b(k, j) for every residue pair; a and b must
-    /// repeat in i, j and k with the given periods (k: [`K_PERIOD`]).
+    /// repeat in i, j and k with the given periods (k: `K_PERIOD`, 143).
     pub fn new(
         rows: u64,
         cols: u64,

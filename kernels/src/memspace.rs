@@ -1,7 +1,7 @@
 //! memspace-timing, the pure part: the data, the closed form every thread's
 //! sum must equal, the check, and the exercise's protocol types.
 //!
-//! Every thread sums the same SIZE values, data[j] = j, read from one of four
+//! Every thread sums the same SIZE values, data\[j] = j, read from one of four
 //! places: global memory, `__constant__` memory, a register (a kernel
 //! parameter added SIZE times), or shared memory. Each sum is
 //! SIZE·(SIZE − 1)/2 = 8,386,560: every partial sum is an integer below 2^24,
@@ -30,7 +30,7 @@ pub const EXPECTED_SUM: f32 = (SIZE * (SIZE - 1) / 2) as f32;
 /// The register variant's parameter: added SIZE times, EXPECTED_SUM.
 pub const REGISTER_VALUE: f32 = (SIZE - 1) as f32 / 2.0;
 
-/// data[j] = j.
+/// data\[j] = j.
 pub fn data() -> Box<[f32; SIZE]> {
     let mut data = Box::new([0.0f32; SIZE]);
     for (j, x) in data.iter_mut().enumerate() {
@@ -71,7 +71,7 @@ impl Space {
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum Pattern {
-    /// All read data[j]: one address per warp, which constant memory
+    /// All read data\[j]: one address per warp, which constant memory
     /// broadcasts to the whole warp at once.
     Uniform,
     /// Thread t reads data[(j + t) mod SIZE]: 32 addresses per warp, which

@@ -102,7 +102,7 @@ pub struct DeviceInfo {
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Check {
     pub passed: bool,
-    /// What was required, e.g. "every c[i] equals 3·(i mod 4096)".
+    /// What was required, e.g. "every c\[i] equals 3·(i mod 4096)".
     pub criterion: String,
     /// How many values were compared, and how many of them were wrong.
     pub compared: u64,
@@ -119,7 +119,7 @@ pub struct Check {
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Failure {
-    /// Where, e.g. "c[270336]".
+    /// Where, e.g. "c\[270336]".
     pub at: String,
     pub expected: Real,
     pub got: Real,

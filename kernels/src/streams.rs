@@ -54,7 +54,7 @@ impl Step {
     }
 }
 
-/// input[i] = i (mod 2^32).
+/// input\[i] = i (mod 2^32).
 pub fn input(n: u64) -> Result<Vec<u32>, HostAllocError> {
     host_memory::try_filled("the input", n, |i| i as u32)
 }

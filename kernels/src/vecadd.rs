@@ -15,7 +15,7 @@ pub const NAME: &str = "vecadd-anyN";
 /// integer: exact in f32, so the check can demand exact equality.
 pub const PERIOD: u64 = 4096;
 
-/// Bytes the kernel must move per element: read a[i] and b[i], write c[i].
+/// Bytes the kernel must move per element: read a\[i] and b\[i], write c\[i].
 pub const BYTES_PER_ELEMENT: u64 = 12;
 
 /// The default vector length: larger than any default grid, and not a
@@ -30,22 +30,22 @@ pub const MAX_N: u64 = 1 << 36;
 /// Failures listed in a check; the rest are only counted.
 const LISTED_FAILURES: usize = 5;
 
-/// a[i] = i mod 4096.
+/// a\[i] = i mod 4096.
 pub fn a(i: u64) -> f32 {
     (i % PERIOD) as f32
 }
 
-/// b[i] = 2·(i mod 4096).
+/// b\[i] = 2·(i mod 4096).
 pub fn b(i: u64) -> f32 {
     (2 * (i % PERIOD)) as f32
 }
 
-/// The closed form of c[i] = a[i] + b[i] = 3·(i mod 4096), at most 12285.
+/// The closed form of c\[i] = a\[i] + b\[i] = 3·(i mod 4096), at most 12285.
 pub fn expected_c(i: u64) -> f32 {
     (3 * (i % PERIOD)) as f32
 }
 
-/// Σ c[i] for i < n, exactly: 3·(q·P(P−1)/2 + r(r−1)/2) with n = qP + r.
+/// Σ c\[i] for i < n, exactly: 3·(q·P(P−1)/2 + r(r−1)/2) with n = qP + r.
 pub fn expected_checksum(n: u64) -> u128 {
     let (p, q, r) = (
         u128::from(PERIOD),
@@ -64,7 +64,7 @@ pub fn inputs(n: u64) -> Result<(Vec<f32>, Vec<f32>), HostAllocError> {
     ))
 }
 
-/// Σ c[i] in f64: exact for correct output (integers below 2^53 for any n up
+/// Σ c\[i] in f64: exact for correct output (integers below 2^53 for any n up
 /// to MAX_N), NaN if any element is NaN.
 pub fn checksum(c: &[f32]) -> f64 {
     c.iter().map(|&x| f64::from(x)).sum()
@@ -88,7 +88,7 @@ impl Parameters {
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Results {
-    /// Σ c[i] as the GPU computed c (summed in f64 on the host).
+    /// Σ c\[i] as the GPU computed c (summed in f64 on the host).
     pub checksum: Real,
     pub expected_checksum: u64,
 }

@@ -45,7 +45,7 @@ fn parse_pattern(text: &str) -> Result<Pattern, String> {
 
 /// What the student's GPU code is given.
 pub struct Task {
-    /// data[j] = j, SIZE values.
+    /// data\[j] = j, SIZE values.
     pub data: Box<[f32; SIZE]>,
     pub blocks: u32,
     pub threads: u32,

@@ -85,7 +85,7 @@ pub trait Stages {
 
 /// What the student's GPU code is given.
 pub struct Task {
-    /// input[i] = i.
+    /// input\[i] = i.
     pub input: Vec<u32>,
     pub work: u32,
     params: Parameters,

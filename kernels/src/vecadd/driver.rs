@@ -19,7 +19,7 @@ use crate::protocol::{Report, SCHEMA_VERSION, Throughput, Timing};
 // Negative numbers are values to reject with the flag named, not unknown flags.
 #[command(name = NAME, allow_negative_numbers = true)]
 pub struct Args {
-    /// Elements in a, b and c (a[i] = i mod 4096, b[i] = 2·(i mod 4096)).
+    /// Elements in a, b and c (a\[i] = i mod 4096, b\[i] = 2·(i mod 4096)).
     #[arg(long, default_value_t = DEFAULT_N, value_parser = parse_n)]
     pub n: u64,
 

@@ -1,4 +1,4 @@
-//! dot-gm: the GPU computes every product c[i] = a[i]·b[i]; the course's
+//! dot-gm: the GPU computes every product `c[i] = a[i]·b[i]`; the course's
 //! harness adds them up on the host, in f64 and, for comparison, in a plain
 //! f32 running sum.
 //!
@@ -20,7 +20,7 @@ fn main() -> ExitCode {
     run_exercise(Variant::Gm, products_on_gpu)
 }
 
-/// Computes every product c[i] = a[i]·b[i] on the GPU and times each step.
+/// Computes every product `c[i] = a[i]·b[i]` on the GPU and times each step.
 fn products_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
     let module = gpu.load_module(PTX)?;
     let dot = module.get_function("dot")?;
