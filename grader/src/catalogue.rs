@@ -1,7 +1,7 @@
 //! The course's exercises as data: one entry per exercise, in course order,
-//! with what its PTX must show (DESIGN.md's table). Everything the grader
-//! does per exercise starts from here, and a test checks it against the
-//! exercises/ and solutions/ folders so the two cannot drift.
+//! with what its PTX must show (docs/src/design.md, "grader"). Everything
+//! the grader does per exercise starts from here, and a test checks it
+//! against the exercises/ and solutions/ folders so the two cannot drift.
 
 /// Something a student's PTX must contain for the exercise to count as
 /// solved the intended way: any one of `any_of`, inside `kernel` if given.

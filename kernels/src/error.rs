@@ -3,8 +3,8 @@
 //! cust 0.3 folds some driver codes the course must tell apart (a stub
 //! libcuda, PTX newer than the driver) into `UnknownError`, so the two places
 //! where those arise (initialising and loading PTX) also read the raw code
-//! through `cust::sys`: the same libcuda, the same seam (DESIGN.md, "The
-//! emulator").
+//! through `cust::sys`: the same libcuda, the same seam (docs/src/design.md,
+//! "kernels").
 
 use std::ffi::CStr;
 use std::fmt;

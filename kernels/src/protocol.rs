@@ -1,6 +1,6 @@
 //! The result protocol: the one JSON object an exercise prints with `--json`,
 //! and the types the grader parses it back into. The same types do both, so
-//! the two sides cannot drift (DESIGN.md, "The result protocol").
+//! the two sides cannot drift (docs/src/design.md, "The result protocol").
 
 use std::fmt;
 

@@ -1,6 +1,6 @@
 //! Every stub in exercises/ is its solution in solutions/ with each solved
 //! step replaced by a TODO: outside the marked steps the files are equal,
-//! line for line (DESIGN.md, "Stub and solution must not drift").
+//! line for line (docs/src/design.md, "exercises and solutions").
 //!
 //! A step opens with `// TODO(step N): <sentence>` in the stub and
 //! `// Step N: <same sentence>` in the solution. It runs on over the lines
