@@ -16,7 +16,9 @@ import csv
 import sys
 from pathlib import Path
 
-import svg
+# No __pycache__ beside the scripts: git would see it as a new folder.
+sys.dont_write_bytecode = True
+import svg  # noqa: E402 (after the line above, on purpose)
 from svg import INK, PALETTE, Canvas
 
 ROOT = Path(__file__).resolve().parents[2]
