@@ -12,7 +12,7 @@ use grader::bundle::{self, Request};
 use grader::grading::{self, Settings};
 use grader::results::Results;
 use grader::runner::Limits;
-use grader::{catalogue, reports};
+use grader::{catalogue, regrade, reports};
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// Grade a class's CUDA exercises: build, run on the GPU, judge, report.
@@ -57,9 +57,36 @@ enum Command {
         running: Running,
         #[arg(long, default_value = "grading")]
         out: PathBuf,
+        /// Only this student (their id); repeat for several. The others'
+        /// records in results.json are kept as they are.
+        #[arg(long = "student", value_name = "ID")]
+        students: Vec<String>,
     },
     /// Write grades.csv and feedback/ again from results.json in DIR.
     Report { dir: PathBuf },
+    /// Write a gradebook an LMS imports as is, from results.json in DIR.
+    Export {
+        /// The folder holding results.json.
+        #[arg(default_value = "grading")]
+        dir: PathBuf,
+        #[arg(long, value_enum)]
+        lms: grader::export::Lms,
+        /// A CSV mapping student folders to the LMS's ids, names, emails and
+        /// sections (see README's "Grading a class").
+        #[arg(long)]
+        roster: Option<PathBuf>,
+        /// The file to write [default: DIR/canvas.csv or DIR/moodle.csv].
+        #[arg(long)]
+        to: Option<PathBuf>,
+    },
+    /// For the instructor only, never a grade: which submissions' kernel or
+    /// host code is identical to another's or to the reference solution.
+    Similarity {
+        submissions: PathBuf,
+        /// Where similarity.md goes.
+        #[arg(long, default_value = "grading")]
+        out: PathBuf,
+    },
     /// Run the grader's tests on your own exercise, before submitting.
     Check {
         /// The exercise, e.g. dot-sm.
@@ -100,13 +127,18 @@ struct Choose {
     /// Parallel build jobs [default: cargo's].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
     jobs: Option<u32>,
-    /// The course checkout whose crates are built [default: this grader's].
+    /// The course checkout whose crates are built [default: the workspace
+    /// the grader is run from].
     #[arg(long)]
     course: Option<PathBuf>,
     /// Where cargo builds [default: BUNDLE/.build/target]; keep it between
     /// batches so dependencies compile once.
     #[arg(long)]
     target_dir: Option<PathBuf>,
+    /// Only this student (their id); repeat for several. Everyone else's
+    /// records are kept as they are.
+    #[arg(long = "student", value_name = "ID")]
+    students: Vec<String>,
 }
 
 /// How runs are made.
@@ -122,6 +154,91 @@ struct Running {
     /// first run, and report what it finds.
     #[arg(long)]
     sanitize: bool,
+}
+
+impl Command {
+    /// Every path made absolute against the working folder, before any is used.
+    fn absolute(self) -> Result<Command, String> {
+        let choose = |c: Choose| -> Result<Choose, String> {
+            Ok(Choose {
+                course: c.course.as_deref().map(absolute).transpose()?,
+                target_dir: c.target_dir.as_deref().map(absolute).transpose()?,
+                ..c
+            })
+        };
+        Ok(match self {
+            Command::Grade {
+                submissions,
+                choose: c,
+                running,
+                out,
+            } => Command::Grade {
+                submissions: absolute(&submissions)?,
+                choose: choose(c)?,
+                running,
+                out: absolute(&out)?,
+            },
+            Command::Build {
+                submissions,
+                choose: c,
+                bundle,
+            } => Command::Build {
+                submissions: absolute(&submissions)?,
+                choose: choose(c)?,
+                bundle: absolute(&bundle)?,
+            },
+            Command::Run {
+                bundle,
+                running,
+                out,
+                students,
+            } => Command::Run {
+                bundle: absolute(&bundle)?,
+                running,
+                out: absolute(&out)?,
+                students,
+            },
+            Command::Report { dir } => Command::Report {
+                dir: absolute(&dir)?,
+            },
+            Command::Export {
+                dir,
+                lms,
+                roster,
+                to,
+            } => Command::Export {
+                dir: absolute(&dir)?,
+                lms,
+                roster: roster.as_deref().map(absolute).transpose()?,
+                to: to.as_deref().map(absolute).transpose()?,
+            },
+            Command::Similarity { submissions, out } => Command::Similarity {
+                submissions: absolute(&submissions)?,
+                out: absolute(&out)?,
+            },
+            Command::Check {
+                exercise,
+                path,
+                running,
+                seed,
+            } => Command::Check {
+                exercise,
+                path: path.as_deref().map(absolute).transpose()?,
+                running,
+                seed,
+            },
+            Command::Mutants(MutantsCommand::Write { dir }) => {
+                Command::Mutants(MutantsCommand::Write {
+                    dir: absolute(&dir)?,
+                })
+            }
+            Command::Mutants(MutantsCommand::Verify { dir }) => {
+                Command::Mutants(MutantsCommand::Verify {
+                    dir: absolute(&dir)?,
+                })
+            }
+        })
+    }
 }
 
 fn exercise_name(text: &str) -> Result<String, String> {
@@ -150,12 +267,19 @@ fn main() -> ExitCode {
     }
 }
 
-/// The course this grader was built from.
-fn own_course() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap_or(Path::new("."))
-        .to_owned()
+/// The course to build against (see grader::course), named on the first
+/// line of the run so that nobody grades against the wrong checkout.
+fn course(given: Option<&Path>) -> Result<PathBuf, String> {
+    let cwd = std::env::current_dir().map_err(|err| format!("the working folder: {err}"))?;
+    let found = grader::course::find(given, &cwd)?;
+    eprintln!("grader: course {} ({})", found.root.display(), found.how);
+    Ok(found.root)
+}
+
+/// A path from the command line, absolute against the caller's working
+/// folder: cargo and the runs work in folders of their own.
+fn absolute(path: &Path) -> Result<PathBuf, String> {
+    std::path::absolute(path).map_err(|err| format!("{}: {err}", path.display()))
 }
 
 fn fresh_seed() -> u64 {
@@ -170,21 +294,29 @@ fn limits(running: &Running) -> Limits {
 }
 
 fn dispatch(command: Command) -> Result<ExitCode, String> {
+    let command = command.absolute()?;
     match command {
         Command::Build {
             submissions,
             choose,
             bundle,
         } => {
-            build(&submissions, &choose, &bundle)?;
+            let course = course(choose.course.as_deref())?;
+            build(&course, &submissions, &choose, &bundle)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Run {
             bundle,
             running,
             out,
+            students,
         } => {
-            let results = run(&bundle, &running, &out)?;
+            eprintln!(
+                "grader: grading the bundle {} into {}",
+                bundle.display(),
+                out.display()
+            );
+            let results = run(&bundle, &running, &out, &students)?;
             print!("{}", reports::summary(&results));
             Ok(ExitCode::SUCCESS)
         }
@@ -194,13 +326,49 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
             running,
             out,
         } => {
+            let course = course(choose.course.as_deref())?;
             let bundle = out.join("bundle");
-            build(&submissions, &choose, &bundle)?;
-            let results = run(&bundle, &running, &out)?;
+            build(&course, &submissions, &choose, &bundle)?;
+            let results = run(&bundle, &running, &out, &choose.students)?;
+            similarity(&course, &submissions, &out)?;
             print!("{}", reports::summary(&results));
             Ok(ExitCode::SUCCESS)
         }
+        Command::Export {
+            dir,
+            lms,
+            roster,
+            to,
+        } => {
+            let to = to.unwrap_or_else(|| dir.join(lms.file_name()));
+            eprintln!(
+                "grader: exporting {} for {lms:?}",
+                dir.join("results.json").display()
+            );
+            let results = Results::load(&dir.join("results.json"))?;
+            let roster = roster
+                .as_deref()
+                .map(grader::export::Roster::load)
+                .transpose()?;
+            let exported = grader::export::export(&results, lms, roster.as_ref());
+            for line in &exported.unmatched {
+                eprintln!("grader: {line}");
+            }
+            grader::results::write_atomically(&to, exported.csv.as_bytes())
+                .map_err(|err| format!("{}: {err}", to.display()))?;
+            eprintln!("grader: wrote {}", to.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Similarity { submissions, out } => {
+            let course = course(None)?;
+            similarity(&course, &submissions, &out)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Report { dir } => {
+            eprintln!(
+                "grader: reports from {}",
+                dir.join("results.json").display()
+            );
             let results = Results::load(&dir.join("results.json"))?;
             reports::write(&results, &dir).map_err(|err| format!("{}: {err}", dir.display()))?;
             print!("{}", reports::summary(&results));
@@ -213,7 +381,7 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
             seed,
         } => check(&exercise, path, &running, seed),
         Command::Mutants(MutantsCommand::Write { dir }) => {
-            grader::mutants::write_class(&own_course(), &dir)?;
+            grader::mutants::write_class(&course(None)?, &dir)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Mutants(MutantsCommand::Verify { dir }) => {
@@ -235,44 +403,54 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
     }
 }
 
-fn build(submissions: &Path, choose: &Choose, bundle: &Path) -> Result<(), String> {
-    let course = choose.course.clone().unwrap_or_else(own_course);
-    let seed = choose.seed.unwrap_or_else(fresh_seed);
+fn build(course: &Path, submissions: &Path, choose: &Choose, bundle: &Path) -> Result<(), String> {
+    // Regrading some students: the rest of the bundle, and its seed, stay.
+    let earlier = (!choose.students.is_empty())
+        .then(|| bundle::load(bundle).ok())
+        .flatten();
+    let seed = match regrade::seed(choose.seed, earlier.as_ref().map(|b| b.seed))? {
+        Some(seed) => seed,
+        None => fresh_seed(),
+    };
     let spinner = ProgressBar::new_spinner().with_style(
         ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("a fixed template"),
     );
     spinner.set_message(format!("building {} (seed {seed})", submissions.display()));
     spinner.enable_steady_tick(Duration::from_millis(120));
     let built = bundle::build(&Request {
-        course: &course,
+        course,
         submissions,
         bundle,
         exercises: &choose.exercises,
+        students: &choose.students,
         seed,
         jobs: choose.jobs.map(|j| j as usize),
         target: choose.target_dir.as_deref(),
     });
     spinner.finish_and_clear();
-    let built = built?;
-    let failed = built
-        .items
-        .iter()
-        .filter(|i| i.build_errors.is_some())
-        .count();
+    let mut built = built?;
+    for line in reports::submission_problems(&built.items) {
+        eprintln!("grader: {line}");
+    }
     eprintln!(
-        "grader: built {} into {} (seed {seed}): {} exercises, {failed} did not build",
+        "grader: built {} into {} (seed {seed}): {}",
         submissions.display(),
         bundle.display(),
-        built.items.len()
+        reports::build_counts(&built.items)
     );
+    if let Some(earlier) = earlier {
+        built = regrade::merge_bundle(earlier, built, &choose.students);
+        regrade::save_bundle(&built, bundle)?;
+    }
     Ok(())
 }
 
-fn run(bundle: &Path, running: &Running, out: &Path) -> Result<Results, String> {
+fn run(bundle: &Path, running: &Running, out: &Path, only: &[String]) -> Result<Results, String> {
     let settings = Settings {
         limits: limits(running),
         resume: running.resume,
         sanitize: running.sanitize,
+        only: only.to_vec(),
     };
     let students: BTreeSet<String> = bundle::load(bundle)?
         .items
@@ -297,6 +475,21 @@ fn run(bundle: &Path, running: &Running, out: &Path) -> Result<Results, String> 
     Ok(results)
 }
 
+/// Writes OUT/similarity.md for the instructor and says where.
+fn similarity(course: &Path, submissions: &Path, out: &Path) -> Result<(), String> {
+    let found = grader::similarity::compare(course, submissions)
+        .map_err(|err| format!("{}: {err}", submissions.display()))?;
+    let path = out.join("similarity.md");
+    grader::results::write_atomically(&path, grader::similarity::markdown(&found).as_bytes())
+        .map_err(|err| format!("{}: {err}", path.display()))?;
+    eprintln!(
+        "grader: {} pairs of identical code, listed in {} (for you, not a grade)",
+        found.pairs(),
+        path.display()
+    );
+    Ok(())
+}
+
 /// A student's own run: their exercise folder as a class of one.
 fn check(
     exercise: &str,
@@ -304,7 +497,7 @@ fn check(
     running: &Running,
     seed: Option<u64>,
 ) -> Result<ExitCode, String> {
-    let course = own_course();
+    let course = course(None)?;
     let folder = path.unwrap_or_else(|| course.join("exercises").join(exercise));
     let work = course.join("target").join("grader-check");
     let class = work.join("submission").join("you");
@@ -317,10 +510,16 @@ fn check(
         seed,
         jobs: None,
         target_dir: Some(course.join("target").join("grader-check-target")),
-        course: Some(course),
+        course: Some(course.clone()),
+        students: vec![],
     };
-    build(&work.join("submission"), &choose, &work.join("bundle"))?;
-    let results = run(&work.join("bundle"), running, &work.join("grading"))?;
+    build(
+        &course,
+        &work.join("submission"),
+        &choose,
+        &work.join("bundle"),
+    )?;
+    let results = run(&work.join("bundle"), running, &work.join("grading"), &[])?;
     let you = &results.students["you"];
     print!("{}", reports::feedback("you", you, results.seed));
     let (got, max) = you.points();
