@@ -86,6 +86,9 @@ enum Command {
         /// Where similarity.md goes.
         #[arg(long, default_value = "grading")]
         out: PathBuf,
+        /// The course checkout [default: the workspace the grader is run from].
+        #[arg(long)]
+        course: Option<PathBuf>,
     },
     /// Run the grader's tests on your own exercise, before submitting.
     Check {
@@ -212,9 +215,14 @@ impl Command {
                 roster: roster.as_deref().map(absolute).transpose()?,
                 to: to.as_deref().map(absolute).transpose()?,
             },
-            Command::Similarity { submissions, out } => Command::Similarity {
+            Command::Similarity {
+                submissions,
+                out,
+                course,
+            } => Command::Similarity {
                 submissions: absolute(&submissions)?,
                 out: absolute(&out)?,
+                course: course.as_deref().map(absolute).transpose()?,
             },
             Command::Check {
                 exercise,
@@ -330,7 +338,7 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
             let bundle = out.join("bundle");
             build(&course, &submissions, &choose, &bundle)?;
             let results = run(&bundle, &running, &out, &choose.students)?;
-            similarity(&course, &submissions, &out)?;
+            similarity(&course, &submissions, &choose.exercises, &out)?;
             print!("{}", reports::summary(&results));
             Ok(ExitCode::SUCCESS)
         }
@@ -359,9 +367,13 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
             eprintln!("grader: wrote {}", to.display());
             Ok(ExitCode::SUCCESS)
         }
-        Command::Similarity { submissions, out } => {
-            let course = course(None)?;
-            similarity(&course, &submissions, &out)?;
+        Command::Similarity {
+            submissions,
+            out,
+            course: given,
+        } => {
+            let course = course(given.as_deref())?;
+            similarity(&course, &submissions, &[], &out)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Report { dir } => {
@@ -476,8 +488,13 @@ fn run(bundle: &Path, running: &Running, out: &Path, only: &[String]) -> Result<
 }
 
 /// Writes OUT/similarity.md for the instructor and says where.
-fn similarity(course: &Path, submissions: &Path, out: &Path) -> Result<(), String> {
-    let found = grader::similarity::compare(course, submissions)
+fn similarity(
+    course: &Path,
+    submissions: &Path,
+    exercises: &[String],
+    out: &Path,
+) -> Result<(), String> {
+    let found = grader::similarity::compare(course, submissions, exercises)
         .map_err(|err| format!("{}: {err}", submissions.display()))?;
     let path = out.join("similarity.md");
     grader::results::write_atomically(&path, grader::similarity::markdown(&found).as_bytes())

@@ -19,6 +19,9 @@ const FILES: [&str; 2] = ["src/kernel.cu", "src/main.rs"];
 /// Code shorter than this many tokens is too small to say anything.
 const MIN_TOKENS: usize = 30;
 
+/// Lines of shared code shown per group.
+const SHOWN_LINES: usize = 80;
+
 /// Who holds a copy: the reference solution, named so.
 pub const REFERENCE: &str = "the reference solution";
 
@@ -53,12 +56,16 @@ impl Found {
 }
 
 /// Compares the class in `submissions` with itself and with the course's
-/// solutions, file by file.
-pub fn compare(course: &Path, submissions: &Path) -> std::io::Result<Found> {
+/// solutions, file by file, for `exercises` (all when empty).
+pub fn compare(course: &Path, submissions: &Path, exercises: &[String]) -> std::io::Result<Found> {
     type Key = (String, &'static str, Vec<String>);
     let mut holders: BTreeMap<Key, Vec<(String, String)>> = BTreeMap::new();
     for submission in discover(submissions)? {
-        for (exercise, folder) in &submission.exercises {
+        let chosen = submission
+            .exercises
+            .iter()
+            .filter(|(e, _)| exercises.is_empty() || exercises.contains(e));
+        for (exercise, folder) in chosen {
             for file in FILES {
                 let Some(text) = read_plain(&folder.join(file)) else {
                     continue;
@@ -103,7 +110,8 @@ fn read_plain(path: &Path) -> Option<String> {
 }
 
 /// Words that keep their meaning when a student renames things: C, CUDA
-/// and Rust keywords, CUDA's built-in variables and their fields.
+/// and Rust keywords and CUDA's built-in variables. Names after a `.`
+/// (fields, methods: `threadIdx.x`, `.len()`) are kept too.
 const KEPT: &[&str] = &[
     "auto",
     "break",
@@ -149,9 +157,6 @@ const KEPT: &[&str] = &[
     "blockIdx",
     "blockDim",
     "gridDim",
-    "x",
-    "y",
-    "z",
     "as",
     "crate",
     "fn",
@@ -176,8 +181,9 @@ const KEPT: &[&str] = &[
     "dyn",
 ];
 
-/// The code as tokens: comments and whitespace gone, literals kept, every
-/// other identifier renamed `v1`, `v2`, ... in order of first appearance.
+/// The code as tokens: comments and whitespace gone, literals, keywords
+/// and names after a `.` kept, every other identifier renamed `v1`, `v2`,
+/// ... in order of first appearance.
 pub fn normalized(code: &str) -> Vec<String> {
     let chars: Vec<char> = code.chars().collect();
     let mut names: BTreeMap<String, String> = BTreeMap::new();
@@ -211,7 +217,8 @@ pub fn normalized(code: &str) -> Vec<String> {
                 i += 1;
             }
             let word: String = chars[start..i].iter().collect();
-            let token = if c.is_ascii_digit() || KEPT.contains(&word.as_str()) {
+            let after_dot = tokens.last().is_some_and(|t: &String| t == ".");
+            let token = if c.is_ascii_digit() || after_dot || KEPT.contains(&word.as_str()) {
                 word
             } else {
                 let next = format!("v{}", names.len() + 1);
@@ -268,11 +275,21 @@ pub fn markdown(found: &Found) -> String {
                 let _ = writeln!(out, "- {a} and {b}");
             }
         }
-        let shown: String = group
+        let mut shown: String = group
             .shared
-            .chars()
-            .filter(|c| !c.is_control() || *c == '\n' || *c == '\t')
+            .lines()
+            .take(SHOWN_LINES)
+            .map(|l| {
+                l.chars()
+                    .filter(|c| !c.is_control() || *c == '\t')
+                    .collect::<String>()
+                    + "\n"
+            })
             .collect();
+        let more = group.shared.lines().count().saturating_sub(SHOWN_LINES);
+        if more > 0 {
+            let _ = write!(shown, "... ({more} more lines)");
+        }
         let fence = "`".repeat(longest_backtick_run(&shown).max(2) + 1);
         let language = if group.file.ends_with(".cu") {
             "cuda"
@@ -311,6 +328,9 @@ extern "C" __global__ void dot(const float *a, const float *b, float *partial, i
     #[test]
     fn comments_whitespace_and_names_do_not_matter_but_code_does() {
         let renamed = KERNEL
+            .replace("int i", "int x")
+            .replace("[i]", "[x]")
+            .replace("(i <", "(x <")
             .replace("cache", "tile")
             .replace("sum", "acc")
             .replace("partial", "out")
