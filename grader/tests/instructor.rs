@@ -303,3 +303,73 @@ fn similarity_finds_copies_and_renamed_copies_and_leaves_distinct_code_alone() {
         ["## dot-sm src/kernel.cu: ann, bo, the reference solution"]
     );
 }
+
+#[test]
+#[cfg(unix)]
+fn awkward_folder_names_are_graded_apart_under_safe_ids() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let class = dir.path().join("class");
+    let long = "x".repeat(240);
+    let names: [&OsStr; 6] = [
+        OsStr::new("zo\u{eb}"),
+        OsStr::new("zo\u{e9}"),
+        OsStr::from_bytes(b"ren\xe9"),
+        OsStr::new("target"),
+        OsStr::new("two\nlines"),
+        OsStr::new(&long),
+    ];
+    for name in names {
+        let src = class.join(name).join("vecadd-anyN/src");
+        fs::create_dir_all(&src).unwrap();
+        for file in ["main.rs", "kernel.cu"] {
+            fs::copy(
+                course().join("solutions/vecadd-anyN/src").join(file),
+                src.join(file),
+            )
+            .unwrap();
+        }
+    }
+    let out = dir.path().join("out");
+    let graded = grader()
+        .arg("grade")
+        .arg(&class)
+        .args(["--exercise", "vecadd-anyN", "--seed", "3", "--out"])
+        .arg(&out)
+        .arg("--target-dir")
+        .arg(Path::new(env!("CARGO_TARGET_TMPDIR")).join("grader-cli"))
+        .env("CUDA_VISIBLE_DEVICES", "")
+        .assert()
+        .success();
+    let said = String::from_utf8_lossy(&graded.get_output().stderr).into_owned();
+    assert!(
+        said.contains("6 students, 6 exercises submitted, 0 did not build"),
+        "{said}"
+    );
+    assert!(
+        said.contains("folds to the same file name as \"zoé\""),
+        "{said}"
+    );
+    assert!(said.contains("is not UTF-8"), "{said}");
+
+    let results: Value = serde_json::from_str(&read(&out.join("results.json"))).unwrap();
+    let ids: Vec<&String> = results["students"].as_object().unwrap().keys().collect();
+    assert_eq!(ids.len(), 6, "{ids:?}");
+    for id in &ids {
+        assert!(grader::student_id::is_safe(id), "{id}");
+        // Every one built and earned the PTX point.
+        assert_eq!(
+            results["students"][id]["exercises"]["vecadd-anyN"]["points"], 1,
+            "{id}"
+        );
+        assert!(
+            out.join("feedback").join(format!("{id}.md")).is_file(),
+            "{id}"
+        );
+    }
+    assert!(ids.iter().any(|id| *id == "target"));
+    assert_eq!(read(&out.join("grades.csv")).lines().count(), 7);
+    let summary = String::from_utf8_lossy(&graded.get_output().stdout).into_owned();
+    assert_eq!(summary.lines().count(), 8, "{summary}");
+}
