@@ -103,6 +103,9 @@ impl Roster {
             if folder.is_empty() {
                 return Err(format!("row {}: no folder", line + 2));
             }
+            if people.iter().any(|(f, _)| *f == folder) {
+                return Err(format!("row {}: {folder:?} is listed twice", line + 2));
+            }
             people.push((folder, person));
         }
         let folders: Vec<&OsStr> = people.iter().map(|(f, _)| OsStr::new(f.as_str())).collect();
@@ -356,5 +359,7 @@ mod tests {
                 .unwrap_err()
                 .contains("row 2")
         );
+        let twice = Roster::parse("folder\nann\nbo\nann\n").unwrap_err();
+        assert!(twice.contains("row 4: \"ann\" is listed twice"), "{twice}");
     }
 }

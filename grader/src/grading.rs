@@ -43,7 +43,12 @@ pub fn run(
         let earlier = Results::load(&path)?;
         if earlier.seed != bundle.seed {
             return Err(format!(
-                "--resume: {} was graded with seed {}, the bundle has {}",
+                "{}: {} was graded with seed {}, the bundle has {}",
+                if settings.resume {
+                    "--resume"
+                } else {
+                    "--student"
+                },
                 path.display(),
                 earlier.seed,
                 bundle.seed

@@ -527,7 +527,7 @@ fn check(
         seed,
         jobs: None,
         target_dir: Some(course.join("target").join("grader-check-target")),
-        course: Some(course.clone()),
+        course: None,
         students: vec![],
     };
     build(
