@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
+use std::ops::Range;
 use std::path::Path;
 
 use crate::discovery::discover;
@@ -30,6 +31,8 @@ pub const REFERENCE: &str = "the reference solution";
 pub struct Group {
     pub exercise: String,
     pub file: &'static str,
+    /// One kernel of the file rather than the whole file.
+    pub kernel: bool,
     /// Student ids, sorted, then [`REFERENCE`] when it is one of them.
     pub holders: Vec<String>,
     /// The first holder's text: the shared part.
@@ -55,11 +58,25 @@ impl Found {
     }
 }
 
+/// What a group's holders share: a whole file, or one kernel of it.
+type Key = (String, &'static str, bool, Vec<String>);
+
 /// Compares the class in `submissions` with itself and with the course's
-/// solutions, file by file, for `exercises` (all when empty).
+/// solutions, file by file and kernel by kernel, for `exercises` (all
+/// when empty). A kernel is listed on its own only when the files that
+/// hold it are not identical as a whole.
 pub fn compare(course: &Path, submissions: &Path, exercises: &[String]) -> std::io::Result<Found> {
-    type Key = (String, &'static str, Vec<String>);
     let mut holders: BTreeMap<Key, Vec<(String, String)>> = BTreeMap::new();
+    let mut add = |owner: &str, exercise: &str, file: &'static str, text: &str, stub: &[Key]| {
+        for (key, shared) in units(exercise, file, text) {
+            if !stub.contains(&key) {
+                holders
+                    .entry(key)
+                    .or_default()
+                    .push((owner.to_owned(), shared));
+            }
+        }
+    };
     for submission in discover(submissions)? {
         let chosen = submission
             .exercises
@@ -70,34 +87,78 @@ pub fn compare(course: &Path, submissions: &Path, exercises: &[String]) -> std::
                 let Some(text) = read_plain(&folder.join(file)) else {
                     continue;
                 };
-                let tokens = normalized(&text);
-                let stub = read_plain(&course.join("exercises").join(exercise).join(file));
-                if tokens.len() < MIN_TOKENS || stub.is_some_and(|s| normalized(&s) == tokens) {
-                    continue;
-                }
-                holders
-                    .entry((exercise.clone(), file, tokens))
-                    .or_default()
-                    .push((submission.student.clone(), text));
+                // What the stub already holds is nobody's work.
+                let stub: Vec<Key> =
+                    read_plain(&course.join("exercises").join(exercise).join(file))
+                        .map(|s| {
+                            units(exercise, file, &s)
+                                .into_iter()
+                                .map(|(k, _)| k)
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                add(&submission.student, exercise, file, &text, &stub);
             }
         }
     }
-    let mut groups = Vec::new();
-    for ((exercise, file, tokens), mut held) in holders {
-        let reference = read_plain(&course.join("solutions").join(&exercise).join(file));
-        if reference.is_some_and(|r| normalized(&r) == tokens) {
+    // The reference joins only groups students formed, or holds alone with one.
+    let mut reference: Vec<Key> = Vec::new();
+    for (exercise, file, _, _) in holders.keys() {
+        if reference
+            .iter()
+            .any(|(e, f, _, _)| e == exercise && f == file)
+        {
+            continue;
+        }
+        if let Some(text) = read_plain(&course.join("solutions").join(exercise).join(file)) {
+            reference.extend(units(exercise, file, &text).into_iter().map(|(k, _)| k));
+        }
+    }
+    let mut groups: Vec<Group> = Vec::new();
+    for (key, mut held) in holders {
+        if reference.contains(&key) {
             held.push((REFERENCE.to_owned(), String::new()));
         }
-        if held.len() > 1 {
+        let (exercise, file, is_kernel, _) = key;
+        let names: Vec<String> = held.iter().map(|(who, _)| who.clone()).collect();
+        let whole_already = groups.iter().any(|g| {
+            !g.kernel
+                && g.exercise == exercise
+                && g.file == file
+                && names.iter().all(|n| g.holders.contains(n))
+        });
+        if held.len() > 1 && !(is_kernel && whole_already) {
             groups.push(Group {
                 exercise,
                 file,
+                kernel: is_kernel,
                 shared: held[0].1.clone(),
-                holders: held.into_iter().map(|(who, _)| who).collect(),
+                holders: names,
             });
         }
     }
     Ok(Found { groups })
+}
+
+/// The parts of a file compared: the whole file and, in a .cu file, each
+/// kernel; each long enough to say something, with its text.
+fn units(exercise: &str, file: &'static str, text: &str) -> Vec<(Key, String)> {
+    let chars: Vec<char> = text.chars().collect();
+    let all = tokens(&chars);
+    let mut found = vec![(
+        (exercise.to_owned(), file, false, renamed(&all)),
+        text.to_owned(),
+    )];
+    if file.ends_with(".cu") {
+        for range in kernels(&all) {
+            let part = &all[range];
+            let span = part[0].span.start..part[part.len() - 1].span.end;
+            let shared: String = chars[span].iter().collect();
+            found.push(((exercise.to_owned(), file, true, renamed(part)), shared));
+        }
+    }
+    found.retain(|((_, _, _, tokens), _)| tokens.len() >= MIN_TOKENS);
+    found
 }
 
 /// A plain file's text (never through a link, never over the size limit).
@@ -112,125 +173,129 @@ fn read_plain(path: &Path) -> Option<String> {
 /// Words that keep their meaning when a student renames things: C, CUDA
 /// and Rust keywords and CUDA's built-in variables. Names after a `.`
 /// (fields, methods: `threadIdx.x`, `.len()`) are kept too.
+#[rustfmt::skip]
 const KEPT: &[&str] = &[
-    "auto",
-    "break",
-    "case",
-    "char",
-    "const",
-    "continue",
-    "default",
-    "do",
-    "double",
-    "else",
-    "enum",
-    "extern",
-    "float",
-    "for",
-    "if",
-    "inline",
-    "int",
-    "long",
-    "return",
-    "short",
-    "signed",
-    "sizeof",
-    "static",
-    "struct",
-    "switch",
-    "typedef",
-    "unsigned",
-    "void",
-    "volatile",
-    "while",
-    "bool",
-    "true",
-    "false",
-    "__global__",
-    "__device__",
-    "__host__",
-    "__shared__",
-    "__constant__",
-    "__restrict__",
-    "__syncthreads",
-    "threadIdx",
-    "blockIdx",
-    "blockDim",
-    "gridDim",
-    "as",
-    "crate",
-    "fn",
-    "impl",
-    "in",
-    "let",
-    "loop",
-    "match",
-    "mod",
-    "move",
-    "mut",
-    "pub",
-    "ref",
-    "self",
-    "Self",
-    "super",
-    "trait",
-    "type",
-    "unsafe",
-    "use",
-    "where",
-    "dyn",
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+    "enum", "extern", "float", "for", "if", "inline", "int", "long", "return", "short",
+    "signed", "sizeof", "static", "struct", "switch", "typedef", "unsigned", "void", "volatile",
+    "while", "bool", "true", "false", "__global__", "__device__", "__host__", "__shared__",
+    "__constant__", "__restrict__", "__syncthreads", "threadIdx", "blockIdx", "blockDim",
+    "gridDim", "as", "crate", "fn", "impl", "in", "let", "loop", "match", "mod", "move", "mut",
+    "pub", "ref", "self", "Self", "super", "trait", "type", "unsafe", "use", "where", "dyn",
 ];
+
+/// One token of code: its text, whether it is a name a student chose,
+/// and where it lies in the code (char indices).
+struct Token {
+    text: String,
+    renamable: bool,
+    span: Range<usize>,
+}
 
 /// The code as tokens: comments and whitespace gone, literals, keywords
 /// and names after a `.` kept, every other identifier renamed `v1`, `v2`,
 /// ... in order of first appearance.
 pub fn normalized(code: &str) -> Vec<String> {
-    let chars: Vec<char> = code.chars().collect();
-    let mut names: BTreeMap<String, String> = BTreeMap::new();
-    let mut tokens = Vec::new();
+    renamed(&tokens(&code.chars().collect::<Vec<_>>()))
+}
+
+/// `tokens` with their renamable names numbered in order of appearance.
+fn renamed(tokens: &[Token]) -> Vec<String> {
+    let mut names: BTreeMap<&str, String> = BTreeMap::new();
+    tokens
+        .iter()
+        .map(|t| {
+            if t.renamable {
+                let next = format!("v{}", names.len() + 1);
+                names.entry(t.text.as_str()).or_insert(next).clone()
+            } else {
+                t.text.clone()
+            }
+        })
+        .collect()
+}
+
+fn tokens(chars: &[char]) -> Vec<Token> {
+    let mut tokens: Vec<Token> = Vec::new();
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
         let rest = |k: usize| chars.get(i + k).copied();
         let start = i;
+        let mut renamable = false;
         if c.is_whitespace() {
             i += 1;
+            continue;
         } else if c == '/' && rest(1) == Some('/') {
             while i < chars.len() && chars[i] != '\n' {
                 i += 1;
             }
+            continue;
         } else if c == '/' && rest(1) == Some('*') {
             i += 2;
             while i < chars.len() && !(chars[i] == '*' && chars.get(i + 1) == Some(&'/')) {
                 i += 1;
             }
             i = (i + 2).min(chars.len());
+            continue;
         } else if c == '"' || (c == '\'' && is_char_literal(&chars[i..])) {
             i += 1;
             while i < chars.len() && chars[i] != c {
                 i += if chars[i] == '\\' { 2 } else { 1 };
             }
             i = (i + 1).min(chars.len());
-            tokens.push(chars[start..i].iter().collect());
         } else if c.is_alphanumeric() || c == '_' {
             while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
                 i += 1;
             }
             let word: String = chars[start..i].iter().collect();
-            let after_dot = tokens.last().is_some_and(|t: &String| t == ".");
-            let token = if c.is_ascii_digit() || after_dot || KEPT.contains(&word.as_str()) {
-                word
-            } else {
-                let next = format!("v{}", names.len() + 1);
-                names.entry(word).or_insert(next).clone()
-            };
-            tokens.push(token);
+            let after_dot = tokens.last().is_some_and(|t| t.text == ".");
+            renamable = !(c.is_ascii_digit() || after_dot || KEPT.contains(&word.as_str()));
         } else {
-            tokens.push(c.to_string());
             i += 1;
         }
+        tokens.push(Token {
+            text: chars[start..i].iter().collect(),
+            renamable,
+            span: start..i,
+        });
     }
     tokens
+}
+
+/// The token ranges of each `__global__` function: from the keyword to
+/// the brace that closes its body (declarations without one are skipped).
+fn kernels(tokens: &[Token]) -> Vec<Range<usize>> {
+    let mut found = Vec::new();
+    let mut at = 0;
+    while let Some(k) = tokens[at..].iter().position(|t| t.text == "__global__") {
+        let start = at + k;
+        let Some(open) = tokens[start..]
+            .iter()
+            .position(|t| t.text == "{" || t.text == ";")
+            .map(|o| start + o)
+            .filter(|&o| tokens[o].text == "{")
+        else {
+            at = start + 1;
+            continue;
+        };
+        let mut depth = 0usize;
+        let mut end = open;
+        while end < tokens.len() {
+            match tokens[end].text.as_str() {
+                "{" => depth += 1,
+                "}" => depth -= 1,
+                _ => {}
+            }
+            end += 1;
+            if depth == 0 {
+                break;
+            }
+        }
+        found.push(start..end);
+        at = end;
+    }
+    found
 }
 
 /// Whether text starting with `'` is a character literal (`'a'`, `'\n'`)
@@ -265,9 +330,10 @@ pub fn markdown(found: &Found) -> String {
     for group in &found.groups {
         let _ = write!(
             out,
-            "\n## {} {}: {}\n\n",
+            "\n## {} {}{}: {}\n\n",
             group.exercise,
             group.file,
+            if group.kernel { ", a kernel" } else { "" },
             group.holders.join(", ")
         );
         for (i, a) in group.holders.iter().enumerate() {
@@ -348,11 +414,73 @@ extern "C" __global__ void dot(const float *a, const float *b, float *partial, i
     }
 
     #[test]
+    fn kernels_are_found_by_their_bodies() {
+        let code = "__global__ void f(int n);\n__device__ int g() { return 1; }\n\
+                    __global__ void f(int n) { if (n) { n = g(); } }\n\
+                    __global__ void h() {}\nint tail;";
+        let chars: Vec<char> = code.chars().collect();
+        let all = tokens(&chars);
+        let found: Vec<String> = kernels(&all)
+            .into_iter()
+            .map(|r| {
+                chars[all[r.start].span.start..all[r.end - 1].span.end]
+                    .iter()
+                    .collect()
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                "__global__ void f(int n) { if (n) { n = g(); } }",
+                "__global__ void h() {}"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_copied_kernel_in_a_file_that_differs_is_found_on_its_own() {
+        let course = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let solution =
+            std::fs::read_to_string(course.join("solutions/dot-sm/src/kernel.cu")).unwrap();
+        let class = tempfile::tempdir().unwrap();
+        let put = |who: &str, text: &str| {
+            let src = class.path().join(who).join("dot-sm/src");
+            std::fs::create_dir_all(&src).unwrap();
+            std::fs::write(src.join("kernel.cu"), text).unwrap();
+        };
+        put(
+            "ann",
+            &format!("{solution}\n__device__ float twice(float v) {{ return 2.0f * v; }}\n"),
+        );
+        put("bo", &solution);
+        let found = compare(course, class.path(), &[]).unwrap();
+        let listed: Vec<(bool, Vec<&str>)> = found
+            .groups
+            .iter()
+            .map(|g| (g.kernel, g.holders.iter().map(String::as_str).collect()))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                (false, vec!["bo", REFERENCE]),
+                (true, vec!["ann", "bo", REFERENCE]),
+            ]
+        );
+        let kernel = &found.groups[1].shared;
+        assert!(
+            kernel.starts_with("__global__") && kernel.ends_with('}'),
+            "{kernel}"
+        );
+        assert!(!kernel.contains("twice"));
+    }
+
+    #[test]
     fn the_fence_is_longer_than_any_backtick_run_in_the_code() {
         let found = Found {
             groups: vec![Group {
                 exercise: "dot-sm".into(),
                 file: "src/kernel.cu",
+                kernel: false,
                 holders: vec!["ann".into(), "bo".into(), REFERENCE.into()],
                 shared: "// ````` five\nint x;\u{1b}[31m\n".into(),
             }],
