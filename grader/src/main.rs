@@ -32,30 +32,33 @@ enum Command {
     /// Build, run and judge every submission, and write the reports.
     Grade {
         /// A folder with one folder per student (its name is the student's id).
+        #[arg(value_parser = absolute)]
         submissions: PathBuf,
         #[command(flatten)]
         choose: Choose,
         #[command(flatten)]
         running: Running,
         /// Where results.json, grades.csv and feedback/ go.
-        #[arg(long, default_value = "grading")]
+        #[arg(long, value_parser = absolute, default_value = "grading")]
         out: PathBuf,
     },
     /// Build every submission into a bundle for a GPU node (no GPU needed).
     Build {
+        #[arg(value_parser = absolute)]
         submissions: PathBuf,
         #[command(flatten)]
         choose: Choose,
         /// The bundle folder to write.
-        #[arg(long)]
+        #[arg(long, value_parser = absolute)]
         bundle: PathBuf,
     },
     /// Run and judge a bundle (no cargo needed), and write the reports.
     Run {
+        #[arg(value_parser = absolute)]
         bundle: PathBuf,
         #[command(flatten)]
         running: Running,
-        #[arg(long, default_value = "grading")]
+        #[arg(long, value_parser = absolute, default_value = "grading")]
         out: PathBuf,
         /// Only this student (their id); repeat for several. The others'
         /// records in results.json are kept as they are.
@@ -63,31 +66,35 @@ enum Command {
         students: Vec<String>,
     },
     /// Write grades.csv and feedback/ again from results.json in DIR.
-    Report { dir: PathBuf },
+    Report {
+        #[arg(value_parser = absolute)]
+        dir: PathBuf,
+    },
     /// Write a gradebook an LMS imports as is, from results.json in DIR.
     Export {
         /// The folder holding results.json.
-        #[arg(default_value = "grading")]
+        #[arg(default_value = "grading", value_parser = absolute)]
         dir: PathBuf,
         #[arg(long, value_enum)]
         lms: grader::export::Lms,
         /// A CSV mapping student folders to the LMS's ids, names, emails and
         /// sections (see README's "Grading a class").
-        #[arg(long)]
+        #[arg(long, value_parser = absolute)]
         roster: Option<PathBuf>,
         /// The file to write [default: DIR/canvas.csv or DIR/moodle.csv].
-        #[arg(long)]
+        #[arg(long, value_parser = absolute)]
         to: Option<PathBuf>,
     },
     /// For the instructor only, never a grade: which submissions' kernel or
     /// host code is identical to another's or to the reference solution.
     Similarity {
+        #[arg(value_parser = absolute)]
         submissions: PathBuf,
         /// Where similarity.md goes.
-        #[arg(long, default_value = "grading")]
+        #[arg(long, value_parser = absolute, default_value = "grading")]
         out: PathBuf,
         /// The course checkout [default: the workspace the grader is run from].
-        #[arg(long)]
+        #[arg(long, value_parser = absolute)]
         course: Option<PathBuf>,
     },
     /// Run the grader's tests on your own exercise, before submitting.
@@ -96,7 +103,7 @@ enum Command {
         #[arg(value_parser = exercise_name)]
         exercise: String,
         /// Its folder [default: exercises/EXERCISE of this course].
-        #[arg(long)]
+        #[arg(long, value_parser = absolute)]
         path: Option<PathBuf>,
         #[command(flatten)]
         running: Running,
@@ -113,9 +120,15 @@ enum Command {
 enum MutantsCommand {
     /// Write the class (solutions, stubs, a mutant per classic bug, correct
     /// variants) as submissions in DIR.
-    Write { dir: PathBuf },
+    Write {
+        #[arg(value_parser = absolute)]
+        dir: PathBuf,
+    },
     /// Say which expectations the class graded into DIR broke; exit 1 if any.
-    Verify { dir: PathBuf },
+    Verify {
+        #[arg(value_parser = absolute)]
+        dir: PathBuf,
+    },
 }
 
 /// What to grade.
@@ -132,11 +145,11 @@ struct Choose {
     jobs: Option<u32>,
     /// The course checkout whose crates are built [default: the workspace
     /// the grader is run from].
-    #[arg(long)]
+    #[arg(long, value_parser = absolute)]
     course: Option<PathBuf>,
     /// Where cargo builds [default: BUNDLE/.build/target]; keep it between
     /// batches so dependencies compile once.
-    #[arg(long)]
+    #[arg(long, value_parser = absolute)]
     target_dir: Option<PathBuf>,
     /// Only this student (their id); repeat for several. Everyone else's
     /// records are kept as they are.
@@ -157,96 +170,6 @@ struct Running {
     /// first run, and report what it finds.
     #[arg(long)]
     sanitize: bool,
-}
-
-impl Command {
-    /// Every path made absolute against the working folder, before any is used.
-    fn absolute(self) -> Result<Command, String> {
-        let choose = |c: Choose| -> Result<Choose, String> {
-            Ok(Choose {
-                course: c.course.as_deref().map(absolute).transpose()?,
-                target_dir: c.target_dir.as_deref().map(absolute).transpose()?,
-                ..c
-            })
-        };
-        Ok(match self {
-            Command::Grade {
-                submissions,
-                choose: c,
-                running,
-                out,
-            } => Command::Grade {
-                submissions: absolute(&submissions)?,
-                choose: choose(c)?,
-                running,
-                out: absolute(&out)?,
-            },
-            Command::Build {
-                submissions,
-                choose: c,
-                bundle,
-            } => Command::Build {
-                submissions: absolute(&submissions)?,
-                choose: choose(c)?,
-                bundle: absolute(&bundle)?,
-            },
-            Command::Run {
-                bundle,
-                running,
-                out,
-                students,
-            } => Command::Run {
-                bundle: absolute(&bundle)?,
-                running,
-                out: absolute(&out)?,
-                students,
-            },
-            Command::Report { dir } => Command::Report {
-                dir: absolute(&dir)?,
-            },
-            Command::Export {
-                dir,
-                lms,
-                roster,
-                to,
-            } => Command::Export {
-                dir: absolute(&dir)?,
-                lms,
-                roster: roster.as_deref().map(absolute).transpose()?,
-                to: to.as_deref().map(absolute).transpose()?,
-            },
-            Command::Similarity {
-                submissions,
-                out,
-                course,
-            } => Command::Similarity {
-                submissions: absolute(&submissions)?,
-                out: absolute(&out)?,
-                course: course.as_deref().map(absolute).transpose()?,
-            },
-            Command::Check {
-                exercise,
-                path,
-                running,
-                seed,
-            } => Command::Check {
-                exercise,
-                path: path.as_deref().map(absolute).transpose()?,
-                running,
-                seed,
-            },
-            Command::Mutants(MutantsCommand::Write { dir }) => {
-                Command::Mutants(MutantsCommand::Write {
-                    dir: absolute(&dir)?,
-                })
-            }
-            Command::Mutants(MutantsCommand::Verify { dir }) => {
-                Command::Mutants(MutantsCommand::Verify {
-                    dir: absolute(&dir)?,
-                })
-            }
-        })
-    }
 }
 
 fn exercise_name(text: &str) -> Result<String, String> {
@@ -284,10 +207,11 @@ fn course(given: Option<&Path>) -> Result<PathBuf, String> {
     Ok(found.root)
 }
 
-/// A path from the command line, absolute against the caller's working
-/// folder: cargo and the runs work in folders of their own.
-fn absolute(path: &Path) -> Result<PathBuf, String> {
-    std::path::absolute(path).map_err(|err| format!("{}: {err}", path.display()))
+/// A path from the command line, made absolute against the caller's
+/// working folder as it is parsed: cargo and the runs work in folders of
+/// their own.
+fn absolute(text: &str) -> Result<PathBuf, String> {
+    std::path::absolute(text).map_err(|err| err.to_string())
 }
 
 fn fresh_seed() -> u64 {
@@ -302,7 +226,6 @@ fn limits(running: &Running) -> Limits {
 }
 
 fn dispatch(command: Command) -> Result<ExitCode, String> {
-    let command = command.absolute()?;
     match command {
         Command::Build {
             submissions,
