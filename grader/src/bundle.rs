@@ -50,6 +50,8 @@ pub struct Request<'a> {
     pub bundle: &'a Path,
     /// Exercises to grade; all when empty.
     pub exercises: &'a [String],
+    /// Student ids to build; all when empty (see `regrade`).
+    pub students: &'a [String],
     pub seed: u64,
     pub jobs: Option<usize>,
     /// Where cargo builds [default: BUNDLE/.build/target]; keep it between
@@ -70,6 +72,7 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
         .collect();
     let submissions =
         discover(request.submissions).map_err(io(&request.submissions.display().to_string()))?;
+    let submissions = crate::regrade::only(submissions, request.students)?;
 
     let mut items = Vec::new();
     let mut taken = Vec::new();

@@ -23,6 +23,9 @@ pub struct Settings {
     pub resume: bool,
     /// Also run compute-sanitizer on each exercise's first run.
     pub sanitize: bool,
+    /// Only these students (`--student`), every other record kept; all
+    /// when empty.
+    pub only: Vec<String>,
 }
 
 /// Grades the bundle at `bundle_dir` into `out`/results.json; `progress` is
@@ -35,26 +38,37 @@ pub fn run(
 ) -> Result<Results, String> {
     let bundle = bundle::load(bundle_dir)?;
     let path = out.join("results.json");
-    let mut results = if settings.resume && path.exists() {
+    let keep_others = !settings.only.is_empty();
+    let mut results = if (settings.resume || keep_others) && path.exists() {
         let earlier = Results::load(&path)?;
         if earlier.seed != bundle.seed {
             return Err(format!(
-                "--resume: {} was graded with seed {}, the bundle has {}",
+                "{}: {} was graded with seed {}, the bundle has {}",
+                if settings.resume {
+                    "--resume"
+                } else {
+                    "--student"
+                },
                 path.display(),
                 earlier.seed,
                 bundle.seed
             ));
         }
-        earlier
+        crate::regrade::forget(earlier, &settings.only, settings.resume)
     } else {
         Results::new(bundle.seed)
     };
+    crate::regrade::check_known(
+        bundle.items.iter().map(|i| i.student.as_str()),
+        &settings.only,
+    )?;
     let mut by_student: BTreeMap<&str, Vec<&Item>> = BTreeMap::new();
     for item in &bundle.items {
         by_student.entry(&item.student).or_default().push(item);
     }
     for (student, items) in by_student {
-        if results.students.contains_key(student) {
+        let chosen = settings.only.is_empty() || settings.only.iter().any(|s| s == student);
+        if !chosen || results.students.contains_key(student) {
             continue;
         }
         let graded = Student {
@@ -97,6 +111,7 @@ fn grade(
         points: 0,
         max_points,
         sanitizer: vec![],
+        absent: item.absent.clone(),
     };
     let Some(binary) = &item.binary else {
         return graded;

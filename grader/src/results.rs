@@ -53,6 +53,10 @@ pub struct Exercise {
     /// With --sanitize: what compute-sanitizer found, per tool.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sanitizer: Vec<Sanitized>,
+    /// Why nothing was graded, when the student did not submit it (not
+    /// found, or two differing copies): grades.csv leaves its cell blank.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub absent: Option<String>,
 }
 
 /// One compute-sanitizer run of an exercise.
@@ -173,6 +177,7 @@ mod tests {
             points: 3,
             max_points: 3,
             sanitizer: vec![],
+            absent: None,
         };
         results.students.insert(
             "ann".into(),
