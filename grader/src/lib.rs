@@ -21,5 +21,6 @@ pub mod reports;
 pub mod results;
 pub mod runner;
 pub mod sanitizer;
+pub mod trace;
 pub mod verdict;
 pub mod workspace;
