@@ -52,7 +52,7 @@ pub fn trace_fd() -> Option<i32> {
 }
 
 /// A record being built. Text past the buffer's end is dropped: a line is
-/// never longer than [`LINE_BYTES`] and always ends in a newline.
+/// never longer than 512 bytes and always ends in a newline.
 pub struct Record {
     buffer: [u8; LINE_BYTES],
     len: usize,
