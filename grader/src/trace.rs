@@ -1,7 +1,8 @@
-//! The driver-call trace of one run (issue 11): parsed from what the tracer
-//! library (`tracer/`, `libcuda_course_trace.so`, preloaded into the
-//! student's binary) wrote to a pipe the grader owns, and the questions the
-//! grader asks of it. Each answer is Ok or a reason a student can act on.
+//! The driver-call trace of one run (issue 11): the pipe it arrives through
+//! ([`Pipe`]) from the tracer library (`tracer/`, `libcuda_course_trace.so`,
+//! preloaded into the student's binary), its records ([`Trace`]), and the
+//! questions the grader asks of them. Each answer is Ok or a reason a
+//! student can act on.
 //!
 //! A record is `SEQ PID CALL RESULT key=value ...` (tracer/src/record.rs);
 //! lines starting with `#` are headers.
@@ -17,6 +18,143 @@
 //! the kernel under host code it trusts.
 
 use std::collections::BTreeSet;
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::{self, Read};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::Command;
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// The descriptor the traced program writes its trace to.
+pub const TRACE_FD: i32 = 3;
+
+/// The most trace kept; the rest is read and dropped, so a program that
+/// launches without end cannot fill the grader's memory.
+pub const MAX_TRACE_BYTES: usize = 64 << 20;
+
+/// The environment a traced run needs: `library` (the tracer) preloaded and
+/// the trace on [`TRACE_FD`]. Set with `Command::env`, or, inside a
+/// bubblewrap sandbox, with `--setenv` after `--clearenv` (and the library
+/// bound read-only at the path given here).
+pub fn variables(library: &Path) -> [(&'static str, OsString); 2] {
+    [
+        ("LD_PRELOAD", library.as_os_str().to_owned()),
+        ("CUDA_COURSE_TRACE_FD", TRACE_FD.to_string().into()),
+    ]
+}
+
+/// The pipe a run's trace arrives through: the grader keeps the read end;
+/// the traced program gets the write end as [`TRACE_FD`] and nothing else
+/// inherits either (both close on exec until then).
+pub struct Pipe {
+    read: OwnedFd,
+    write: OwnedFd,
+}
+
+/// What came through the pipe.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Collected {
+    pub text: String,
+    /// More than [`MAX_TRACE_BYTES`] came; the rest was dropped, and `text`
+    /// ends at the last whole record.
+    pub truncated: bool,
+}
+
+/// The trace being read, on a thread of its own so that a long trace never
+/// blocks the program writing it.
+pub struct Reading {
+    done: mpsc::Receiver<io::Result<Collected>>,
+}
+
+impl Pipe {
+    pub fn new() -> io::Result<Pipe> {
+        let mut fds = [0; 2];
+        // SAFETY: pipe2 writes two descriptors into the array it is given.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: both descriptors are new and owned by nothing else.
+        let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        Ok(Pipe { read, write })
+    }
+
+    /// Gives the program `command` starts the write end as [`TRACE_FD`].
+    pub fn attach(&self, command: &mut Command) {
+        let write = self.write.as_raw_fd();
+        // SAFETY: between fork and exec the closure calls only dup2, which
+        // is async-signal-safe; the copy it makes does not close on exec.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::dup2(write, TRACE_FD) == TRACE_FD {
+                    Ok(())
+                } else {
+                    Err(io::Error::last_os_error())
+                }
+            });
+        }
+    }
+
+    /// After the program started: closes the grader's copy of the write
+    /// end and reads the trace until every copy of it is closed.
+    pub fn read(self) -> Reading {
+        let Pipe { read, write } = self;
+        drop(write);
+        let (sender, done) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = sender.send(read_capped(File::from(read)));
+        });
+        Reading { done }
+    }
+}
+
+impl Reading {
+    /// The trace, once the program and whatever inherited its descriptor
+    /// have exited; waits at most `grace` for that after the caller saw the
+    /// program end.
+    pub fn finish(self, grace: Duration) -> Result<Collected, String> {
+        match self.done.recv_timeout(grace) {
+            Ok(Ok(collected)) => Ok(collected),
+            Ok(Err(err)) => Err(format!("the trace could not be read: {err}")),
+            Err(_) => Err(
+                "the trace stayed open after the program ended: a process it started still \
+                 holds it"
+                    .into(),
+            ),
+        }
+    }
+}
+
+fn read_capped(mut from: File) -> io::Result<Collected> {
+    let mut kept = Vec::new();
+    let mut buffer = [0; 1 << 16];
+    let mut truncated = false;
+    loop {
+        let n = match from.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        };
+        let room = MAX_TRACE_BYTES - kept.len();
+        truncated |= n > room;
+        kept.extend_from_slice(&buffer[..n.min(room)]);
+    }
+    if truncated {
+        // Whole records only.
+        let end = kept
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |at| at + 1);
+        kept.truncate(end);
+    }
+    Ok(Collected {
+        text: String::from_utf8_lossy(&kept).into_owned(),
+        truncated,
+    })
+}
 
 /// Which way a copy went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -400,6 +538,45 @@ mod tests {
         let t = Trace::parse(text, 7).unwrap();
         assert_eq!(t.calls.iter().map(|c| c.seq).collect::<Vec<_>>(), [1, 5]);
         assert_eq!(t.copied_back("dot-gm"), Ok(()));
+    }
+
+    #[test]
+    fn the_pipe_brings_what_the_program_wrote_on_descriptor_3() {
+        let pipe = Pipe::new().unwrap();
+        let mut command = Command::new("sh");
+        command.args(["-c", "echo '0 1 cuCtxSynchronize 0' >&3"]);
+        pipe.attach(&mut command);
+        let mut child = command.spawn().unwrap();
+        let reading = pipe.read();
+        assert!(child.wait().unwrap().success());
+        let collected = reading.finish(Duration::from_secs(10)).unwrap();
+        assert_eq!(collected.text, "0 1 cuCtxSynchronize 0\n");
+        assert!(!collected.truncated);
+    }
+
+    #[test]
+    fn a_trace_held_open_by_a_leftover_process_is_reported() {
+        let pipe = Pipe::new().unwrap();
+        let mut command = Command::new("sh");
+        // The background sleep inherits descriptor 3 and outlives sh.
+        command.args(["-c", "sleep 2 & exit 0"]);
+        pipe.attach(&mut command);
+        let mut child = command.spawn().unwrap();
+        let reading = pipe.read();
+        assert!(child.wait().unwrap().success());
+        let err = reading.finish(Duration::from_millis(200)).unwrap_err();
+        assert!(err.contains("still holds it"), "{err}");
+    }
+
+    #[test]
+    fn variables_name_the_library_and_the_descriptor() {
+        let [(preload, library), (fd, three)] =
+            variables(Path::new("/trace/libcuda_course_trace.so"));
+        assert_eq!(
+            (preload, library.to_str()),
+            ("LD_PRELOAD", Some("/trace/libcuda_course_trace.so"))
+        );
+        assert_eq!((fd, three.to_str()), ("CUDA_COURSE_TRACE_FD", Some("3")));
     }
 
     #[test]

@@ -1,15 +1,14 @@
 //! The tracer really preloaded: a fake `libcuda.so.1` and a small C program
 //! calling it, built here with `cc`, run with `LD_PRELOAD` and the trace's
-//! descriptor on a pipe this test owns, as the grader will.
+//! descriptor on a pipe this test owns, set up by the grader's own
+//! `trace::Pipe`.
 
 use std::fs;
-use std::io::Read;
-use std::os::fd::{FromRawFd, OwnedFd};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::Duration;
 
-use grader::trace::Trace;
+use grader::trace::{self, Trace};
 
 /// A driver that does nothing but hand out handles and fill copies back
 /// with 7s; a launch with an empty grid fails with error 1.
@@ -116,41 +115,28 @@ fn build() -> tempfile::TempDir {
     dir
 }
 
-/// The program run under the tracer, the trace on descriptor 3 of the
-/// child, which is the write end of a pipe this process reads: its pid,
-/// stdout and trace.
+/// The program run under the tracer as the grader runs it, the trace on
+/// descriptor 3 of the child through a pipe this process reads: the
+/// child's pid, stdout and trace.
 fn traced(dir: &Path) -> (u32, String, String) {
-    let mut fds = [0; 2];
-    // SAFETY: pipe2 fills two descriptors; both close on exec, so no other
-    // child of this test process inherits them.
-    assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
-    // SAFETY: both descriptors are fresh and owned here alone.
-    let (read_end, write_end) =
-        unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-    let write_fd = fds[1];
+    let pipe = trace::Pipe::new().unwrap();
     let mut command = Command::new(dir.join("program"));
     command
-        .env("LD_PRELOAD", tracer_library())
-        .env("CUDA_COURSE_TRACE_FD", "3")
+        .envs(trace::variables(&tracer_library()))
         .stdout(Stdio::piped());
-    // SAFETY: dup2 is async-signal-safe; the copy on 3 does not close on exec.
-    unsafe {
-        command.pre_exec(move || {
-            if libc::dup2(write_fd, 3) == 3 {
-                Ok(())
-            } else {
-                Err(std::io::Error::last_os_error())
-            }
-        });
-    }
+    pipe.attach(&mut command);
     let child = command.spawn().unwrap();
-    drop(write_end);
-    let mut trace = String::new();
-    fs::File::from(read_end).read_to_string(&mut trace).unwrap();
+    let reading = pipe.read();
     let pid = child.id();
     let output = child.wait_with_output().unwrap();
     assert!(output.status.success(), "{output:?}");
-    (pid, String::from_utf8(output.stdout).unwrap(), trace)
+    let collected = reading.finish(Duration::from_secs(10)).unwrap();
+    assert!(!collected.truncated);
+    (
+        pid,
+        String::from_utf8(output.stdout).unwrap(),
+        collected.text,
+    )
 }
 
 #[test]
