@@ -476,6 +476,27 @@ mod tests {
     }
 
     #[test]
+    fn every_exercise_s_kernels_are_the_solution_s_kernels() {
+        let course = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        for exercise in crate::catalogue::EXERCISES {
+            let needs = kernels(exercise.name);
+            assert!(!needs.is_empty(), "{}", exercise.name);
+            let cu = course
+                .join("solutions")
+                .join(exercise.name)
+                .join("src/kernel.cu");
+            let source = std::fs::read_to_string(&cu).unwrap();
+            for name in needs.iter().flat_map(|k| k.iter()) {
+                assert!(
+                    source.contains(&format!("__global__ void {name}(")),
+                    "{}: no kernel {name}",
+                    cu.display()
+                );
+            }
+        }
+    }
+
+    #[test]
     fn memspace_needs_all_four_kernels_and_matmul_tiled_either_tile() {
         let three: Vec<String> = ["sum_global", "sum_constant", "sum_register"]
             .iter()
