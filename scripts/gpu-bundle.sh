@@ -5,6 +5,8 @@
 #   gpu-bundle/<binary>        every exercise and solution, release, stripped
 #   gpu-bundle/deps/<test>     their test executables (GPU tests are #[ignore]d;
 #                              run.sh includes them)
+#   gpu-bundle/libcuda_course_trace.so  the driver-call tracer (tracer/), which
+#                              run.sh preloads into a few solutions
 #   gpu-bundle/run.sh          scripts/gpu-suite.sh: runs it all, prints a table
 #   gpu-bundle/perf/           scripts/perf's comparisons with library peers
 #
@@ -17,6 +19,7 @@ cd "$(dirname "$0")/.."
 out=${1:-gpu-bundle}
 
 cargo build --release --workspace --bins
+cargo build --release -p tracer --lib
 tests=$(cargo test --release --workspace --no-run --message-format=json \
     | grep '"kind":\["test"\]' \
     | grep -E '"manifest_path":"[^"]*/(exercises|solutions)/' \
@@ -33,7 +36,8 @@ for test in $tests; do
     cp "$test" "$out/deps/"
 done
 # Stripped: the bundle travels, and symbols are not needed to run.
-strip "$out"/deps/* $(printf "$out/%s " $bins)
+cp target/release/libcuda_course_trace.so "$out/"
+strip "$out"/deps/* $(printf "$out/%s " $bins) "$out/libcuda_course_trace.so"
 cp scripts/gpu-suite.sh "$out/run.sh"
 mkdir -p "$out/perf"
 cp scripts/perf/*.py "$out/perf/"

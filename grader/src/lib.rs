@@ -26,5 +26,6 @@ pub mod runner;
 pub mod sanitizer;
 pub mod similarity;
 pub mod student_id;
+pub mod trace;
 pub mod verdict;
 pub mod workspace;

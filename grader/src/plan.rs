@@ -9,8 +9,10 @@
 //! (no bounds check), widths with partial tiles, sizes small enough that one
 //! missing element shows in a float32 sum, uneven chunks.
 
+use kernels::checksum::Checksum;
 use kernels::dot::tolerance::limit;
 use kernels::dot::{self, Affine};
+use kernels::{memspace, streams};
 use serde_json::Value;
 
 /// One run of an exercise binary.
@@ -320,13 +322,37 @@ pub fn recheck(exercise: &str, run: &Run, report: &Value) -> Result<(), String> 
                 .ok_or_else(|| format!("P differs from the CPU golden model by an RMS of {rms}"))
         }
         "memspace-timing" => {
-            let threads =
-                count(&params["blocks"], "blocks")? * count(&params["threads"], "threads")?;
-            expect_compared(4 * threads)
+            let p: memspace::Parameters = parameters(params)?;
+            expect_compared(4 * p.grid_threads())?;
+            values_checksum(report, &memspace::expected_checksum(&p))
         }
-        "streams-overlap" => expect_compared(2 * count(&params["n"], "n")?),
+        "streams-overlap" => {
+            let p: streams::Parameters = parameters(params)?;
+            expect_compared(2 * p.n)?;
+            values_checksum(report, &streams::expected_checksum(&p))
+        }
         other => Err(format!("no plan for {other}")),
     }
+}
+
+fn parameters<P: serde::de::DeserializeOwned>(params: &Value) -> Result<P, String> {
+    serde_json::from_value(params.clone()).map_err(|err| format!("the report's parameters: {err}"))
+}
+
+/// The report's checksum of every output value against the one the grader
+/// computes from the run's parameters: the values themselves, not a count.
+fn values_checksum(report: &Value, want: &Checksum) -> Result<(), String> {
+    let field = &report["results"]["checksum"];
+    if field.is_null() {
+        return Err(
+            "the report has no results.checksum: the course's driver writes one \
+                    from the values copied back, so this report came from other code"
+                .into(),
+        );
+    }
+    let got: Checksum = serde_json::from_value(field.clone())
+        .map_err(|err| format!("the report's results.checksum: {err}"))?;
+    got.mismatch(want).map_or(Ok(()), Err)
 }
 
 #[cfg(test)]
@@ -515,5 +541,109 @@ mod tests {
                 .unwrap_err()
                 .contains("999")
         );
+    }
+
+    /// A memspace report of blocks x threads with `checksum` (None: absent).
+    fn memspace_report(blocks: u64, threads: u64, checksum: Option<Value>) -> Value {
+        let mut report = json!({
+            "parameters": {"threads": threads, "blocks": blocks, "runs": 2, "pattern": "per-thread"},
+            "results": {"rows": []},
+            "check": {"compared": 4 * blocks * threads}
+        });
+        if let Some(checksum) = checksum {
+            report["results"]["checksum"] = checksum;
+        }
+        report
+    }
+
+    /// FNV-1a over 32-bit words and the sum of the words, written out here
+    /// rather than taken from the kernels crate.
+    fn words_checksum(words: impl IntoIterator<Item = u32>) -> Value {
+        let (mut count, mut sum, mut hash) = (0u64, 0u64, 0xcbf2_9ce4_8422_2325u64);
+        for w in words {
+            count += 1;
+            sum = sum.wrapping_add(u64::from(w));
+            hash = (hash ^ u64::from(w)).wrapping_mul(0x0100_0000_01b3);
+        }
+        json!({"count": count, "sum": sum, "hash": hash})
+    }
+
+    #[test]
+    fn memspace_passes_only_with_the_checksum_of_the_right_sums() {
+        let r = run(
+            "t".into(),
+            vec![
+                ("blocks", num(3u32)),
+                ("threads", num(96u32)),
+                ("pattern", text("per-thread")),
+            ],
+        );
+        // 8386560.0f32 in every space and thread.
+        let right = words_checksum(std::iter::repeat_n(0x4aff_f000, 4 * 3 * 96));
+        let report = memspace_report(3, 96, Some(right));
+        assert_eq!(recheck("memspace-timing", &r, &report), Ok(()));
+
+        let absent = recheck("memspace-timing", &r, &memspace_report(3, 96, None));
+        assert!(absent.unwrap_err().contains("no results.checksum"));
+
+        let mut one_off: Vec<u32> = vec![0x4aff_f000; 4 * 3 * 96];
+        one_off[100] += 1;
+        let wrong = memspace_report(3, 96, Some(words_checksum(one_off)));
+        let err = recheck("memspace-timing", &r, &wrong).unwrap_err();
+        assert!(err.contains("not the ones the exercise produces"), "{err}");
+
+        let garbled = memspace_report(3, 96, Some(json!({"count": "many"})));
+        let err = recheck("memspace-timing", &r, &garbled).unwrap_err();
+        assert!(err.contains("results.checksum"), "{err}");
+    }
+
+    #[test]
+    fn streams_passes_only_with_the_checksum_of_both_runs_outputs() {
+        let (n, work) = (1001u64, 13u32);
+        let r = run(
+            "t".into(),
+            vec![("n", num(n)), ("streams", num(3u32)), ("work", num(work))],
+        );
+        let report = |checksum: Option<Value>| {
+            let mut report = json!({
+                "parameters": {"n": n, "streams": 3, "chunks": 7, "work": work, "runs": 1},
+                "results": {"serial_ms": 1.0, "overlapped_ms": 0.5},
+                "check": {"compared": 2 * n}
+            });
+            if let Some(checksum) = checksum {
+                report["results"]["checksum"] = checksum;
+            }
+            report
+        };
+        // x -> 1664525 x + 1013904223 (mod 2^32), `work` times, to every i.
+        let out: Vec<u32> = (0..n as u32)
+            .map(|i| {
+                (0..work).fold(i, |x, _| {
+                    x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223)
+                })
+            })
+            .collect();
+        let both = || out.iter().chain(&out).copied();
+        assert_eq!(
+            recheck("streams-overlap", &r, &report(Some(words_checksum(both())))),
+            Ok(())
+        );
+        assert!(
+            recheck("streams-overlap", &r, &report(None))
+                .unwrap_err()
+                .contains("no results.checksum")
+        );
+        // Only the serial run's values: the count says so.
+        let err = recheck(
+            "streams-overlap",
+            &r,
+            &report(Some(words_checksum(out.clone()))),
+        )
+        .unwrap_err();
+        assert!(err.contains("covers 1001 values, not the 2002"), "{err}");
+        // The input copied back unchanged: a CPU-free forgery of the right size.
+        let input = (0..n as u32).chain(0..n as u32);
+        let err = recheck("streams-overlap", &r, &report(Some(words_checksum(input)))).unwrap_err();
+        assert!(err.contains("not the ones"), "{err}");
     }
 }

@@ -4,8 +4,8 @@
 //! - Always (standard library only, for build scripts): [`nvcc`] compiles the
 //!   kernel to PTX; [`exit_code`], [`launch`], [`stats`], [`units`].
 //! - Feature `protocol` (serde, no GPU; the grader uses it): the result
-//!   [`protocol`], each exercise's closed forms and check ([`vecadd`]), and
-//!   the person-readable [`report`].
+//!   [`protocol`], each exercise's closed forms and check ([`vecadd`]), the
+//!   [`checksum`] of a run's outputs, and the person-readable [`report`].
 //! - Feature `runtime` (default; links libcuda through cust): the [`Gpu`],
 //!   event timing, the copy-bandwidth probe, the shared command line, and
 //!   each exercise's driver.
@@ -18,6 +18,8 @@ pub mod stats;
 pub mod timeline;
 pub mod units;
 
+#[cfg(feature = "protocol")]
+pub mod checksum;
 #[cfg(feature = "protocol")]
 pub mod dot;
 #[cfg(feature = "protocol")]

@@ -6,6 +6,8 @@
 //! They test the course as shipped: once you finish the stub, its
 //! `stub_fails_cleanly` test fails, as it should.
 
+use kernels::checksum::Checksum;
+use kernels::memspace;
 use kernels::testing::Exercise;
 
 const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernel.ptx"));
@@ -99,6 +101,13 @@ fn solution_passes_with_both_patterns_and_odd_shapes() {
         let threads = json["parameters"]["blocks"].as_u64().unwrap()
             * json["parameters"]["threads"].as_u64().unwrap();
         assert_eq!(json["check"]["compared"], 4 * threads);
+        // The sums themselves, as the grader rechecks them.
+        let want = Checksum::of((0..4 * threads).map(|_| memspace::EXPECTED_SUM.to_bits()));
+        let got = &json["results"]["checksum"];
+        assert!(
+            got["count"] == want.count && got["sum"] == want.sum && got["hash"] == want.hash,
+            "checksum {got}, want {want:?}"
+        );
     }
 }
 

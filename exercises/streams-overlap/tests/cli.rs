@@ -6,6 +6,7 @@
 //! They test the course as shipped: once you finish the stub, its
 //! `stub_fails_cleanly` test fails, as it should.
 
+use kernels::streams;
 use kernels::testing::Exercise;
 
 const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernel.ptx"));
@@ -84,6 +85,19 @@ fn solution_passes_with_any_number_of_streams_and_uneven_chunks() {
         ]);
         assert_eq!(code, 0, "{streams} streams: {json}");
         assert_eq!(json["check"]["compared"], 2 * 1_000_003, "{json}");
+        // The values themselves, as the grader rechecks them.
+        let want = streams::expected_checksum(&streams::Parameters {
+            n: 1_000_003,
+            streams: 0,
+            chunks: 0,
+            work: 50,
+            runs: 0,
+        });
+        let got = &json["results"]["checksum"];
+        assert!(
+            got["count"] == want.count && got["sum"] == want.sum && got["hash"] == want.hash,
+            "checksum {got}, want {want:?}"
+        );
     }
     // 7 chunks of 1000003: sizes differ, offsets are not multiples of anything.
     let (code, json) = exercise().json(&[

@@ -134,6 +134,7 @@ fn run(
         .map(|r| (r.space, r.sums.clone()))
         .collect();
     let check = super::check(&outputs, &params);
+    let checksum = super::checksum(&outputs);
     let register_ms = output
         .runs
         .iter()
@@ -160,7 +161,10 @@ fn run(
         exercise: NAME.to_owned(),
         device: gpu.info().clone(),
         parameters: params,
-        results: Results { rows },
+        results: Results {
+            rows,
+            checksum: Some(checksum),
+        },
         check,
         timings,
         throughput: None,

@@ -12,6 +12,7 @@ use cust::event::Event;
 use cust::stream::{Stream, StreamFlags, StreamWaitEventFlags};
 
 use super::{NAME, Parameters, Results, bound_ms, chunks, input, poison};
+use crate::checksum::Checksum;
 use crate::cli::{self, CommonArgs};
 use crate::error::CourseError;
 use crate::gpu::Gpu;
@@ -320,6 +321,14 @@ fn run(
         copy_out_ms,
         bound_ms: bound,
         ratio_to_bound: bound / output.overlapped.ms,
+        checksum: Some(Checksum::of(
+            output
+                .serial
+                .output
+                .iter()
+                .chain(&output.overlapped.output)
+                .copied(),
+        )),
     };
     if let Some(path) = &args.timeline {
         let title = format!(
