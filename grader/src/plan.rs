@@ -7,7 +7,11 @@
 //! Every plan includes the sizes that expose its exercise's classic bugs: a
 //! grid smaller than n (no grid-stride loop), n not a multiple of the block
 //! (no bounds check), widths with partial tiles, sizes small enough that one
-//! missing element shows in a float32 sum, uneven chunks.
+//! missing element shows in a float32 sum, uneven chunks; and every limit
+//! the exercise names: its largest block, and for streams-overlap chunks
+//! longer than 65535 blocks of 1024 threads cover. vecadd-anyN's and
+//! matmul's runs draw their inputs from a seed of their own (`--seed`), and
+//! the recheck recomputes the result's checksum from that seed.
 
 use kernels::dot::tolerance::limit;
 use kernels::dot::{self, Affine};
@@ -632,12 +636,12 @@ mod tests {
 
     #[test]
     fn a_matmul_checksum_is_recomputed_from_the_run_s_seed() {
-        use kernels::matmul::{Inputs, checksum, dense_product};
+        use kernels::matmul::{Inputs, checksum, product};
         let (width, seed) = (37u32, 5u64);
         let w = u64::from(width);
         let r = run("t".into(), vec![("width", num(width)), ("seed", num(seed))]);
         let (m, n) = Inputs { seed: Some(seed) }.matrices(width).unwrap();
-        let p = dense_product(&m, &n, width, w, |i, k| i * w + k, |k, j| k * w + j);
+        let p = product(&m, &n, width);
         let report = |p: &[f32]| json!({"parameters": {"width": width, "seed": seed}, "results": {"rms_vs_golden": 0.0, "checksum": checksum(p, width)}, "check": {"compared": w * w}});
         assert_eq!(recheck("matmul-tiled", &r, &report(&p)), Ok(()));
         // An int accumulator's P: every product truncated.

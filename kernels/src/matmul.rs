@@ -155,6 +155,12 @@ pub fn checksum(p: &[f32], width: u32) -> f64 {
         .sum()
 }
 
+/// P = M × N for W-wide row-major M and N (see [`dense_product`]).
+pub fn product(m: &[f32], n: &[f32], width: u32) -> Vec<f32> {
+    let w = u64::from(width);
+    dense_product(m, n, width, w, |i, k| i * w + k, |k, j| k * w + j)
+}
+
 /// P = M × N, row-major, summed in f32 in i-k-j order: exact for both kinds
 /// of input (see the module's note), so equal to the product in any order.
 /// `m_at(i, k)` and `n_at(k, j)` give the flat index read, which lets the
@@ -366,28 +372,14 @@ mod tests {
         for width in [1, 7, 17, 144] {
             let w = u64::from(width);
             let (m_host, n_host) = Inputs::default().matrices(width).unwrap();
-            let p = dense_product(
-                &m_host,
-                &n_host,
-                width,
-                w,
-                |i, k| i * w + k,
-                |k, j| k * w + j,
-            );
+            let p = product(&m_host, &n_host, width);
             let table = expected(width);
             for x in 0..w * w {
                 assert_eq!(p[x as usize], table.at(x / w, x % w) as f32, "W {width}");
             }
             let seeded = Inputs { seed: Some(11) };
             let (m_host, n_host) = seeded.matrices(width).unwrap();
-            let p = dense_product(
-                &m_host,
-                &n_host,
-                width,
-                w,
-                |i, k| i * w + k,
-                |k, j| k * w + j,
-            );
+            let p = product(&m_host, &n_host, width);
             for i in [0, w - 1] {
                 let golden = golden_row(&m_host, &n_host, width, i);
                 let row = &p[(i * w) as usize..((i + 1) * w) as usize];
@@ -419,14 +411,7 @@ mod tests {
             for width in [1, 5, 33, 130] {
                 let w = u64::from(width);
                 let (m_host, n_host) = inputs.matrices(width).unwrap();
-                let p = dense_product(
-                    &m_host,
-                    &n_host,
-                    width,
-                    w,
-                    |i, k| i * w + k,
-                    |k, j| k * w + j,
-                );
+                let p = product(&m_host, &n_host, width);
                 assert_eq!(
                     checksum(&p, width),
                     inputs.checksum(width),
