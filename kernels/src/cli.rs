@@ -29,6 +29,16 @@ pub struct CommonArgs {
     pub json: bool,
 }
 
+/// `--seed`, for the exercises whose inputs can be drawn from one.
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct SeedArg {
+    /// Draw the inputs from this seed (0 to 18446744073709551615) instead of
+    /// the readable defaults: values no kernel can produce without reading
+    /// them. The grader passes one on every run.
+    #[arg(long)]
+    pub seed: Option<u64>,
+}
+
 /// Why the command line did not give arguments to run with.
 #[derive(Debug)]
 pub enum ArgsError {

@@ -2,7 +2,7 @@
 //! a checked, timed result.
 //!
 //! - Always (standard library only, for build scripts): [`nvcc`] compiles the
-//!   kernel to PTX; [`exit_code`], [`launch`], [`stats`], [`units`].
+//!   kernel to PTX; [`exit_code`], [`launch`], [`seeded`], [`stats`], [`units`].
 //! - Feature `protocol` (serde, no GPU; the grader uses it): the result
 //!   [`protocol`], each exercise's closed forms and check ([`vecadd`]), the
 //!   [`checksum`] of a run's outputs, and the person-readable [`report`].
@@ -14,6 +14,7 @@ pub mod exit_code;
 pub mod host_memory;
 pub mod launch;
 pub mod nvcc;
+pub mod seeded;
 pub mod stats;
 pub mod timeline;
 pub mod units;

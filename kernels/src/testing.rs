@@ -166,6 +166,17 @@ impl Exercise {
         let width = json["parameters"]["width"].as_u64().unwrap();
         assert_eq!(json["check"]["compared"], width * width, "{args:?}");
         assert_eq!(json["results"]["rms_vs_golden"], 0.0, "{args:?}: {json}");
+        // The weighted checksum of the GPU's P equals the one computed from
+        // the inputs alone, as the grader computes it.
+        let inputs = crate::matmul::Inputs {
+            seed: json["parameters"]["seed"].as_u64(),
+        };
+        let width = u32::try_from(width).unwrap();
+        assert_eq!(
+            json["results"]["checksum"].as_f64().unwrap(),
+            inputs.checksum(width),
+            "{args:?}"
+        );
         assert!(json["gflop_per_s"].as_f64().unwrap() > 0.0, "{args:?}");
         json
     }

@@ -25,6 +25,8 @@ fn bad_arguments_exit_2_with_one_line_naming_the_flag() {
         (&["--width", "wide"], "--width"),
         (&["--width", "-3"], "--width"),
         (&["--runs", "0"], "--runs"),
+        (&["--seed", "-1"], "--seed"),
+        (&["--seed", "many"], "--seed"),
         (&["--block", "0"], "--block"),
         (&["--block", "33"], "--block"),
     ]);
@@ -37,7 +39,7 @@ fn without_a_gpu_it_exits_3_and_says_so() {
 
 #[test]
 fn help_lists_every_flag() {
-    exercise().assert_help_lists(&["--width", "--block", "--runs", "--json"]);
+    exercise().assert_help_lists(&["--width", "--block", "--runs", "--seed", "--json"]);
 }
 
 #[test]
@@ -66,6 +68,22 @@ fn solution_passes_at_every_test_width() {
     for block in ["16", "8", "32"] {
         for width in WIDTHS {
             exercise().assert_matmul_passes(&["--width", width, "--block", block, "--runs", "2"]);
+        }
+    }
+}
+
+#[test]
+#[cfg(solution)]
+#[ignore = "needs an NVIDIA GPU"]
+fn solution_passes_seeded_inputs() {
+    // Entries that are odd multiples of 1/8, drawn from the seed, as the
+    // grader passes them.
+    for block in ["8", "32"] {
+        for width in ["33", "1024"] {
+            let json = exercise().assert_matmul_passes(&[
+                "--width", width, "--block", block, "--seed", "2026", "--runs", "2",
+            ]);
+            assert_eq!(json["parameters"]["seed"], 2026);
         }
     }
 }

@@ -6,8 +6,10 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use super::{DEFAULT_WIDTH, MAX_WIDTH, Parameters, Results, Variant, check, inputs, rms_vs_golden};
-use crate::cli::{self, CommonArgs};
+use super::{
+    DEFAULT_WIDTH, MAX_WIDTH, Parameters, Results, Variant, check, checksum, rms_vs_golden,
+};
+use crate::cli::{self, CommonArgs, SeedArg};
 use crate::error::CourseError;
 use crate::gpu::Gpu;
 use crate::protocol::{Real, Report, SCHEMA_VERSION, Timing};
@@ -26,6 +28,9 @@ pub struct NaiveArgs {
     pub block: u32,
 
     #[command(flatten)]
+    pub seed: SeedArg,
+
+    #[command(flatten)]
     pub common: CommonArgs,
 }
 
@@ -41,6 +46,9 @@ pub struct TiledArgs {
     /// kernel is compiled for each).
     #[arg(long, default_value_t = 32, value_parser = parse_tile)]
     pub tile: u32,
+
+    #[command(flatten)]
+    pub seed: SeedArg,
 
     #[command(flatten)]
     pub common: CommonArgs,
@@ -84,14 +92,14 @@ pub fn run_exercise(variant: Variant, matmul_on_gpu: MatmulOnGpu) -> ExitCode {
             variant.name(),
             "P = M × N on the GPU, one thread per entry of P",
         )
-        .map(|args| (args.width, args.block, args.common)),
+        .map(|args| (args.width, args.block, args.seed, args.common)),
         Variant::Tiled => cli::parse_named::<TiledArgs>(
             variant.name(),
             "P = M × N on the GPU, with tiles of M and N staged in shared memory",
         )
-        .map(|args| (args.width, args.tile, args.common)),
+        .map(|args| (args.width, args.tile, args.seed, args.common)),
     };
-    let (width, block, common) = match parsed {
+    let (width, block, seed, common) = match parsed {
         Ok(parsed) => parsed,
         Err(exit) => return exit,
     };
@@ -99,6 +107,7 @@ pub fn run_exercise(variant: Variant, matmul_on_gpu: MatmulOnGpu) -> ExitCode {
         width,
         block,
         runs: common.runs,
+        seed: seed.seed,
     };
     cli::finish(
         variant.name(),
@@ -118,7 +127,9 @@ fn run(
         12 * w * w,
         &format!("--width {} (M, N and P)", params.width),
     )?;
-    let (m, n) = inputs(params.width)
+    let (m, n) = params
+        .inputs()
+        .matrices(params.width)
         .map_err(|err| CourseError::BadArguments(format!("--width {}: {err}", params.width)))?;
     let task = Task {
         m,
@@ -130,7 +141,7 @@ fn run(
 
     let output = matmul_on_gpu(&gpu, &task)?;
 
-    let check = check::check(variant, &params, &output.p);
+    let check = check::check(variant, &params, &task.m, &task.n, &output.p);
     let (rms, golden_rows) = if output.p.len() as u64 == w * w {
         rms_vs_golden(&output.p, &task.m, &task.n, params.width)
     } else {
@@ -144,6 +155,7 @@ fn run(
         results: Results {
             rms_vs_golden: Real(rms),
             golden_rows,
+            checksum: Real(checksum(&output.p, params.width)),
         },
         check,
         timings: vec![

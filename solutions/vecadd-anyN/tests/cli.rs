@@ -27,6 +27,8 @@ fn bad_arguments_exit_2_with_one_line_naming_the_flag() {
         (&["--blocks", "0"], "--blocks"),
         (&["--blocks", "-1"], "--blocks"),
         (&["--runs", "0"], "--runs"),
+        (&["--seed", "-1"], "--seed"),
+        (&["--seed", "many"], "--seed"),
     ]);
 }
 
@@ -47,7 +49,7 @@ fn without_a_gpu_it_exits_3_and_says_so() {
 
 #[test]
 fn help_lists_every_flag() {
-    exercise().assert_help_lists(&["--n", "--threads", "--blocks", "--runs", "--json"]);
+    exercise().assert_help_lists(&["--n", "--threads", "--blocks", "--runs", "--seed", "--json"]);
 }
 
 #[test]
@@ -111,6 +113,39 @@ fn solution_passes_with_a_grid_smaller_than_n() {
         let kernel_ms = json["timings"][1]["ms"].as_f64().unwrap();
         assert!(kernel_ms > 0.0, "{args:?}: kernel time {kernel_ms}");
     }
+}
+
+#[test]
+#[cfg(solution)]
+#[ignore = "needs an NVIDIA GPU"]
+fn solution_passes_seeded_inputs() {
+    let seed = 2026;
+    let n = 1_000_003;
+    let (code, json) = exercise().json(&[
+        "--n",
+        "1000003",
+        "--threads",
+        "1024",
+        "--blocks",
+        "7",
+        "--seed",
+        "2026",
+        "--runs",
+        "2",
+    ]);
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(json["check"]["passed"], true, "{json}");
+    assert_eq!(json["parameters"]["seed"], seed);
+    // Σ (a[i] + b[i]) from the seeded values, summed here in f64 (exact:
+    // multiples of 1/8), not the binary's own expected_checksum.
+    let brute: f64 = (0..n)
+        .map(|i| {
+            f64::from(kernels::seeded::odd_eighth(seed, 1, i, 64))
+                + f64::from(kernels::seeded::odd_eighth(seed, 2, i, 64))
+        })
+        .sum();
+    assert_eq!(json["results"]["checksum"].as_f64().unwrap(), brute);
+    assert_ne!(brute as u64, brute_force_checksum(n));
 }
 
 #[test]
