@@ -17,7 +17,8 @@ pub struct Exercise {
     /// The folder under exercises/ and the stub's package and binary name;
     /// the solution's is `<name>-solution`.
     pub name: &'static str,
-    /// A few words, for lists.
+    /// A few words, for lists: at most 27 characters, so a list of
+    /// name, state and title fits in 80 columns.
     pub title: &'static str,
     /// One sentence on what the exercise teaches.
     pub summary: &'static str,
@@ -176,6 +177,7 @@ mod tests {
         for exercise in EXERCISES {
             assert!(!exercise.steps.is_empty(), "{}", exercise.name);
             assert!(!exercise.ptx.is_empty(), "{}", exercise.name);
+            assert!(exercise.title.chars().count() <= 27, "{}", exercise.title);
             for step in exercise.steps {
                 assert!(!step.hint.is_empty(), "{}: {}", exercise.name, step.task);
                 assert_ne!(step.hint, step.task, "{}", exercise.name);

@@ -9,7 +9,7 @@ use super::{Exercise, PtxNeed, Step};
 pub const EXERCISES: [Exercise; 8] = [
     Exercise {
         name: "vecadd-anyN",
-        title: "Vector addition of any length",
+        title: "Vector add, any length",
         summary: "c = a + b with a grid-stride loop, for any n and any launch shape.",
         steps: &[
             Step {
@@ -57,7 +57,7 @@ pub const EXERCISES: [Exercise; 8] = [
     },
     Exercise {
         name: "dot-gm",
-        title: "Dot product, products in global memory",
+        title: "Dot, the host sums",
         summary: "Each thread multiplies, the products go to global memory, the host sums them.",
         steps: &[
             Step {
@@ -104,7 +104,7 @@ pub const EXERCISES: [Exercise; 8] = [
     },
     Exercise {
         name: "dot-sm",
-        title: "Dot product, summed per block in shared memory",
+        title: "Dot, shared-memory tree",
         summary: "Each block adds its products as a tree in shared memory and leaves one \
                   partial sum.",
         steps: &[
@@ -180,7 +180,7 @@ pub const EXERCISES: [Exercise; 8] = [
     },
     Exercise {
         name: "dot-atomic",
-        title: "Dot product, blocks combined with atomicAdd",
+        title: "Dot, blocks add atomically",
         summary: "Blocks add their totals into one result with atomicAdd; --sweep times \
                   launch shapes.",
         steps: &[
@@ -245,7 +245,7 @@ pub const EXERCISES: [Exercise; 8] = [
     },
     Exercise {
         name: "matmul-naive",
-        title: "Matrix multiplication, one thread per entry",
+        title: "Matmul, a thread per entry",
         summary: "P = M × N with a 2D grid: each thread computes one entry of P.",
         steps: &[
             Step {
@@ -296,7 +296,7 @@ pub const EXERCISES: [Exercise; 8] = [
     },
     Exercise {
         name: "matmul-tiled",
-        title: "Matrix multiplication with shared-memory tiles",
+        title: "Matmul with shared tiles",
         summary: "P = M × N a tile at a time: each block loads tiles of M and N into \
                   shared memory and every thread reuses them.",
         steps: &[
@@ -369,7 +369,7 @@ pub const EXERCISES: [Exercise; 8] = [
     },
     Exercise {
         name: "memspace-timing",
-        title: "Global, constant, register and shared memory timed",
+        title: "Four memory spaces timed",
         summary: "One sum read from four memory spaces, to see what each costs.",
         steps: &[
             Step {
@@ -470,7 +470,7 @@ pub const EXERCISES: [Exercise; 8] = [
     },
     Exercise {
         name: "streams-overlap",
-        title: "Pinned memory and streams overlap copies with work",
+        title: "Copies overlap kernels",
         summary: "Chunks on several streams, so one chunk's copies run while another's \
                   kernel does.",
         steps: &[
