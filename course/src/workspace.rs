@@ -64,17 +64,10 @@ impl Workspace {
             .unwrap_or_else(|| self.root.join("target"))
     }
 
-    /// The steps of `exercise` not written yet, in order: those whose
-    /// `TODO(step N)` or placeholder `unfinished(N)` is still in its file.
+    /// The steps of `exercise` not written yet, in order.
     pub fn steps_left(&self, exercise: &Exercise) -> Vec<u32> {
         let dir = self.exercise_dir(exercise);
-        (1..=exercise.steps.len() as u32)
-            .filter(|&number| {
-                let step = exercise.step(number).expect("numbered from the catalogue");
-                let text = fs::read_to_string(dir.join(step.file.path())).unwrap_or_default();
-                step_is_left(&text, number)
-            })
-            .collect()
+        exercise.steps_left(|file| fs::read_to_string(dir.join(file.path())).unwrap_or_default())
     }
 
     /// The state of `exercise`: from its sources, and from the last check if
@@ -147,16 +140,6 @@ impl Workspace {
     }
 }
 
-/// Whether `text` still holds step `number`'s marker or placeholder.
-fn step_is_left(text: &str, number: u32) -> bool {
-    let marker = format!("TODO(step {number})");
-    let placeholders = [
-        format!("unfinished({number})"),
-        format!("unfinished::<()>({number})"),
-    ];
-    text.contains(&marker) || placeholders.iter().any(|p| text.contains(p.as_str()))
-}
-
 /// What `check` found last time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Checked {
@@ -217,15 +200,6 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_step_is_left_while_its_marker_or_placeholder_is() {
-        assert!(step_is_left("// TODO(step 3): do it", 3));
-        assert!(step_is_left("let x = kernels::unfinished(3)?;", 3));
-        assert!(step_is_left("kernels::unfinished::<()>(3)?;", 3));
-        assert!(!step_is_left("// TODO(step 13): later", 3));
-        assert!(!step_is_left("d_a.copy_from(&a)?;", 3));
-    }
 
     #[test]
     fn an_unknown_exercise_names_the_valid_ones() {

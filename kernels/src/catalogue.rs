@@ -81,6 +81,23 @@ impl Exercise {
         format!("docs/src/{}.md", self.name)
     }
 
+    /// The steps not written yet, in order, given the text of each step's
+    /// file: those whose `TODO(step N)` or placeholder `unfinished(N)` is
+    /// still there.
+    pub fn steps_left(&self, text_of: impl Fn(StepFile) -> String) -> Vec<u32> {
+        let kernel = text_of(StepFile::Kernel);
+        let host = text_of(StepFile::Host);
+        (1..=self.steps.len() as u32)
+            .filter(|&number| {
+                let text = match self.steps[number as usize - 1].file {
+                    StepFile::Kernel => &kernel,
+                    StepFile::Host => &host,
+                };
+                step_is_left(text, number)
+            })
+            .collect()
+    }
+
     /// Step `number` (from 1), if the exercise has it.
     pub fn step(&self, number: u32) -> Option<&'static Step> {
         let index = usize::try_from(number).ok()?.checked_sub(1)?;
@@ -97,6 +114,16 @@ pub fn find(name: &str) -> Option<&'static Exercise> {
 /// list what is allowed.
 pub fn names() -> String {
     EXERCISES.map(|e| e.name).join(", ")
+}
+
+/// Whether `text` still holds step `number`'s marker or placeholder.
+pub fn step_is_left(text: &str, number: u32) -> bool {
+    let marker = format!("TODO(step {number})");
+    let placeholders = [
+        format!("unfinished({number})"),
+        format!("unfinished::<()>({number})"),
+    ];
+    text.contains(&marker) || placeholders.iter().any(|p| text.contains(p.as_str()))
 }
 
 /// The PTX of one kernel, from its `.entry` to the next `.entry`; the whole
@@ -162,6 +189,25 @@ mod tests {
     fn any_one_of_the_alternatives_is_enough() {
         let ptx = ".entry dot(\n red.global.add.f32 [%rd1], %f1;\n}\n";
         assert!(missing_in_ptx(find("dot-atomic").unwrap(), ptx).is_empty());
+    }
+
+    #[test]
+    fn a_step_is_left_while_its_marker_or_placeholder_is() {
+        assert!(step_is_left("// TODO(step 3): do it", 3));
+        assert!(step_is_left("let x = kernels::unfinished(3)?;", 3));
+        assert!(step_is_left("kernels::unfinished::<()>(3)?;", 3));
+        assert!(!step_is_left("// TODO(step 13): later", 3));
+        assert!(!step_is_left("d_a.copy_from(&a)?;", 3));
+    }
+
+    #[test]
+    fn steps_left_reads_each_step_in_its_own_file() {
+        let vecadd = find("vecadd-anyN").unwrap();
+        let left = vecadd.steps_left(|file| match file {
+            StepFile::Kernel => "// TODO(step 1): add".to_owned(),
+            StepFile::Host => "unfinished(4)  // TODO(step 1) only counts in the kernel".to_owned(),
+        });
+        assert_eq!(left, [1, 4]);
     }
 
     #[test]
