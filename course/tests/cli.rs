@@ -43,12 +43,19 @@ fn copy_src(from: &Path, to: &Path) {
     }
 }
 
-/// Writes the reference solution's files over the exercise in `dir`.
+/// Marks every step of the exercise in `dir` written: its TODO markers and
+/// placeholders gone (the code need not compile: the fixture builds nothing).
+/// Not the solution, which a student's copy of the course does not have.
 fn finish(dir: &Path, name: &str) {
-    copy_src(
-        &repo().join("solutions").join(name),
-        &dir.join("exercises").join(name),
-    );
+    let src = dir.join("exercises").join(name).join("src");
+    for entry in fs::read_dir(&src).unwrap() {
+        let path = entry.unwrap().path();
+        let text = fs::read_to_string(&path).unwrap();
+        let written = text
+            .replace("TODO(step ", "Written(step ")
+            .replace("kernels::unfinished", "written_by_the_student");
+        fs::write(&path, written).unwrap();
+    }
 }
 
 fn course(dir: &Path) -> Command {
