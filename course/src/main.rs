@@ -40,7 +40,13 @@ enum Verb {
     /// One hint: for the first step not written yet, or for STEP.
     Hint { exercise: String, step: Option<u32> },
     /// Build the exercise, look at its PTX, run it and say whether it is done.
-    Check { exercise: String },
+    Check {
+        exercise: String,
+        /// Check this exercise binary, built elsewhere, instead of building
+        /// (for a GPU machine without Rust).
+        #[arg(long, value_name = "BINARY", hide = true)]
+        prebuilt: Option<PathBuf>,
+    },
     /// Check again on every save of the exercise's files (Ctrl-C stops).
     Watch { exercise: Option<String> },
     /// Put the exercise back to its stub (asks first, unless --yes).
@@ -73,9 +79,9 @@ fn run(cli: Cli) -> Result<ExitCode, Problem> {
         Verb::List => list::list(&workspace),
         Verb::Next => list::next(&workspace),
         Verb::Hint { exercise, step } => list::hint(&workspace, &exercise, step),
-        Verb::Check { exercise } => {
+        Verb::Check { exercise, prebuilt } => {
             let exercise = workspace::exercise(&exercise)?;
-            check::check(&workspace, exercise).map(check::Verdict::exit_code)
+            check::check(&workspace, exercise, prebuilt.as_deref()).map(check::Verdict::exit_code)
         }
         Verb::Watch { exercise } => watch::watch(&workspace, exercise.as_deref()),
         Verb::Reset { exercise, yes } => reset::reset(&workspace, &exercise, yes),

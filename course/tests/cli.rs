@@ -327,3 +327,60 @@ fn reset_without_git_history_changes_nothing_and_says_why() {
             "reset needs the course's git history",
         ));
 }
+
+/// A stand-in for an exercise binary built elsewhere: a script that holds
+/// `ptx` (as a real binary embeds its PTX) and prints a passing report.
+fn prebuilt(dir: &Path, ptx: &str) -> PathBuf {
+    let report = r#"{"schema_version":1,"exercise":"vecadd-anyN","device":{"name":"Test GPU","compute_capability":"9.0","multiprocessors":132,"memory_bytes":85899345920,"driver_cuda_version":"13.0"},"parameters":{"n":1000},"results":{},"check":{"passed":true,"criterion":"every c[i] equals a[i] + b[i]","compared":1000,"wrong":0,"failures":[]},"timings":[]}"#;
+    let path = dir.join("vecadd-anyN");
+    let script = format!("#!/bin/sh\n: '{ptx}'\necho '{report}'\n");
+    fs::write(&path, script).unwrap();
+    let mut permissions = fs::metadata(&path).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    fs::set_permissions(&path, permissions).unwrap();
+    path
+}
+
+#[test]
+fn check_says_done_only_when_steps_ptx_and_run_all_are() {
+    let dir = fixture();
+    let good_ptx = ".visible .entry vecadd(\n mov.u32 %r1, %nctaid.x;\n}";
+    let binary = prebuilt(dir.path(), good_ptx);
+    // The stub's steps are still there: a passing run is not enough.
+    course(dir.path())
+        .args(["check", "vecadd-anyN", "--prebuilt"])
+        .arg(&binary)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("ptx        has gridDim.x read"))
+        .stdout(predicate::str::contains("PASS").or(predicate::str::contains("pass")))
+        .stdout(predicate::str::contains("not done yet: 6 steps are left."));
+
+    finish(dir.path(), "vecadd-anyN");
+    course(dir.path())
+        .args(["check", "vecadd-anyN", "--prebuilt"])
+        .arg(&binary)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("steps      all 6 written"))
+        .stdout(predicate::str::contains(
+            "done: vecadd-anyN is done. Every step is written, the kernel has what the",
+        ))
+        .stdout(predicate::str::contains("passes on Test GPU."));
+    let list = stdout_of(course(dir.path()).arg("list"));
+    assert!(
+        list.contains("vecadd-anyN      passes on this machine"),
+        "{list}"
+    );
+    assert!(list.contains("] 1 of 8 pass on this machine"), "{list}");
+
+    // The same run with a kernel that never reads gridDim.x is not done.
+    let binary = prebuilt(dir.path(), ".visible .entry vecadd(\n ret;\n}");
+    course(dir.path())
+        .args(["check", "vecadd-anyN", "--prebuilt"])
+        .arg(&binary)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("ptx        lacks gridDim.x read"))
+        .stdout(predicate::str::contains("not done yet: the kernel lacks"));
+}
