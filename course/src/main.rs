@@ -81,6 +81,14 @@ fn run(cli: Cli) -> Result<ExitCode, Problem> {
         Verb::Hint { exercise, step } => list::hint(&workspace, &exercise, step),
         Verb::Check { exercise, prebuilt } => {
             let exercise = workspace::exercise(&exercise)?;
+            // Absolute: the binary runs from the workspace root.
+            let prebuilt = prebuilt
+                .map(|path| {
+                    path.canonicalize().map_err(|err| {
+                        Problem::BadInput(format!("--prebuilt {}: {err}", path.display()))
+                    })
+                })
+                .transpose()?;
             check::check(&workspace, exercise, prebuilt.as_deref()).map(check::Verdict::exit_code)
         }
         Verb::Watch { exercise } => watch::watch(&workspace, exercise.as_deref()),
