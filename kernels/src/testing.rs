@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use assert_cmd::Command;
 use serde_json::Value;
 
+use crate::catalogue::{self, StepFile};
 use crate::dot::Affine;
 
 /// One exercise or solution binary under test.
@@ -117,13 +118,7 @@ impl Exercise {
         main_rs: &str,
         args: &[&str],
     ) {
-        use crate::catalogue::{self, StepFile};
-        let entry = catalogue::find(self.name).expect("an exercise of the catalogue");
-        let left = entry.steps_left(|file| match file {
-            StepFile::Kernel => kernel_cu.to_owned(),
-            StepFile::Host => main_rs.to_owned(),
-        });
-        if !left.is_empty() {
+        if !self.steps_left(kernel_cu, main_rs).is_empty() {
             self.assert_fails_cleanly(args);
         }
     }
@@ -215,15 +210,21 @@ impl Exercise {
         }
     }
 
+    /// The steps left in these sources, by the catalogue's entry for this
+    /// exercise.
+    fn steps_left(&self, kernel_cu: &str, main_rs: &str) -> Vec<u32> {
+        let entry = catalogue::find(self.name).expect("an exercise of the catalogue");
+        entry.steps_left(|file| match file {
+            StepFile::Kernel => kernel_cu.to_owned(),
+            StepFile::Host => main_rs.to_owned(),
+        })
+    }
+
     fn done(&self, ptx: &str, kernel_cu: &str, main_rs: &str) -> Result<String, String> {
-        use crate::catalogue::{self, StepFile};
         let name = self.name;
         let entry = catalogue::find(name)
             .ok_or_else(|| format!("{name} is not in the course's catalogue"))?;
-        let left = entry.steps_left(|file| match file {
-            StepFile::Kernel => kernel_cu.to_owned(),
-            StepFile::Host => main_rs.to_owned(),
-        });
+        let left = self.steps_left(kernel_cu, main_rs);
         if let Some(&next) = left.first() {
             let step = entry.step(next).expect("a step of the exercise");
             return Err(format!(
