@@ -5,6 +5,7 @@
 use std::io::BufRead;
 use std::process::{Command, ExitCode};
 
+use crate::text::wrap;
 use crate::workspace::{self, Problem, Workspace};
 
 /// The git revision that holds the stubs as handed out.
@@ -26,10 +27,10 @@ pub fn reset(workspace: &Workspace, name: &str, yes: bool) -> Result<ExitCode, P
         ))
     })?;
     if !yes {
-        println!(
-            "This puts {src} back to the stub as handed out; your work there is lost. \
-             Type yes to go on:"
-        );
+        let text =
+            format!("This puts {src} back to the stub as handed out; your work there is lost.");
+        print!("{}", wrap("", &text));
+        println!("Type yes to go on:");
         let mut answer = String::new();
         let _ = std::io::stdin().lock().read_line(&mut answer);
         if !matches!(answer.trim(), "yes" | "y") {
