@@ -45,25 +45,27 @@ pub fn build_kernel() {
     }
 }
 
-/// How to name the kernel for the student: from the workspace root, e.g.
-/// `exercises/dot-sm/src/kernel.cu`, the crate's folder and its parent.
+/// How to name the kernel for the student: in the course's workspace from
+/// its root (`exercises/dot-sm/src/kernel.cu`, where cargo runs); elsewhere
+/// (the grader's build of a submission) as nvcc does, `src/kernel.cu`.
 fn shown_source(manifest_dir: &Path) -> String {
-    let tail: Vec<_> = manifest_dir.components().rev().take(2).collect();
-    let mut shown = PathBuf::new();
-    for part in tail.iter().rev() {
-        shown.push(part);
-    }
-    shown.join("src").join("kernel.cu").display().to_string()
+    let kernel = Path::new("src").join("kernel.cu");
+    let parent = manifest_dir.parent().and_then(Path::file_name);
+    let shown = match (parent, manifest_dir.file_name()) {
+        (Some(parent), Some(folder)) if parent == "exercises" || parent == "solutions" => {
+            Path::new(parent).join(folder).join(kernel)
+        }
+        _ => kernel,
+    };
+    shown.display().to_string()
 }
 
-/// One nvcc diagnostic: `src/kernel.cu(20): error: what` as (20, "what").
+/// One nvcc error, `src/kernel.cu(20): error: what`, as (20, "error: what").
 fn nvcc_error(line: &str) -> Option<(u32, &str)> {
     let (place, rest) = line.split_once("): ")?;
     let (_, number) = place.rsplit_once('(')?;
-    let message = rest
-        .strip_prefix("error: ")
-        .or_else(|| rest.strip_prefix("catastrophic error: "))?;
-    Some((number.parse().ok()?, message.trim()))
+    let is_error = rest.starts_with("error: ") || rest.starts_with("catastrophic error: ");
+    is_error.then_some((number.parse().ok()?, rest.trim()))
 }
 
 /// [`build_kernel`] without the exit: returns what went wrong.
@@ -279,7 +281,7 @@ impl BuildError {
         };
         let mut lines: Vec<String> = errors
             .iter()
-            .map(|(line, message)| format!("{shown}:{line}: {message}"))
+            .map(|(line, message)| format!("{shown}({line}): {message}"))
             .collect();
         let more = match errors.len() {
             1 => String::new(),
@@ -380,10 +382,10 @@ mod tests {
         assert_eq!(
             err.student_lines("exercises/dot-sm/src/kernel.cu"),
             [
-                "exercises/dot-sm/src/kernel.cu:20: identifier \"x\" is undefined",
+                "exercises/dot-sm/src/kernel.cu(20): error: identifier \"x\" is undefined",
                 "the kernel does not compile: fix line 20 of exercises/dot-sm/src/kernel.cu, \
                  save, and build again (1 more below, often caused by the first)",
-                "exercises/dot-sm/src/kernel.cu:31: expected a \";\"",
+                "exercises/dot-sm/src/kernel.cu(31): error: expected a \";\"",
             ]
         );
     }
@@ -399,6 +401,11 @@ mod tests {
         assert_eq!(
             shown_source(Path::new("/home/me/course/exercises/dot-sm")),
             "exercises/dot-sm/src/kernel.cu"
+        );
+        // A grader's scratch crate: named as nvcc names it.
+        assert_eq!(
+            shown_source(Path::new("/tmp/x/dot-sm/nvcc")),
+            "src/kernel.cu"
         );
     }
 
