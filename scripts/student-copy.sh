@@ -29,10 +29,10 @@ git ls-files -z -- .cargo .gitignore Cargo.lock kernels course exercises docs \
     | grep -zv '^kernels/tests/stub_drift.rs$' \
     | xargs -0 cp --parents -t "$out"
 
-# The workspace without the solutions and the grader.
-members='members = ["kernels", "grader", "course", "exercises/*", "solutions/*"]'
-grep -qxF "$members" Cargo.toml || {
-    echo "student-copy: Cargo.toml's members line changed; update this script" >&2
+# The workspace of what was copied: without the solutions, the grader and
+# the course's other tools.
+grep -q '^members = ' Cargo.toml || {
+    echo "student-copy: no members line in Cargo.toml; update this script" >&2
     exit 1
 }
 sed "s|^members = .*|members = [\"kernels\", \"course\", \"exercises/*\"]|" Cargo.toml >"$out/Cargo.toml"
