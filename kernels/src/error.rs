@@ -47,6 +47,16 @@ impl From<CudaError> for CourseError {
     }
 }
 
+/// What cust's explicit frees return on failure: the error and the value
+/// not freed (`DeviceBuffer::drop`, `LockedBuffer::drop`, `Module::drop`).
+/// The value goes with the error: the error reports a fault left over from
+/// earlier work, and nothing can use the buffer after it.
+impl<T> From<(CudaError, T)> for CourseError {
+    fn from((error, _unfreed): (CudaError, T)) -> Self {
+        CourseError::from(error).during("freeing GPU or pinned memory")
+    }
+}
+
 impl CourseError {
     /// Adds what was being done to a CUDA error that has no such note yet.
     pub fn during(self, what: &str) -> Self {
@@ -315,6 +325,23 @@ mod tests {
             Some("CUDA_ERROR_ILLEGAL_ADDRESS")
         );
         assert_eq!(err.kind(), ErrorKind::Cuda);
+    }
+
+    #[test]
+    fn a_failed_free_converts_with_question_mark() {
+        // The shape of DeviceBuffer::drop's result: the error and the buffer.
+        fn free(result: Result<(), (CudaError, Vec<f32>)>) -> Result<(), CourseError> {
+            result?;
+            Ok(())
+        }
+        let err = free(Err((CudaError::IllegalAddress, vec![0.0]))).unwrap_err();
+        assert!(
+            err.to_string().starts_with(
+                "CUDA error while freeing GPU or pinned memory: CUDA_ERROR_ILLEGAL_ADDRESS"
+            ),
+            "{err}"
+        );
+        assert_eq!(free(Ok(())), Ok(()));
     }
 
     #[test]

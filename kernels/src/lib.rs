@@ -1,8 +1,10 @@
 //! The cuda-course toolkit: everything between an exercise's `kernel.cu` and
 //! a checked, timed result.
 //!
-//! - Always (standard library only, for build scripts): [`nvcc`] compiles the
-//!   kernel to PTX; [`exit_code`], [`launch`], [`seeded`], [`stats`], [`units`].
+//! - Always (standard library only, for build scripts and the `course`
+//!   command): [`nvcc`] compiles the kernel to PTX; [`catalogue`] lists the
+//!   exercises and their steps; [`exit_code`], [`launch`], [`seeded`],
+//!   [`stats`], [`units`].
 //! - Feature `protocol` (serde, no GPU; the grader uses it): the result
 //!   [`protocol`], each exercise's closed forms and check ([`vecadd`]), the
 //!   [`checksum`] of a run's outputs, and the person-readable [`report`].
@@ -10,6 +12,7 @@
 //!   event timing, the copy-bandwidth probe, the shared command line, and
 //!   each exercise's driver.
 
+pub mod catalogue;
 pub mod exit_code;
 pub mod host_memory;
 pub mod launch;
