@@ -24,7 +24,12 @@ pub enum Symbol {
     Local(u64),
     /// Offset in the parameter buffer.
     Param(u64),
+    /// A `.param` declared in the body to pass to a `call`.
+    CallArgument,
 }
+
+const CALLS_UNSUPPORTED: &str = "a `call` (printf, or a device function nvcc did not inline) is not supported by the CPU \
+                                 emulator";
 
 struct Decoder<'a> {
     template: Vec<u64>,
@@ -95,6 +100,10 @@ pub fn decode_kernel(
                 local = align_up(local, variable.align);
                 symbols.insert(variable.name.clone(), Symbol::Local(local));
                 local += size;
+            }
+            // Arguments of a `call`: the call itself is unsupported.
+            ("param", _) => {
+                symbols.insert(variable.name.clone(), Symbol::CallArgument);
             }
             (space, _) => {
                 return Err(format!(
@@ -337,23 +346,24 @@ impl Decoder<'_> {
             Operand::F32(bits) => Ok(self.constant(u64::from(*bits))),
             Operand::F64(bits) => Ok(self.constant(*bits)),
             Operand::Symbol(name) => {
-                let value = match self.symbol(name)? {
-                    Symbol::Device(address) => address,
-                    Symbol::Shared(offset) | Symbol::Local(offset) | Symbol::Param(offset) => {
-                        offset
-                    }
-                };
+                let value = self.symbol_value(name)?;
                 Ok(self.constant(value))
             }
             other => Err(format!("unexpected operand {other:?}")),
         }
     }
 
-    fn symbol(&self, name: &str) -> Decoded<Symbol> {
-        self.symbols
-            .get(name)
-            .copied()
-            .ok_or_else(|| format!("unknown symbol {name}"))
+    /// A symbol's address (device variables) or offset (in shared, local
+    /// or parameter memory).
+    fn symbol_value(&self, name: &str) -> Decoded<u64> {
+        match self.symbols.get(name) {
+            Some(Symbol::Device(address)) => Ok(*address),
+            Some(Symbol::Shared(offset) | Symbol::Local(offset) | Symbol::Param(offset)) => {
+                Ok(*offset)
+            }
+            Some(Symbol::CallArgument) => Err(CALLS_UNSUPPORTED.to_string()),
+            None => Err(format!("unknown symbol {name}")),
+        }
     }
 
     /// `[base+offset]` as (base register, offset).
@@ -365,10 +375,7 @@ impl Decoder<'_> {
             None => Ok((fixed::ZERO, *offset)),
             Some(name) if name.starts_with('%') => Ok((self.register(name)?.0, *offset)),
             Some(name) => {
-                let at = match self.symbol(name)? {
-                    Symbol::Device(a) => a,
-                    Symbol::Shared(o) | Symbol::Local(o) | Symbol::Param(o) => o,
-                };
+                let at = self.symbol_value(name)?;
                 Ok((fixed::ZERO, at as i64 + offset))
             }
         }
@@ -500,6 +507,7 @@ impl Decoder<'_> {
                 Ok(Op::Branch { target: 0 })
             }
             "ret" | "exit" => Ok(Op::Exit),
+            "call" => Err(CALLS_UNSUPPORTED.to_string()),
             "bar" | "barrier" if parts.get(1) == Some(&"warp") => {
                 let [mask] = self.operands(instruction)?;
                 let mask = self.source(&mask)?;

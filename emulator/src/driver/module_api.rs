@@ -198,11 +198,13 @@ pub unsafe extern "C" fn cuLaunchKernel(
                 if std::env::var_os("CUDA_COURSE_EMULATOR_STATS").is_some() {
                     let seconds = started.elapsed().as_secs_f64();
                     eprintln!(
-                        "cuda-course emulator: kernel `{}`: {} thread-instructions in {:.3} s ({:.0} million/s)",
+                        "cuda-course emulator: kernel `{}`: {} thread-instructions in {:.3} s, {:.3} CPU s \
+                         ({:.0} million per CPU second)",
                         kernel.name,
                         report.executed,
                         seconds,
-                        report.executed as f64 / seconds / 1e6
+                        report.cpu_seconds,
+                        report.executed as f64 / report.cpu_seconds.max(1e-9) / 1e6
                     );
                 }
                 Ok(())

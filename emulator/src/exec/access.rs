@@ -34,6 +34,8 @@ pub enum AccessError {
     Race {
         space: Space,
         address: u64,
+        /// Whether this (the later) access wrote.
+        write: bool,
         conflict: Conflict,
     },
 }
@@ -239,11 +241,13 @@ impl ThreadMemory<'_> {
         result.map_err(|conflict| AccessError::Race {
             space,
             address,
+            write,
             conflict,
         })
     }
 
     /// Loads `count` elements of `size` bytes from `address`, checked.
+    #[allow(clippy::too_many_arguments)]
     pub fn load(
         &mut self,
         space: Space,

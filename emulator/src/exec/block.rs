@@ -124,12 +124,9 @@ impl BlockRunner {
         let mut progressed = false;
         for warp_start in (0..self.threads.len()).step_by(32) {
             let warp_end = (warp_start + 32).min(self.threads.len());
-            loop {
-                let Some(first) = (warp_start..warp_end)
-                    .find(|&t| self.threads[t].status == Status::Waiting(Stop::Warp))
-                else {
-                    break;
-                };
+            while let Some(first) = (warp_start..warp_end)
+                .find(|&t| self.threads[t].status == Status::Waiting(Stop::Warp))
+            {
                 let pc = self.threads[first].pc;
                 let Op::Warp {
                     op,

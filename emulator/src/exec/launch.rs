@@ -32,6 +32,20 @@ pub struct Fault {
 pub struct Report {
     /// Thread-instructions executed.
     pub executed: u64,
+    /// CPU seconds the workers spent, summed: executed / cpu_seconds is
+    /// the rate per core, whatever else the machine is doing.
+    pub cpu_seconds: f64,
+}
+
+/// CPU time this host thread has used, in nanoseconds.
+fn thread_cpu_nanos() -> u64 {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `now` is a valid timespec for the call to fill.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+    now.tv_sec as u64 * 1_000_000_000 + now.tv_nsec as u64
 }
 
 /// Runs `kernel` over `shape` with `params` (its parameter buffer) against
@@ -75,10 +89,10 @@ pub fn launch(
     let stop = AtomicBool::new(false);
     let first_fault: Mutex<Option<Fault>> = Mutex::new(None);
     let executed = AtomicU64::new(0);
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(blocks as usize);
+    let cpu_nanos = AtomicU64::new(0);
+    let workers = workers().min(blocks as usize);
     let work = || {
+        let started = thread_cpu_nanos();
         let mut runner = BlockRunner::new(&shaped, shape.block, shared as usize);
         while !stop.load(Ordering::Relaxed) {
             let linear = next.fetch_add(1, Ordering::Relaxed);
@@ -99,6 +113,7 @@ pub fn launch(
             }
         }
         executed.fetch_add(runner.executed, Ordering::Relaxed);
+        cpu_nanos.fetch_add(thread_cpu_nanos() - started, Ordering::Relaxed);
     };
     if workers <= 1 {
         work();
@@ -113,8 +128,20 @@ pub fn launch(
         Some(fault) => Err(fault),
         None => Ok(Report {
             executed: executed.into_inner(),
+            cpu_seconds: cpu_nanos.into_inner() as f64 * 1e-9,
         }),
     }
+}
+
+/// Host threads running blocks: one per core, or
+/// `CUDA_COURSE_EMULATOR_THREADS` (what the benchmark uses to measure one
+/// core).
+fn workers() -> usize {
+    std::env::var("CUDA_COURSE_EMULATOR_THREADS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 fn coords(index: u64, shape: [u32; 3]) -> String {
@@ -208,6 +235,7 @@ fn describe(kernel: &Kernel, shape: Shape, ctaid: [u32; 3], error: BlockError) -
                 AccessError::Race {
                     space,
                     address,
+                    write,
                     conflict,
                 } => {
                     let other_block = coords(conflict.earlier.thread / threads, shape.grid);
@@ -226,7 +254,7 @@ fn describe(kernel: &Kernel, shape: Shape, ctaid: [u32; 3], error: BlockError) -
                         codes::LAUNCH_FAILED,
                         format!(
                             "{kind} in kernel `{}` at {} address {address:#x}: block {other_block} thread \
-                             {other_thread} {} it ({}), then block {block} thread {} accessed it ({}) with no \
+                             {other_thread} {} it ({}), then block {block} thread {} {} it ({}) with no \
                              barrier between; {fix}",
                             kernel.name,
                             space_name(space),
@@ -237,6 +265,7 @@ fn describe(kernel: &Kernel, shape: Shape, ctaid: [u32; 3], error: BlockError) -
                             },
                             origin(conflict.earlier.at),
                             thread(t),
+                            if write { "wrote" } else { "read" },
                             origin(pc),
                         ),
                     )

@@ -43,30 +43,43 @@ fn sign_extend(value: u64, size: u8, to_bits: u8) -> u64 {
 pub fn run(
     kernel: &Kernel,
     regs: &mut [u64],
-    pc: &mut u32,
+    pc_slot: &mut u32,
     memory: &mut ThreadMemory<'_>,
     executed: &mut u64,
 ) -> Result<Stop, (u32, ThreadError)> {
+    let mut pc = *pc_slot;
     let code = &kernel.code[..];
+    // Decoding gives every operand an index below the template's length,
+    // and every thread's registers are a copy of the template.
+    assert_eq!(
+        regs.len(),
+        kernel.template.len(),
+        "a thread's registers match its kernel"
+    );
     let mut count = 0u64;
+    // Register access without bounds checks: the hot path of every
+    // instruction.
+    macro_rules! reg {
+        ($index:expr) => {
+            // SAFETY: every index decoding produced is below the template's
+            // length, which `regs` has (asserted above).
+            *unsafe { regs.get_unchecked_mut(usize::from($index)) }
+        };
+    }
     let result = loop {
-        let at = *pc;
+        let at = pc;
         let inst = &code[at as usize];
         count += 1;
-        if (regs[inst.guard as usize] != 0) == inst.negate {
-            *pc += 1;
+        if (reg!(inst.guard) != 0) == inst.negate {
+            pc += 1;
             continue;
         }
         match inst.op {
-            Op::Mov { d, a } => regs[d as usize] = regs[a as usize],
-            Op::Unary { f, d, a } => regs[d as usize] = f(regs[a as usize]),
-            Op::Convert { conversion, d, a } => {
-                regs[d as usize] = conversion.apply(regs[a as usize])
-            }
-            Op::Binary { f, d, a, b } => regs[d as usize] = f(regs[a as usize], regs[b as usize]),
-            Op::Ternary { f, d, a, b, c } => {
-                regs[d as usize] = f(regs[a as usize], regs[b as usize], regs[c as usize])
-            }
+            Op::Mov { d, a } => reg!(d) = reg!(a),
+            Op::Unary { f, d, a } => reg!(d) = f(reg!(a)),
+            Op::Convert { conversion, d, a } => reg!(d) = conversion.apply(reg!(a)),
+            Op::Binary { f, d, a, b } => reg!(d) = f(reg!(a), reg!(b)),
+            Op::Ternary { f, d, a, b, c } => reg!(d) = f(reg!(a), reg!(b), reg!(c)),
             Op::Setp {
                 f,
                 combine,
@@ -76,23 +89,17 @@ pub fn run(
                 b,
                 c,
             } => {
-                let r = f(regs[a as usize], regs[b as usize]);
-                let other = regs[c as usize] != 0;
+                let r = f(reg!(a), reg!(b));
+                let other = reg!(c) != 0;
                 let (yes, no) = match combine {
                     Combine::And => (r && other, !r && other),
                     Combine::Or => (r || other, !r || other),
                     Combine::Xor => (r ^ other, !r ^ other),
                 };
-                regs[d as usize] = u64::from(yes);
-                regs[d_not as usize] = u64::from(no);
+                reg!(d) = u64::from(yes);
+                reg!(d_not) = u64::from(no);
             }
-            Op::Select { d, a, b, c } => {
-                regs[d as usize] = if regs[c as usize] != 0 {
-                    regs[a as usize]
-                } else {
-                    regs[b as usize]
-                }
-            }
+            Op::Select { d, a, b, c } => reg!(d) = if reg!(c) != 0 { reg!(a) } else { reg!(b) },
             Op::Load {
                 space,
                 size,
@@ -103,13 +110,13 @@ pub fn run(
                 base,
                 offset,
             } => {
-                let address = regs[base as usize].wrapping_add(offset as u64);
+                let address = reg!(base).wrapping_add(offset as u64);
                 let mut out = [0u64; 4];
                 if let Err(e) = memory.load(space, address, size, n, read_only, at, &mut out) {
                     break Err((at, ThreadError::Access(e)));
                 }
                 for i in 0..n as usize {
-                    regs[d[i] as usize] = if sign_to == 0 {
+                    reg!(d[i]) = if sign_to == 0 {
                         out[i]
                     } else {
                         sign_extend(out[i], size, sign_to)
@@ -124,13 +131,8 @@ pub fn run(
                 base,
                 offset,
             } => {
-                let address = regs[base as usize].wrapping_add(offset as u64);
-                let values = [
-                    regs[s[0] as usize],
-                    regs[s[1] as usize],
-                    regs[s[2] as usize],
-                    regs[s[3] as usize],
-                ];
+                let address = reg!(base).wrapping_add(offset as u64);
+                let values = [reg!(s[0]), reg!(s[1]), reg!(s[2]), reg!(s[3])];
                 if let Err(e) = memory.store(space, address, size, &values[..n as usize], at) {
                     break Err((at, ThreadError::Access(e)));
                 }
@@ -145,31 +147,19 @@ pub fn run(
                 b,
                 c,
             } => {
-                let address = regs[base as usize].wrapping_add(offset as u64);
-                match memory.atomic(
-                    space,
-                    op,
-                    address,
-                    size,
-                    regs[b as usize],
-                    regs[c as usize],
-                    at,
-                ) {
-                    Ok(old) => regs[d as usize] = old,
+                let address = reg!(base).wrapping_add(offset as u64);
+                match memory.atomic(space, op, address, size, reg!(b), reg!(c), at) {
+                    Ok(old) => reg!(d) = old,
                     Err(e) => break Err((at, ThreadError::Access(e))),
                 }
             }
-            Op::ToGeneric { d, a, window } => {
-                regs[d as usize] = regs[a as usize].wrapping_add(window)
-            }
-            Op::FromGeneric { d, a, window } => {
-                regs[d as usize] = regs[a as usize].wrapping_sub(window)
-            }
+            Op::ToGeneric { d, a, window } => reg!(d) = reg!(a).wrapping_add(window),
+            Op::FromGeneric { d, a, window } => reg!(d) = reg!(a).wrapping_sub(window),
             Op::Branch { target } => {
                 if *executed + count > RUNAWAY {
                     break Err((at, ThreadError::Runaway));
                 }
-                *pc = target;
+                pc = target;
                 continue;
             }
             Op::Barrier => break Ok(Stop::Barrier),
@@ -177,8 +167,9 @@ pub fn run(
             Op::Exit => break Ok(Stop::Exit),
             Op::Unsupported(index) => break Err((at, ThreadError::Unsupported(index))),
         }
-        *pc += 1;
+        pc += 1;
     };
+    *pc_slot = pc;
     *executed += count;
     result
 }

@@ -433,7 +433,7 @@ impl<'a> Parser<'a> {
                 self.skip_statement()?;
                 Ok(None)
             }
-            Some(Token::Directive("shared" | "local" | "const" | "global")) => {
+            Some(Token::Directive("shared" | "local" | "const" | "global" | "param")) => {
                 Ok(Some(Statement::Variable(self.variable(false)?)))
             }
             Some(Token::Directive(other)) => Err(self.error(format!("unknown directive .{other}"))),
@@ -515,11 +515,20 @@ impl<'a> Parser<'a> {
             Token::Minus => Ok(Operand::Int(self.integer_after_minus()?)),
             Token::F32Bits(bits) => Ok(Operand::F32(bits)),
             Token::F64Bits(bits) => Ok(Operand::F64(bits)),
-            Token::LBrace => {
+            // `{%f1, %f2}` vectors; `(param0, param1)` call argument lists.
+            open @ (Token::LBrace | Token::LParen) => {
+                let close = if open == Token::LBrace {
+                    Token::RBrace
+                } else {
+                    Token::RParen
+                };
                 let mut parts = Vec::new();
+                if self.eat(&close) {
+                    return Ok(Operand::Vector(parts));
+                }
                 loop {
                     parts.push(self.operand()?);
-                    if self.eat(&Token::RBrace) {
+                    if self.eat(&close) {
                         break;
                     }
                     self.expect(Token::Comma)?;
