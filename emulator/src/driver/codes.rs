@@ -8,6 +8,7 @@ pub const SUCCESS: CuResult = 0;
 pub const INVALID_VALUE: CuResult = 1;
 pub const OUT_OF_MEMORY: CuResult = 2;
 pub const NOT_INITIALIZED: CuResult = 3;
+pub const NO_DEVICE: CuResult = 100;
 pub const INVALID_DEVICE: CuResult = 101;
 pub const INVALID_IMAGE: CuResult = 200;
 pub const INVALID_CONTEXT: CuResult = 201;
@@ -26,6 +27,11 @@ pub const UNKNOWN: CuResult = 999;
 /// for C callers.
 const TABLE: &[(CuResult, &str, &str)] = &[
     (SUCCESS, "CUDA_SUCCESS\0", "no error\0"),
+    (
+        NO_DEVICE,
+        "CUDA_ERROR_NO_DEVICE\0",
+        "no CUDA-capable device is detected\0",
+    ),
     (
         INVALID_VALUE,
         "CUDA_ERROR_INVALID_VALUE\0",

@@ -57,12 +57,22 @@ fn attribute(number: c_int) -> Option<c_int> {
     })
 }
 
+/// `CUDA_VISIBLE_DEVICES` hides the device unless it lists device 0 first,
+/// as it hides GPUs from the real driver (tests use `""` to mean "no GPU").
+fn hidden_by_environment() -> bool {
+    std::env::var("CUDA_VISIBLE_DEVICES")
+        .is_ok_and(|list| list.split(',').next().map(str::trim) != Some("0"))
+}
+
 /// # Safety
 /// See the module's contract.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuInit(flags: c_uint) -> CuResult {
     if flags != 0 {
         return codes::INVALID_VALUE;
+    }
+    if hidden_by_environment() {
+        return codes::NO_DEVICE;
     }
     state::initialize()
 }

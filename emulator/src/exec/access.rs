@@ -229,12 +229,18 @@ impl ThreadMemory<'_> {
             Place::Global(index, ptr) => {
                 let offset =
                     ptr as usize - self.launch.allocations[index].bytes.base_ptr() as usize;
-                self.launch.shadows[index].record(offset, len as usize, write, access, per_block)
+                self.launch.shadows[index].record(
+                    offset,
+                    len as usize,
+                    write,
+                    access,
+                    Some(per_block),
+                )
             }
             Place::Shared(offset, _) => {
                 self.block
                     .shared_shadow
-                    .record(offset, len as usize, write, access, per_block)
+                    .record(offset, len as usize, write, access, None)
             }
             Place::Local(_) | Place::Param(_) => Ok(()),
         };

@@ -43,12 +43,14 @@ impl Access {
 
     /// Whether `self` and a later access `other` need no ordering between
     /// them: same thread, both atomic, or the same block with a barrier
-    /// between (the epochs differ).
-    pub fn ordered_before(&self, other: &Access, threads_per_block: u64) -> bool {
+    /// between (the epochs differ). `threads_per_block` None: both are of one
+    /// block (shared memory).
+    pub fn ordered_before(&self, other: &Access, threads_per_block: Option<u64>) -> bool {
+        let same_block = |per: u64| self.thread / per == other.thread / per;
         self.thread == other.thread
             || (self.atomic && other.atomic)
-            || (self.thread / threads_per_block == other.thread / threads_per_block
-                && self.epoch != (other.epoch & ((1 << EPOCH_BITS) - 1)))
+            || (self.epoch != (other.epoch & ((1 << EPOCH_BITS) - 1))
+                && threads_per_block.is_none_or(same_block))
     }
 }
 
@@ -101,7 +103,7 @@ impl Shadow {
         len: usize,
         write: bool,
         access: Access,
-        threads_per_block: u64,
+        threads_per_block: Option<u64>,
     ) -> Result<(), Conflict> {
         let packed = access.pack();
         for word in offset / 4..(offset + len).div_ceil(4) {
@@ -131,11 +133,13 @@ impl Shadow {
                         earlier_wrote: false,
                     });
                 }
-            } else if first_reader == 0
-                || Access::unpack(first_reader).is_some_and(|r| {
-                    r.thread / threads_per_block == access.thread / threads_per_block
-                        && r.epoch != access.epoch
-                })
+            } else if first_reader != packed
+                && (first_reader == 0
+                    || Access::unpack(first_reader).is_some_and(|r| {
+                        r.epoch != access.epoch
+                            && threads_per_block
+                                .is_none_or(|per| r.thread / per == access.thread / per)
+                    }))
             {
                 // The first reader, or the first since this block's last
                 // barrier (readers before it are ordered with later writes).
@@ -169,9 +173,11 @@ mod tests {
     #[test]
     fn write_then_read_by_another_thread_conflicts() {
         let shadow = Shadow::new(16);
-        shadow.record(0, 4, true, access(1, 0, false), 256).unwrap();
+        shadow
+            .record(0, 4, true, access(1, 0, false), Some(256))
+            .unwrap();
         let conflict = shadow
-            .record(0, 4, false, access(2, 0, false), 256)
+            .record(0, 4, false, access(2, 0, false), Some(256))
             .unwrap_err();
         assert_eq!(conflict.earlier.thread, 1);
         assert!(conflict.earlier_wrote);
@@ -181,10 +187,10 @@ mod tests {
     fn read_then_write_by_another_thread_conflicts() {
         let shadow = Shadow::new(16);
         shadow
-            .record(4, 4, false, access(1, 0, false), 256)
+            .record(4, 4, false, access(1, 0, false), Some(256))
             .unwrap();
         let conflict = shadow
-            .record(4, 4, true, access(2, 0, false), 256)
+            .record(4, 4, true, access(2, 0, false), Some(256))
             .unwrap_err();
         assert!(!conflict.earlier_wrote);
     }
@@ -192,36 +198,42 @@ mod tests {
     #[test]
     fn barriers_atomics_and_the_same_thread_are_fine() {
         let shadow = Shadow::new(16);
-        shadow.record(0, 4, true, access(1, 0, false), 256).unwrap();
         shadow
-            .record(0, 4, false, access(1, 0, false), 256)
+            .record(0, 4, true, access(1, 0, false), Some(256))
             .unwrap();
         shadow
-            .record(0, 4, false, access(2, 1, false), 256)
+            .record(0, 4, false, access(1, 0, false), Some(256))
             .unwrap();
-        shadow.record(8, 4, true, access(1, 0, true), 256).unwrap();
         shadow
-            .record(8, 4, true, access(300, 0, true), 256)
+            .record(0, 4, false, access(2, 1, false), Some(256))
+            .unwrap();
+        shadow
+            .record(8, 4, true, access(1, 0, true), Some(256))
+            .unwrap();
+        shadow
+            .record(8, 4, true, access(300, 0, true), Some(256))
             .unwrap();
         // Many readers, then a write after a barrier.
         shadow
-            .record(12, 4, false, access(3, 0, false), 256)
+            .record(12, 4, false, access(3, 0, false), Some(256))
             .unwrap();
         shadow
-            .record(12, 4, false, access(4, 0, false), 256)
+            .record(12, 4, false, access(4, 0, false), Some(256))
             .unwrap();
         shadow
-            .record(12, 4, true, access(5, 1, false), 256)
+            .record(12, 4, true, access(5, 1, false), Some(256))
             .unwrap();
     }
 
     #[test]
     fn a_barrier_does_not_order_threads_of_different_blocks() {
         let shadow = Shadow::new(4);
-        shadow.record(0, 4, true, access(0, 0, false), 256).unwrap();
+        shadow
+            .record(0, 4, true, access(0, 0, false), Some(256))
+            .unwrap();
         assert!(
             shadow
-                .record(0, 4, true, access(256, 1, false), 256)
+                .record(0, 4, true, access(256, 1, false), Some(256))
                 .is_err()
         );
     }

@@ -8,11 +8,11 @@ use std::time::Instant;
 use clap::Parser;
 
 use super::tolerance::{self, relative_error};
-use super::{Affine, DEFAULT_N, MAX_N, Parameters, Results, Variant, golden};
+use super::{Affine, DEFAULT_N, EMULATOR_N, MAX_N, Parameters, Results, Variant, golden};
 use crate::cli::{self, CommonArgs};
 use crate::copy_probe;
 use crate::error::CourseError;
-use crate::gpu::Gpu;
+use crate::gpu::{self, Gpu};
 use crate::launch::{self, MAX_BLOCKS};
 use crate::protocol::{Check, Real, Report, SCHEMA_VERSION, Throughput, Timing};
 
@@ -24,7 +24,8 @@ pub const DEFAULT_THREADS: u32 = 256;
 #[derive(Parser, Debug, Clone)]
 #[command(allow_negative_numbers = true)]
 pub struct Args {
-    /// Elements in a and b, 1 to 68719476736 [default: 16777219; with --sweep 33554432].
+    /// Elements in a and b, 1 to 68719476736 [default: 16777219, 1000003 on the CPU
+    /// emulator; with --sweep 33554432, 1048576 on the emulator].
     #[arg(long, value_parser = parse_n)]
     pub n: Option<u64>,
 
@@ -156,7 +157,9 @@ fn run(
     args: &Args,
     dot_on_gpu: DotOnGpu,
 ) -> Result<Report<Parameters, Results>, CourseError> {
-    let n = args.n.unwrap_or(DEFAULT_N);
+    let n = args
+        .n
+        .unwrap_or_else(|| gpu::default_size(DEFAULT_N, EMULATOR_N));
     let threads = args.threads.unwrap_or(DEFAULT_THREADS);
     let gpu = prepare(variant, n, threads)?;
     let blocks = args
