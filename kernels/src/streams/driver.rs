@@ -40,8 +40,9 @@ pub struct Args {
     pub chunks: Option<u32>,
 
     /// Steps of arithmetic per element, 0 to 100000: sets the kernel's time
-    /// against the copies'. The default balances them on an H100.
-    #[arg(long, default_value_t = DEFAULT_WORK, value_parser = clap::value_parser!(u32).range(0..=100_000))]
+    /// against the copies'. The default balances them on an H100 (10 on the CPU
+    /// emulator).
+    #[arg(long, default_value_t = gpu::default_size(DEFAULT_WORK, 10), value_parser = clap::value_parser!(u32).range(0..=100_000))]
     pub work: u32,
 
     /// Write the overlapped run's timeline to FILE as an SVG picture.
