@@ -10,8 +10,14 @@ use emulator::module::Module;
 
 fn built_ptx() -> Vec<PathBuf> {
     let exe = std::env::current_exe().expect("test executable path");
-    let build = exe.parent().and_then(Path::parent).expect("target/<profile>").join("build");
-    let Ok(entries) = std::fs::read_dir(build) else { return Vec::new() };
+    let build = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>")
+        .join("build");
+    let Ok(entries) = std::fs::read_dir(build) else {
+        return Vec::new();
+    };
     entries
         .filter_map(Result::ok)
         .filter(|e| e.file_name().to_string_lossy().contains("-solution-"))
@@ -22,7 +28,8 @@ fn built_ptx() -> Vec<PathBuf> {
 
 fn check(path: &Path) {
     let text = std::fs::read_to_string(path).expect("PTX readable");
-    let module = Module::load(&text, &mut Heap::default()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let module = Module::load(&text, &mut Heap::default())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     assert!(!module.kernels.is_empty(), "{}: no kernels", path.display());
     for kernel in &module.kernels {
         assert!(
@@ -45,7 +52,11 @@ fn the_solutions_ptx_decodes_completely() {
             .map(|e| e.path())
             .filter(|p| p.extension().is_some_and(|x| x == "ptx"))
             .collect();
-        assert!(!found.is_empty(), "no .ptx files in {}", Path::new(&dir).display());
+        assert!(
+            !found.is_empty(),
+            "no .ptx files in {}",
+            Path::new(&dir).display()
+        );
         paths.extend(found);
     }
     for path in &paths {
