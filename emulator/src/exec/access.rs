@@ -385,76 +385,71 @@ unsafe fn write(ptr: *mut u8, size: u8, value: u64) {
     }
 }
 
-fn rmw32(cell: &AtomicU32, op: AtomicOp, b: u32, c: u32) -> u32 {
-    let update = |old: u32| -> u32 {
-        match op {
-            AtomicOp::Add => old.wrapping_add(b),
-            AtomicOp::AddF32 => (f32::from_bits(old) + f32::from_bits(b)).to_bits(),
-            AtomicOp::AddF64 => old,
-            AtomicOp::MinU => old.min(b),
-            AtomicOp::MaxU => old.max(b),
-            AtomicOp::MinS => (old as i32).min(b as i32) as u32,
-            AtomicOp::MaxS => (old as i32).max(b as i32) as u32,
-            AtomicOp::Inc => {
-                if old >= b {
-                    0
-                } else {
-                    old + 1
+/// `$name`: one atomic read-modify-write on `$atomic` cells of `$uint`
+/// (`$int` signed); `$float_add` is the float add of that width, the other
+/// width's float add leaves the cell as it is (decoding never pairs them).
+macro_rules! read_modify_write {
+    ($name:ident, $atomic:ty, $uint:ty, $int:ty, $float_add:expr, $float_op:expr) => {
+        fn $name(cell: &$atomic, op: AtomicOp, b: $uint, c: $uint) -> $uint {
+            let update = |old: $uint| -> $uint {
+                match op {
+                    AtomicOp::Add => old.wrapping_add(b),
+                    AtomicOp::AddF32 | AtomicOp::AddF64 if op == $float_op => $float_add(old, b),
+                    AtomicOp::AddF32 | AtomicOp::AddF64 => old,
+                    AtomicOp::MinU => old.min(b),
+                    AtomicOp::MaxU => old.max(b),
+                    AtomicOp::MinS => (old as $int).min(b as $int) as $uint,
+                    AtomicOp::MaxS => (old as $int).max(b as $int) as $uint,
+                    AtomicOp::Inc => {
+                        if old >= b {
+                            0
+                        } else {
+                            old + 1
+                        }
+                    }
+                    AtomicOp::Dec => {
+                        if old == 0 || old > b {
+                            b
+                        } else {
+                            old - 1
+                        }
+                    }
+                    AtomicOp::And => old & b,
+                    AtomicOp::Or => old | b,
+                    AtomicOp::Xor => old ^ b,
+                    AtomicOp::Exch => b,
+                    AtomicOp::Cas => {
+                        if old == b {
+                            c
+                        } else {
+                            old
+                        }
+                    }
                 }
-            }
-            AtomicOp::Dec => {
-                if old == 0 || old > b {
-                    b
-                } else {
-                    old - 1
-                }
-            }
-            AtomicOp::And => old & b,
-            AtomicOp::Or => old | b,
-            AtomicOp::Xor => old ^ b,
-            AtomicOp::Exch => b,
-            AtomicOp::Cas => {
-                if old == b {
-                    c
-                } else {
-                    old
-                }
+            };
+            match cell.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |old| Some(update(old))) {
+                Ok(old) | Err(old) => old,
             }
         }
     };
-    match cell.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |old| Some(update(old))) {
-        Ok(old) | Err(old) => old,
-    }
 }
 
-fn rmw64(cell: &AtomicU64, op: AtomicOp, b: u64, c: u64) -> u64 {
-    let update = |old: u64| -> u64 {
-        match op {
-            AtomicOp::Add => old.wrapping_add(b),
-            AtomicOp::AddF64 => (f64::from_bits(old) + f64::from_bits(b)).to_bits(),
-            AtomicOp::AddF32 => old,
-            AtomicOp::MinU => old.min(b),
-            AtomicOp::MaxU => old.max(b),
-            AtomicOp::MinS => (old as i64).min(b as i64) as u64,
-            AtomicOp::MaxS => (old as i64).max(b as i64) as u64,
-            AtomicOp::Inc | AtomicOp::Dec => old,
-            AtomicOp::And => old & b,
-            AtomicOp::Or => old | b,
-            AtomicOp::Xor => old ^ b,
-            AtomicOp::Exch => b,
-            AtomicOp::Cas => {
-                if old == b {
-                    c
-                } else {
-                    old
-                }
-            }
-        }
-    };
-    match cell.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |old| Some(update(old))) {
-        Ok(old) | Err(old) => old,
-    }
-}
+read_modify_write!(
+    rmw32,
+    AtomicU32,
+    u32,
+    i32,
+    |old: u32, b: u32| (f32::from_bits(old) + f32::from_bits(b)).to_bits(),
+    AtomicOp::AddF32
+);
+read_modify_write!(
+    rmw64,
+    AtomicU64,
+    u64,
+    i64,
+    |old: u64, b: u64| (f64::from_bits(old) + f64::from_bits(b)).to_bits(),
+    AtomicOp::AddF64
+);
 
 #[cfg(test)]
 mod tests {
