@@ -70,6 +70,10 @@ impl Variant {
 /// threads, so every thread loops.
 pub const DEFAULT_N: u64 = (1 << 24) + 3;
 
+/// The default on the CPU emulator: still several loops per thread of the
+/// default grid, at a CPU's speed.
+pub const EMULATOR_N: u64 = 1_000_003;
+
 /// The largest `--n`: 2^36 elements need 550 GB for a and b, more than any
 /// GPU holds.
 pub const MAX_N: u64 = 1 << 36;

@@ -60,6 +60,9 @@ pub const MAX_WIDTH: u32 = 32768;
 /// Default width: not a multiple of any tile, so partial tiles are tested.
 pub const DEFAULT_WIDTH: u32 = 1000;
 
+/// The default on the CPU emulator: still partial tiles of 16 and 32.
+pub const EMULATOR_WIDTH: u32 = 200;
+
 const M_PERIOD: u64 = 11;
 const N_PERIOD: u64 = 13;
 /// M and N together repeat along k every 11·13 = 143 steps.

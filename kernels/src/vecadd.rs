@@ -29,6 +29,9 @@ pub const BYTES_PER_ELEMENT: u64 = 12;
 /// check show.
 pub const DEFAULT_N: u64 = (1 << 25) + 3;
 
+/// The default on the CPU emulator: still no multiple of a block size.
+pub const EMULATOR_N: u64 = 1_000_003;
+
 /// The largest `--n` accepted before asking the GPU: 2^36 elements need
 /// 825 GB for a, b and c, more than any GPU holds.
 pub const MAX_N: u64 = 1 << 36;

@@ -8,11 +8,11 @@ use std::time::Instant;
 use clap::Parser;
 
 use super::tolerance::{self, relative_error};
-use super::{Affine, DEFAULT_N, MAX_N, Parameters, Results, Variant, golden};
+use super::{Affine, DEFAULT_N, EMULATOR_N, MAX_N, Parameters, Results, Variant, golden};
 use crate::cli::{self, CommonArgs};
 use crate::copy_probe;
 use crate::error::CourseError;
-use crate::gpu::Gpu;
+use crate::gpu::{self, Gpu};
 use crate::launch::{self, MAX_BLOCKS};
 use crate::protocol::{Check, Real, Report, SCHEMA_VERSION, Throughput, Timing};
 
@@ -98,14 +98,14 @@ pub fn help_for(variant: Variant) -> impl FnOnce(clap::Command) -> clap::Command
     let (about, n, threads, blocks) = match variant {
         Variant::Gm => (
             "Dot product: the GPU multiplies, the host sums",
-            "[default: 16777219]",
+            "[default: 16777219, 1000003 on the CPU emulator]",
             "Threads per block, 1 to 1024 [default: 256]",
             "[default: 16 times enough to fill the GPU, at most half of what n needs so \
              every thread loops]",
         ),
         Variant::Sm => (
             "Dot product: each block sums in shared memory, the host adds the blocks' partials",
-            "[default: 16777219]",
+            "[default: 16777219, 1000003 on the CPU emulator]",
             "Threads per block, a power of two from 1 to 1024: the tree halves the block \
              each step [default: 256]",
             "[default: enough to fill the GPU, at most half of what n needs so every thread \
@@ -114,7 +114,8 @@ pub fn help_for(variant: Variant) -> impl FnOnce(clap::Command) -> clap::Command
         Variant::Atomic => (
             "Dot product: each block sums in shared memory, then adds into one float with \
              atomicAdd",
-            "[default: 16777219; with --sweep 33554432]",
+            "[default: 16777219, 1000003 on the CPU emulator; with --sweep 33554432, 1048576 on \
+             the emulator]",
             "Threads per block, a power of two from 1 to 1024: the tree halves the block \
              each step [default: 256; with --sweep 512]",
             "[default: enough to fill the GPU, at most half of what n needs so every thread \
@@ -185,7 +186,9 @@ fn run(
     args: &Args,
     dot_on_gpu: DotOnGpu,
 ) -> Result<Report<Parameters, Results>, CourseError> {
-    let n = args.n.unwrap_or(DEFAULT_N);
+    let n = args
+        .n
+        .unwrap_or_else(|| gpu::default_size(DEFAULT_N, EMULATOR_N));
     let threads = args.threads.unwrap_or(DEFAULT_THREADS);
     let gpu = prepare(variant, n, threads)?;
     let blocks = args

@@ -7,11 +7,12 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use super::{
-    DEFAULT_WIDTH, MAX_WIDTH, Parameters, Results, Variant, check, checksum, rms_vs_golden,
+    DEFAULT_WIDTH, EMULATOR_WIDTH, MAX_WIDTH, Parameters, Results, Variant, check, checksum,
+    rms_vs_golden,
 };
 use crate::cli::{self, CommonArgs, SeedArg};
 use crate::error::CourseError;
-use crate::gpu::Gpu;
+use crate::gpu::{self, Gpu};
 use crate::protocol::{Real, Report, SCHEMA_VERSION, Timing};
 
 /// matmul-naive's flags.
@@ -19,7 +20,7 @@ use crate::protocol::{Real, Report, SCHEMA_VERSION, Timing};
 #[command(allow_negative_numbers = true)]
 pub struct NaiveArgs {
     /// Width W of the square matrices M, N and P, 1 to 32768.
-    #[arg(long, default_value_t = DEFAULT_WIDTH, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_WIDTH)))]
+    #[arg(long, default_value_t = gpu::default_size(DEFAULT_WIDTH, EMULATOR_WIDTH), value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_WIDTH)))]
     pub width: u32,
 
     /// Edge of the square thread block, 1 to 32 (block × block threads, at
@@ -39,7 +40,7 @@ pub struct NaiveArgs {
 #[command(allow_negative_numbers = true)]
 pub struct TiledArgs {
     /// Width W of the square matrices M, N and P, 1 to 32768.
-    #[arg(long, default_value_t = DEFAULT_WIDTH, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_WIDTH)))]
+    #[arg(long, default_value_t = gpu::default_size(DEFAULT_WIDTH, EMULATOR_WIDTH), value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_WIDTH)))]
     pub width: u32,
 
     /// Edge of the square tile, and of the thread block: 16 or 32 (the

@@ -5,11 +5,11 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use super::{BYTES_PER_ELEMENT, DEFAULT_N, MAX_N, NAME, Parameters, Results};
+use super::{BYTES_PER_ELEMENT, DEFAULT_N, EMULATOR_N, MAX_N, NAME, Parameters, Results};
 use crate::cli::{self, CommonArgs, SeedArg};
 use crate::copy_probe;
 use crate::error::CourseError;
-use crate::gpu::Gpu;
+use crate::gpu::{self, Gpu};
 use crate::launch::{self, MAX_BLOCKS};
 use crate::protocol::{Report, SCHEMA_VERSION, Throughput, Timing};
 
@@ -21,7 +21,7 @@ use crate::protocol::{Report, SCHEMA_VERSION, Throughput, Timing};
 pub struct Args {
     /// Elements in a, b and c (a\[i] = i mod 4096, b\[i] = 2·(i mod 4096)
     /// unless --seed is given).
-    #[arg(long, default_value_t = DEFAULT_N, value_parser = parse_n)]
+    #[arg(long, default_value_t = gpu::default_size(DEFAULT_N, EMULATOR_N), value_parser = parse_n)]
     pub n: u64,
 
     /// Threads per block, 1 to 1024.
