@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Writes a student's copy of the course to OUT: the stubs (exercises/), the
 # course toolkit (kernels/), the course command (course/, `cargo course`),
-# the book (docs/) and the toolkit installer, as a workspace that builds and
+# the CPU emulator (emulator/, scripts/cuda-runner), the book (docs/) and the
+# toolkit installer, as a workspace that builds and
 # whose `cargo test --workspace` passes. Left out: solutions/, the grader
 # (its mutants are edits of the solutions), the GPU and grading bundles, and
 # the stub drift test (it reads solutions/). The copy is a git repository
@@ -24,8 +25,8 @@ fi
 mkdir -p "$out"
 
 # Tracked files only: no target/, no bundles, nothing a build left behind.
-git ls-files -z -- .cargo .gitignore Cargo.lock kernels course exercises docs \
-        scripts/install-cuda-toolkit.sh \
+git ls-files -z -- .cargo .gitignore Cargo.lock kernels course emulator exercises docs \
+        scripts/install-cuda-toolkit.sh scripts/cuda-runner \
     | grep -zv '^kernels/tests/stub_drift.rs$' \
     | xargs -0 cp --parents -t "$out"
 
@@ -35,7 +36,7 @@ grep -q '^members = ' Cargo.toml || {
     echo "student-copy: no members line in Cargo.toml; update this script" >&2
     exit 1
 }
-sed "s|^members = .*|members = [\"kernels\", \"course\", \"exercises/*\"]|" Cargo.toml >"$out/Cargo.toml"
+sed "s|^members = .*|members = [\"kernels\", \"course\", \"emulator\", \"exercises/*\"]|" Cargo.toml >"$out/Cargo.toml"
 
 cat >"$out/README.md" <<'README'
 # cuda-course

@@ -47,7 +47,11 @@ fn every_driver_function_a_course_binary_imports_is_exported() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut checked = 0;
     for group in ["exercises", "solutions"] {
-        for entry in std::fs::read_dir(root.join(group)).expect("course directories") {
+        // A student's copy of the course has no solutions/.
+        let Ok(entries) = std::fs::read_dir(root.join(group)) else {
+            continue;
+        };
+        for entry in entries {
             let name = entry
                 .expect("directory entry")
                 .file_name()
