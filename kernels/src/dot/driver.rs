@@ -34,12 +34,12 @@ pub struct Args {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_BLOCKS)))]
     pub blocks: Option<u32>,
 
-    /// a\[i] = p + q·i, written p+qi with whole p, q within ±1000 (e.g. i, 3+2i, 7).
+    /// Element i of a is p + q·i, written p+qi with whole p, q within ±1000 (e.g. i, 3+2i, 7).
     // Hyphen values: "--b -5+i" is a value, not an unknown flag.
     #[arg(long, default_value = "i", value_parser = parse_affine, allow_hyphen_values = true)]
     pub a: Affine,
 
-    /// b\[i] = r + s·i, written like --a; --b 2 gives the dot n·(n−1) with a = i.
+    /// Element i of b is r + s·i, written like --a; --b 2 gives the dot n·(n−1) with a = i.
     #[arg(long, default_value = "2i", value_parser = parse_affine, allow_hyphen_values = true)]
     pub b: Affine,
 

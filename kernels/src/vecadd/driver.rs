@@ -19,8 +19,8 @@ use crate::protocol::{Report, SCHEMA_VERSION, Throughput, Timing};
 // Negative numbers are values to reject with the flag named, not unknown flags.
 #[command(name = NAME, allow_negative_numbers = true)]
 pub struct Args {
-    /// Elements in a, b and c (a\[i] = i mod 4096, b\[i] = 2·(i mod 4096)
-    /// unless --seed is given).
+    /// Elements in a, b and c (element i of a is i mod 4096, of b
+    /// 2·(i mod 4096), unless --seed is given).
     #[arg(long, default_value_t = gpu::default_size(DEFAULT_N, EMULATOR_N), value_parser = parse_n)]
     pub n: u64,
 
