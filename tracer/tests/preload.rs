@@ -121,7 +121,10 @@ fn build() -> tempfile::TempDir {
 fn traced(dir: &Path) -> (u32, String, String) {
     let pipe = trace::Pipe::new().unwrap();
     let mut command = Command::new(dir.join("program"));
+    // The fake driver beside the program, not whatever a cargo runner put
+    // first on the library path (the emulator's, on a machine without a GPU).
     command
+        .env_remove("LD_LIBRARY_PATH")
         .envs(trace::variables(&tracer_library()))
         .stdout(Stdio::piped());
     pipe.attach(&mut command);
@@ -190,7 +193,9 @@ fn without_the_variable_or_with_a_closed_descriptor_it_only_forwards() {
     let dir = build();
     for fd in [None, Some("57"), Some("not a number")] {
         let mut command = Command::new(dir.path().join("program"));
-        command.env("LD_PRELOAD", tracer_library());
+        command
+            .env_remove("LD_LIBRARY_PATH")
+            .env("LD_PRELOAD", tracer_library());
         if let Some(fd) = fd {
             command.env("CUDA_COURSE_TRACE_FD", fd);
         }
