@@ -3,7 +3,10 @@
 # its test class (every solution, every stub, a mutant per classic bug and
 # correct variants: grader::mutants), built by `grader build`, in
 # grader-bundle/. On the GPU machine, grader-bundle/run.sh grades the class
-# and verifies every expectation (no cargo needed there).
+# and verifies every expectation (no cargo needed there). The bundle also
+# carries bubblewrap's .deb (the GPU machine has no network; run.sh unpacks
+# it with dpkg -x) and a GPU-hostile class (grader/tests/fixtures/hostile-gpu)
+# graded in the sandbox between honest students.
 # Usage: scripts/grader-bundle.sh [OUT_DIR]   (default grader-bundle)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,9 +18,21 @@ mkdir -p "$out"
 class=$(mktemp -d)
 target/release/grader mutants write "$class/submissions"
 target/release/grader build "$class/submissions" --seed 2026 --bundle "$out/class" --target-dir target/grader-class
-rm -rf "$class" "$out/class/.build"
+# The GPU-hostile class: each case the dot-sm solution with its own files
+# laid over it, each followed (in name order) by an honest student.
+hostile=$class/hostile
+for case in grader/tests/fixtures/hostile-gpu/*/; do
+    name=$(basename "$case")
+    mkdir -p "$hostile/$name" "$hostile/$name-then-honest/dot-sm"
+    cp -r solutions/dot-sm "$hostile/$name/"
+    cp "$case"dot-sm/src/* "$hostile/$name/dot-sm/src/"
+    cp -r solutions/dot-sm/src "$hostile/$name-then-honest/dot-sm/"
+done
+target/release/grader build "$hostile" --exercise dot-sm --seed 2026 --bundle "$out/hostile" --target-dir target/grader-class
+rm -rf "$class" "$out/class/.build" "$out/hostile/.build"
 cp target/release/grader "$out/"
-strip "$out"/class/bin/* "$out/grader"
+strip "$out"/class/bin/* "$out"/hostile/bin/* "$out/grader"
+(cd "$out" && apt-get download bubblewrap)
 cat >"$out/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # Grades the class on this GPU, then checks every expectation: solutions
@@ -26,8 +41,35 @@ cat >"$out/run.sh" <<'RUN'
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$(mktemp -d)}
 shift || true
+# bubblewrap from the bundle's .deb, unpacked privately (no network here).
+if ! command -v bwrap >/dev/null 2>&1 && [ -z "${GRADER_BWRAP:-}" ]; then
+    dpkg -x "$here"/bubblewrap_*.deb "$here/bwrap-root"
+    export GRADER_BWRAP=$here/bwrap-root/usr/bin/bwrap
+fi
+gpu_processes() { nvidia-smi --query-compute-apps=pid,process_name --format=csv,noheader; }
 "$here/grader" run "$here/class" --timeout 120 --out "$out" "$@"
 "$here/grader" mutants verify "$out"
+# The GPU-hostile class, in the sandbox: each case its verdict, the honest
+# student after it passes, and nothing left on the GPU.
+"$here/grader" run "$here/hostile" --timeout 20 --out "$out/hostile"
+left=$(gpu_processes)
+[ -z "$left" ] || { echo "run.sh: processes left on the GPU: $left" >&2; exit 1; }
+python3 - "$out/hostile/results.json" <<'CHECK'
+import json, sys
+students = json.load(open(sys.argv[1]))["students"]
+expected = {"gpu-infinite": "timed-out", "gpu-oob": "cuda-error",
+            "gpu-oom": "garbage", "gpu-setsid": "garbage"}
+broken = 0
+for name, record in sorted(students.items()):
+    runs = record["exercises"]["dot-sm"]["runs"]
+    kinds = sorted({r["verdict"]["kind"] for r in runs})
+    want = expected.get(name, "passed")
+    ok = kinds == [want]
+    broken += not ok
+    print(f"{'ok ' if ok else 'BROKEN'} {name}: {kinds} (expected {want}): {runs[0]['verdict']['message'][:160]}")
+sys.exit(1 if broken else 0)
+CHECK
+echo "run.sh: hostile class as expected; no process on the GPU"
 RUN
 chmod +x "$out/run.sh"
 echo "grader-bundle: $(ls "$out/class/bin" | wc -l) binaries, $(du -sh "$out" | cut -f1) in $out/"

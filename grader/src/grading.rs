@@ -11,14 +11,18 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::bundle::{self, Bundle, Item};
+use crate::digest;
 use crate::plan::{self, recheck};
 use crate::results::{self, Results, Student};
 use crate::runner::{self, Ended, Limits};
+use crate::sandbox::Isolation;
 use crate::sanitizer;
 use crate::verdict::{self, Verdict};
 
 pub struct Settings {
     pub limits: Limits,
+    /// Where the binaries run.
+    pub isolation: Isolation,
     /// Skip students results.json already holds.
     pub resume: bool,
     /// Also run compute-sanitizer on each exercise's first run.
@@ -49,12 +53,30 @@ pub fn run(
     } else {
         Results::new(bundle.seed)
     };
+    results.sandbox = match &settings.isolation {
+        Isolation::Sandboxed(sandbox) => Some(sandbox.description().to_owned()),
+        Isolation::Unsandboxed => None,
+    };
     let mut by_student: BTreeMap<&str, Vec<&Item>> = BTreeMap::new();
     for item in &bundle.items {
         by_student.entry(&item.student).or_default().push(item);
     }
+    // Who is no longer in the bundle is no longer in the results.
+    results
+        .students
+        .retain(|student, _| by_student.contains_key(student.as_str()));
     for (student, items) in by_student {
-        if results.students.contains_key(student) {
+        // Kept only when every record was graded from these very inputs.
+        let unchanged = results.students.get(student).is_some_and(|earlier| {
+            earlier.exercises.len() == items.len()
+                && items.iter().all(|item| {
+                    earlier
+                        .exercises
+                        .get(&item.exercise)
+                        .is_some_and(|e| e.inputs.is_some() && e.inputs == inputs(&bundle, item))
+                })
+        });
+        if unchanged {
             continue;
         }
         let graded = Student {
@@ -78,6 +100,19 @@ pub fn run(
     Ok(results)
 }
 
+/// The digest of what an item's grade depends on: the binary's digest as
+/// built, the test plan, and what the build found.
+fn inputs(bundle: &Bundle, item: &Item) -> Option<String> {
+    let plan = plan::plan(&item.exercise, bundle.seed);
+    Some(digest::bytes(
+        format!(
+            "{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+            item.digest, plan, item.build_errors, item.refused, item.ptx_missing
+        )
+        .as_bytes(),
+    ))
+}
+
 /// Points for a kernel whose PTX shows what the exercise is about.
 const PTX_POINTS: u32 = 1;
 
@@ -97,16 +132,32 @@ fn grade(
         points: 0,
         max_points,
         sanitizer: vec![],
+        inputs: inputs(bundle, item),
     };
     let Some(binary) = &item.binary else {
         return graded;
     };
+    let binary = bundle_dir.join(binary);
+    // The binary as built, or nothing runs: a bundle changed since (by a
+    // run, or by hand) is not graded.
+    let found = digest::file(&binary).ok();
+    if item.digest.is_none() || found != item.digest {
+        graded.build_errors = Some(format!(
+            "the grader refused to run {}: it is not the binary that was built \
+             (sha256 {} expected, {} found)",
+            item.exercise,
+            item.digest.as_deref().unwrap_or("none"),
+            found.as_deref().unwrap_or("unreadable"),
+        ));
+        return graded;
+    }
     let ptx_ok = item.ptx_missing.is_empty();
     graded.runs = plan
         .iter()
         .map(|run| {
             run_one(
-                &bundle_dir.join(binary),
+                &settings.isolation,
+                &binary,
                 &item.exercise,
                 run,
                 settings.limits,
@@ -124,13 +175,14 @@ fn grade(
                 args[at + 1] = "1";
             }
             graded.sanitizer =
-                sanitizer::sanitize(&bundle_dir.join(binary), &args, settings.limits);
+                sanitizer::sanitize(&settings.isolation, &binary, &args, settings.limits);
         }
     }
     graded
 }
 
 fn run_one(
+    isolation: &Isolation,
     binary: &Path,
     exercise: &str,
     run: &plan::Run,
@@ -139,7 +191,7 @@ fn run_one(
 ) -> results::Run {
     let mut args: Vec<&str> = run.args.iter().map(String::as_str).collect();
     args.push("--json");
-    let outcome = runner::run(binary, &args, &[], limits);
+    let outcome = runner::run_command(isolation.run_command(binary, &args, &[]), limits);
     let mut verdict = verdict::judge(&outcome, limits.timeout.as_secs_f64());
     let report: Option<Value> = serde_json::from_str(outcome.stdout.trim()).ok();
     if verdict.passed() {

@@ -8,10 +8,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use grader::bundle::{self, Request};
+use grader::bundle::{self, Progress, Request};
 use grader::grading::{self, Settings};
 use grader::results::Results;
 use grader::runner::Limits;
+use grader::sandbox::Isolation;
 use grader::{catalogue, reports};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -37,6 +38,8 @@ enum Command {
         choose: Choose,
         #[command(flatten)]
         running: Running,
+        #[command(flatten)]
+        safety: Safety,
         /// Where results.json, grades.csv and feedback/ go.
         #[arg(long, default_value = "grading")]
         out: PathBuf,
@@ -46,6 +49,8 @@ enum Command {
         submissions: PathBuf,
         #[command(flatten)]
         choose: Choose,
+        #[command(flatten)]
+        safety: Safety,
         /// The bundle folder to write.
         #[arg(long)]
         bundle: PathBuf,
@@ -55,6 +60,8 @@ enum Command {
         bundle: PathBuf,
         #[command(flatten)]
         running: Running,
+        #[command(flatten)]
+        safety: Safety,
         #[arg(long, default_value = "grading")]
         out: PathBuf,
     },
@@ -70,6 +77,8 @@ enum Command {
         path: Option<PathBuf>,
         #[command(flatten)]
         running: Running,
+        #[command(flatten)]
+        safety: Safety,
         /// Test plan seed [default: a fresh one].
         #[arg(long)]
         seed: Option<u64>,
@@ -103,10 +112,22 @@ struct Choose {
     /// The course checkout whose crates are built [default: this grader's].
     #[arg(long)]
     course: Option<PathBuf>,
-    /// Where cargo builds [default: BUNDLE/.build/target]; keep it between
+    /// Where cargo builds [default: BUNDLE/.build]; keep it between
     /// batches so dependencies compile once.
     #[arg(long)]
     target_dir: Option<PathBuf>,
+    /// Seconds one student's build may take, 1 to 3600.
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    build_timeout: u64,
+}
+
+/// Whether student code is confined.
+#[derive(clap::Args, Debug)]
+struct Safety {
+    /// Build and run student code without the bubblewrap sandbox, with
+    /// your rights (every report says so).
+    #[arg(long)]
+    no_sandbox: bool,
 }
 
 /// How runs are made.
@@ -174,17 +195,21 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
         Command::Build {
             submissions,
             choose,
+            safety,
             bundle,
         } => {
-            build(&submissions, &choose, &bundle)?;
+            let isolation = Isolation::choose(safety.no_sandbox)?;
+            build(&submissions, &choose, &bundle, &isolation)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Run {
             bundle,
             running,
+            safety,
             out,
         } => {
-            let results = run(&bundle, &running, &out)?;
+            let isolation = Isolation::choose(safety.no_sandbox)?;
+            let results = run(&bundle, &running, &out, isolation)?;
             print!("{}", reports::summary(&results));
             Ok(ExitCode::SUCCESS)
         }
@@ -192,11 +217,13 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
             submissions,
             choose,
             running,
+            safety,
             out,
         } => {
+            let isolation = Isolation::choose(safety.no_sandbox)?;
             let bundle = out.join("bundle");
-            build(&submissions, &choose, &bundle)?;
-            let results = run(&bundle, &running, &out)?;
+            build(&submissions, &choose, &bundle, &isolation)?;
+            let results = run(&bundle, &running, &out, isolation)?;
             print!("{}", reports::summary(&results));
             Ok(ExitCode::SUCCESS)
         }
@@ -210,8 +237,9 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
             exercise,
             path,
             running,
+            safety,
             seed,
-        } => check(&exercise, path, &running, seed),
+        } => check(&exercise, path, &running, &safety, seed),
         Command::Mutants(MutantsCommand::Write { dir }) => {
             grader::mutants::write_class(&own_course(), &dir)?;
             Ok(ExitCode::SUCCESS)
@@ -235,14 +263,40 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
     }
 }
 
-fn build(submissions: &Path, choose: &Choose, bundle: &Path) -> Result<(), String> {
+fn build(
+    submissions: &Path,
+    choose: &Choose,
+    bundle: &Path,
+    isolation: &Isolation,
+) -> Result<(), String> {
     let course = choose.course.clone().unwrap_or_else(own_course);
     let seed = choose.seed.unwrap_or_else(fresh_seed);
-    let spinner = ProgressBar::new_spinner().with_style(
-        ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("a fixed template"),
+    warn_if_unsandboxed(isolation);
+    let bar = ProgressBar::new(0).with_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} students built, {elapsed} {msg}")
+            .expect("a fixed template"),
     );
-    spinner.set_message(format!("building {} (seed {seed})", submissions.display()));
-    spinner.enable_steady_tick(Duration::from_millis(120));
+    bar.set_message(format!(
+        "dependencies of {} (seed {seed})",
+        submissions.display()
+    ));
+    bar.enable_steady_tick(Duration::from_millis(120));
+    let progress = |step: &Progress| match step {
+        Progress::Preparing => bar.set_message("compiling the dependencies, once"),
+        Progress::Building {
+            student,
+            done,
+            total,
+        } => {
+            bar.set_length(*total as u64);
+            bar.set_position(*done as u64);
+            bar.set_message(student.to_string());
+            if bar.is_hidden() {
+                eprintln!("grader: building {} of {total}", done + 1);
+            }
+        }
+        Progress::Done => bar.set_position(bar.length().unwrap_or(0)),
+    };
     let built = bundle::build(&Request {
         course: &course,
         submissions,
@@ -251,8 +305,11 @@ fn build(submissions: &Path, choose: &Choose, bundle: &Path) -> Result<(), Strin
         seed,
         jobs: choose.jobs.map(|j| j as usize),
         target: choose.target_dir.as_deref(),
+        isolation,
+        build_timeout: Duration::from_secs(choose.build_timeout),
+        progress: &progress,
     });
-    spinner.finish_and_clear();
+    bar.finish_and_clear();
     let built = built?;
     let failed = built
         .items
@@ -268,8 +325,22 @@ fn build(submissions: &Path, choose: &Choose, bundle: &Path) -> Result<(), Strin
     Ok(())
 }
 
-fn run(bundle: &Path, running: &Running, out: &Path) -> Result<Results, String> {
+/// Said once per command, before any student code is touched.
+fn warn_if_unsandboxed(isolation: &Isolation) {
+    if !isolation.is_sandboxed() {
+        eprintln!("grader: warning: --no-sandbox: student code builds and runs with your rights");
+    }
+}
+
+fn run(
+    bundle: &Path,
+    running: &Running,
+    out: &Path,
+    isolation: Isolation,
+) -> Result<Results, String> {
+    warn_if_unsandboxed(&isolation);
     let settings = Settings {
+        isolation,
         limits: limits(running),
         resume: running.resume,
         sanitize: running.sanitize,
@@ -286,7 +357,8 @@ fn run(bundle: &Path, running: &Running, out: &Path) -> Result<Results, String> 
     let results = grading::run(bundle, out, &settings, |student| {
         // A bar on a terminal; a line per student where there is none.
         if bar.is_hidden() {
-            eprintln!("grader: graded {student}");
+            // Escaped: a name cannot start a line that looks like the grader's.
+            eprintln!("grader: graded {}", student.escape_debug());
         }
         bar.set_message(student.to_owned());
         bar.inc(1);
@@ -302,8 +374,10 @@ fn check(
     exercise: &str,
     path: Option<PathBuf>,
     running: &Running,
+    safety: &Safety,
     seed: Option<u64>,
 ) -> Result<ExitCode, String> {
+    let isolation = Isolation::choose(safety.no_sandbox)?;
     let course = own_course();
     let folder = path.unwrap_or_else(|| course.join("exercises").join(exercise));
     let work = course.join("target").join("grader-check");
@@ -316,11 +390,24 @@ fn check(
         exercises: vec![exercise.to_owned()],
         seed,
         jobs: None,
-        target_dir: Some(course.join("target").join("grader-check-target")),
+        // Where the grader's own tests keep the class dependencies too
+        // (cargo's CARGO_TARGET_TMPDIR), so they compile once there.
+        target_dir: Some(course.join("target").join("tmp").join("grader-deps")),
         course: Some(course),
+        build_timeout: 300,
     };
-    build(&work.join("submission"), &choose, &work.join("bundle"))?;
-    let results = run(&work.join("bundle"), running, &work.join("grading"))?;
+    build(
+        &work.join("submission"),
+        &choose,
+        &work.join("bundle"),
+        &isolation,
+    )?;
+    let results = run(
+        &work.join("bundle"),
+        running,
+        &work.join("grading"),
+        isolation,
+    )?;
     let you = &results.students["you"];
     print!("{}", reports::feedback("you", you, results.seed));
     let (got, max) = you.points();

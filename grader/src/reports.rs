@@ -6,6 +6,7 @@ use std::fmt::Write;
 use std::path::Path;
 
 use crate::catalogue::EXERCISES;
+use crate::quote;
 use crate::results::{Results, Student, write_atomically};
 
 /// One row per student: points per exercise (blank where not graded), total, maximum.
@@ -80,8 +81,8 @@ pub fn feedback(name: &str, student: &Student, seed: u64) -> String {
         if let Some(errors) = &graded.build_errors {
             let _ = write!(
                 out,
-                "It did not build:\n\n```text\n{}\n```\n",
-                errors.trim_end()
+                "It did not build:\n\n{}",
+                quote::fenced(&quote::errors_first(errors), "text")
             );
             continue;
         }
@@ -110,10 +111,13 @@ pub fn feedback(name: &str, student: &Student, seed: u64) -> String {
             );
         }
         for run in &graded.runs {
+            // The message may quote the run's own output: fenced.
             let outcome = if run.verdict.passed {
                 "passed".to_owned()
             } else {
-                format!("FAILED: {}", run.verdict.message)
+                let quoted = quote::fenced(&run.verdict.message, "text");
+                let indented: Vec<String> = quoted.lines().map(|l| format!("  {l}")).collect();
+                format!("FAILED:\n\n{}\n", indented.join("\n"))
             };
             // The same run on the student's own machine.
             // Without --json: the student wants the report for people.
@@ -190,7 +194,7 @@ pub fn summary(results: &Results) -> String {
         let (got, max) = student.points();
         let _ = writeln!(out, " {:>10}", format!("{got}/{max}"));
     }
-    out
+    out + &unsandboxed(results)
 }
 
 /// A student id as a file name: letters, digits, '.', '_' and '-' kept.
@@ -217,9 +221,20 @@ pub fn write(results: &Results, out: &Path) -> std::io::Result<()> {
     write_atomically(&out.join("grades.csv"), grades_csv(results).as_bytes())?;
     for (name, student) in &results.students {
         let path = out.join("feedback").join(format!("{}.md", file_name(name)));
-        write_atomically(&path, feedback(name, student, results.seed).as_bytes())?;
+        let text = feedback(name, student, results.seed) + &unsandboxed(results);
+        write_atomically(&path, text.as_bytes())?;
     }
     Ok(())
+}
+
+/// What every report says when student code ran without the sandbox.
+pub fn unsandboxed(results: &Results) -> String {
+    match results.sandbox {
+        Some(_) => String::new(),
+        None => "\nWARNING: graded with --no-sandbox: student code was built and run \
+                 with the instructor's rights, unconfined.\n"
+            .to_owned(),
+    }
 }
 
 #[cfg(test)]
@@ -265,6 +280,7 @@ mod tests {
 
     fn results() -> Results {
         let mut results = Results::new(7);
+        results.sandbox = Some("bubblewrap, as nobody".into());
         let vecadd = Exercise {
             refused: vec![
                 "src/main.rs is a symbolic link: submissions must hold the files themselves".into(),
@@ -275,6 +291,7 @@ mod tests {
             points: 3,
             max_points: 5,
             sanitizer: vec![],
+            inputs: None,
         };
         let broken = Exercise {
             refused: vec![],
@@ -284,6 +301,7 @@ mod tests {
             points: 0,
             max_points: 7,
             sanitizer: vec![],
+            inputs: None,
         };
         results.students.insert(
             "ann".into(),

@@ -34,7 +34,7 @@ fn build(submissions: &Path, bundle: &Path, flags: &[&str]) {
         .arg("--bundle")
         .arg(bundle)
         .arg("--target-dir")
-        .arg(Path::new(env!("CARGO_TARGET_TMPDIR")).join("grader-cli"))
+        .arg(Path::new(env!("CARGO_TARGET_TMPDIR")).join("grader-deps"))
         .args(flags)
         .assert()
         .success();
@@ -178,7 +178,7 @@ fn grade_builds_runs_and_reports_in_one_command() {
     let dir = tempfile::tempdir().unwrap();
     let submissions = class(dir.path());
     let out = dir.path().join("out");
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("grader-cli");
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("grader-deps");
     grader()
         .arg("grade")
         .arg(&submissions)
