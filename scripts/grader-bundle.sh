@@ -41,14 +41,19 @@ cat >"$out/run.sh" <<'RUN'
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$(mktemp -d)}
 shift || true
-# bubblewrap from the bundle's .deb, unpacked privately (no network here).
+# bubblewrap from the bundle's .deb, unpacked privately (no network here),
+# in a folder nobody may enter: the grader starts it as nobody.
 if ! command -v bwrap >/dev/null 2>&1 && [ -z "${GRADER_BWRAP:-}" ]; then
-    dpkg -x "$here"/bubblewrap_*.deb "$here/bwrap-root"
-    export GRADER_BWRAP=$here/bwrap-root/usr/bin/bwrap
+    bwrap_root=$(mktemp -d /tmp/grader-bwrap.XXXXXX)
+    chmod 755 "$bwrap_root"
+    dpkg -x "$here"/bubblewrap_*.deb "$bwrap_root"
+    export GRADER_BWRAP=$bwrap_root/usr/bin/bwrap
 fi
+echo "run.sh: sandbox: ${GRADER_BWRAP:-$(command -v bwrap)}"
 gpu_processes() { nvidia-smi --query-compute-apps=pid,process_name --format=csv,noheader; }
 "$here/grader" run "$here/class" --timeout 120 --out "$out" "$@"
 "$here/grader" mutants verify "$out"
+grep -m1 '"sandbox"' "$out/results.json"
 # The GPU-hostile class, in the sandbox: each case its verdict, the honest
 # student after it passes, and nothing left on the GPU.
 "$here/grader" run "$here/hostile" --timeout 20 --out "$out/hostile"

@@ -1,7 +1,7 @@
 //! `grader build`: everything a GPU node needs to grade a class, made on a
 //! build node. Discovers the submissions, lays each student's files over
 //! the course's crates, builds them all, inspects each kernel's PTX, and
-//! writes BUNDLE/bin/<package> and BUNDLE/bundle.json: the seed, and per
+//! writes `BUNDLE/bin/<package>` and BUNDLE/bundle.json: the seed, and per
 //! student and exercise its binary or build errors, refusals and missing
 //! PTX features. A GPU node then needs no cargo, no course and no network.
 

@@ -350,14 +350,13 @@ impl Builder<'_> {
 /// Variables a build takes from the grader's environment: the toolkit's
 /// location and the architecture. Nothing else of the instructor's
 /// environment reaches a build (`option_env!` sees nothing).
-const BUILD_ENV: [&str; 7] = [
+const BUILD_ENV: [&str; 6] = [
     "CUDA_COURSE_ARCH",
     "CUDA_PATH",
     "CUDA_LIBRARY_PATH",
     "NVCC_PREPEND_FLAGS",
     "NVCC_APPEND_FLAGS",
     "NVCC_CCBIN",
-    "CUDA_VISIBLE_DEVICES",
 ];
 
 fn passed_env() -> Vec<(String, OsString)> {

@@ -15,7 +15,7 @@ use crate::digest;
 use crate::plan::{self, recheck};
 use crate::results::{self, Results, Student};
 use crate::runner::{self, Ended, Limits};
-use crate::sandbox::Isolation;
+use crate::sandbox::{self, Isolation};
 use crate::sanitizer;
 use crate::verdict::{self, Verdict};
 
@@ -53,10 +53,16 @@ pub fn run(
     } else {
         Results::new(bundle.seed)
     };
-    results.sandbox = match &settings.isolation {
+    let sandbox = match &settings.isolation {
         Isolation::Sandboxed(sandbox) => Some(sandbox.description().to_owned()),
         Isolation::Unsandboxed => None,
     };
+    // Records made under another confinement are not carried over: the
+    // reports say how all of them were made.
+    if results.sandbox != sandbox {
+        results.students.clear();
+    }
+    results.sandbox = sandbox;
     let mut by_student: BTreeMap<&str, Vec<&Item>> = BTreeMap::new();
     for item in &bundle.items {
         by_student.entry(&item.student).or_default().push(item);
@@ -191,7 +197,10 @@ fn run_one(
 ) -> results::Run {
     let mut args: Vec<&str> = run.args.iter().map(String::as_str).collect();
     args.push("--json");
-    let outcome = runner::run_command(isolation.run_command(binary, &args, &[]), limits);
+    let mut outcome = runner::run_command(isolation.run_command(binary, &args, &[]), limits);
+    if isolation.is_sandboxed() {
+        outcome.ended = sandbox::ended_inside(outcome.ended);
+    }
     let mut verdict = verdict::judge(&outcome, limits.timeout.as_secs_f64());
     let report: Option<Value> = serde_json::from_str(outcome.stdout.trim()).ok();
     if verdict.passed() {

@@ -110,7 +110,7 @@ pub fn select(exercise: &Path) -> (Vec<Taken>, Vec<Refusal>) {
 
 /// Builds the crate to grade in `target`: `manifest` as its Cargo.toml
 /// (the course's, see `workspace`), the course's build.rs from `pristine`
-/// (its exercises/<name> folder), and the student's taken files in src/.
+/// (its `exercises/<name>` folder), and the student's taken files in src/.
 /// A file is written only when its content changed, and a file the student
 /// no longer submits is removed: a rebuild then recompiles only crates
 /// whose sources really changed.

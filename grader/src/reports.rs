@@ -216,7 +216,7 @@ fn file_name(student: &str) -> String {
     }
 }
 
-/// Writes grades.csv and feedback/<student>.md into `out`, each atomically.
+/// Writes grades.csv and `feedback/<student>.md` into `out`, each atomically.
 pub fn write(results: &Results, out: &Path) -> std::io::Result<()> {
     write_atomically(&out.join("grades.csv"), grades_csv(results).as_bytes())?;
     for (name, student) in &results.students {

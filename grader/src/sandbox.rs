@@ -13,6 +13,8 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use crate::runner::Ended;
+
 /// The uid and gid student code runs as when the grader is root: nobody.
 pub const NOBODY: u32 = 65534;
 /// Where a run finds its binary inside the sandbox.
@@ -26,6 +28,9 @@ const MAX_RUN_FILE: libc::rlim_t = 64 << 20;
 /// machine has no cgroup v2 to give a real one. Never used for runs: CUDA
 /// reserves a large host range.
 const MAX_BUILD_MEMORY: libc::rlim_t = 8 << 30;
+/// The size of a sandbox's private /tmp and /dev/shm (each a tmpfs, in
+/// memory); the root around the mounts is read-only.
+const TMP_BYTES: &str = "1073741824";
 /// The environment variable naming the bwrap binary to use.
 pub const BWRAP_ENV: &str = "GRADER_BWRAP";
 /// Device nodes a CUDA run needs, when the machine has them (without
@@ -130,6 +135,15 @@ impl Isolation {
     }
 }
 
+/// How the program inside ended, from how bwrap ended: bwrap exits with
+/// 128 + N when what it ran was killed by signal N.
+pub fn ended_inside(ended: Ended) -> Ended {
+    match ended {
+        Ended::Exited(code) if (129..=128 + 64).contains(&code) => Ended::Signalled(code - 128),
+        other => other,
+    }
+}
+
 impl Sandbox {
     /// Finds bwrap ($GRADER_BWRAP, else on PATH) and checks that it can
     /// start a sandbox here, as nobody when the grader is root.
@@ -199,7 +213,7 @@ impl Sandbox {
             }
         }
         command
-            .args(["--chdir", "/tmp"])
+            .args(["--remount-ro", "/", "--chdir", "/tmp"])
             .arg("--")
             .args(&wrapper)
             .arg(&inside)
@@ -256,7 +270,7 @@ impl Sandbox {
             }
         }
         command
-            .args(["--chdir", WORKSPACE_DIR, "--"])
+            .args(["--remount-ro", "/", "--chdir", WORKSPACE_DIR, "--"])
             .arg(format!("{TOOLCHAIN_DIR}/bin/cargo"))
             .args(args);
         confine(
@@ -367,7 +381,10 @@ fn base(bwrap: &Path, mode: Mode, gpu: bool) -> Command {
     ] {
         command.args(["--ro-bind-try", shared, shared]);
     }
-    command.args(["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]);
+    // A private /tmp of bounded size: its files live in memory.
+    command.args(["--proc", "/proc", "--dev", "/dev"]);
+    command.args(["--size", TMP_BYTES, "--tmpfs", "/tmp"]);
+    command.args(["--size", TMP_BYTES, "--tmpfs", "/dev/shm"]);
     if gpu {
         let mut any = false;
         for node in gpu_nodes() {
@@ -467,4 +484,88 @@ pub fn on_path(name: &str) -> Option<PathBuf> {
             .map(|dir| dir.join(name))
             .find(|p| p.is_file())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::{Limits, run_command};
+    use std::os::unix::fs::PermissionsExt;
+    use std::time::Duration;
+
+    const LIMITS: Limits = Limits {
+        timeout: Duration::from_secs(20),
+        max_output: 1 << 16,
+    };
+
+    fn script(dir: &Path, body: &str) -> PathBuf {
+        let path = dir.join("probe");
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_run_sees_no_environment_no_home_no_network_and_is_not_root() {
+        let isolation = Isolation::choose(false).expect("bubblewrap is installed");
+        let dir = tempfile::tempdir().unwrap();
+        let probe = script(
+            dir.path(),
+            "echo \"uid=$(id -u) home=$HOME cargo=$(env | grep -c CARGO)\"\n\
+             ls / | tr '\\n' ' '; echo\n\
+             touch /x 2>/dev/null && echo root-writable\n\
+             cat /proc/net/dev | grep -c : \n\
+             echo \"$@\"",
+        );
+        // cargo test gives this process CARGO_* variables: none may pass.
+        assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
+        let outcome = run_command(isolation.run_command(&probe, &["a", "b"], &[]), LIMITS);
+        assert_eq!(outcome.ended, Ended::Exited(0), "{}", outcome.stderr);
+        let lines: Vec<&str> = outcome.stdout.lines().collect();
+        assert!(lines[0].starts_with("uid=65534 "), "{}", outcome.stdout);
+        assert!(
+            lines[0].ends_with(" home=/tmp cargo=0"),
+            "{}",
+            outcome.stdout
+        );
+        for absent in ["root", "home", "work", "etc/passwd"] {
+            assert!(!lines[1].split(' ').any(|e| e == absent), "{}", lines[1]);
+        }
+        assert!(!outcome.stdout.contains("root-writable"));
+        // Only the loopback of its own network namespace.
+        assert_eq!(lines[2], "1", "{}", outcome.stdout);
+        assert_eq!(lines[3], "a b");
+    }
+
+    #[test]
+    fn nothing_outlives_a_run_and_a_hang_times_out() {
+        let isolation = Isolation::choose(false).expect("bubblewrap is installed");
+        let dir = tempfile::tempdir().unwrap();
+        let probe = script(dir.path(), "setsid sleep 63.75 & sleep 60");
+        let outcome = run_command(
+            isolation.run_command(&probe, &[], &[]),
+            Limits {
+                timeout: Duration::from_millis(500),
+                ..LIMITS
+            },
+        );
+        assert_eq!(outcome.ended, Ended::TimedOut);
+        std::thread::sleep(Duration::from_millis(200));
+        let left = std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                std::fs::read(e.path().join("cmdline"))
+                    .is_ok_and(|c| String::from_utf8_lossy(&c).contains("63.75"))
+            })
+            .count();
+        assert_eq!(left, 0, "the setsid child outlived the run");
+    }
+
+    #[test]
+    fn a_signal_inside_is_a_signal() {
+        assert_eq!(ended_inside(Ended::Exited(139)), Ended::Signalled(11));
+        assert_eq!(ended_inside(Ended::Exited(3)), Ended::Exited(3));
+        assert_eq!(ended_inside(Ended::TimedOut), Ended::TimedOut);
+    }
 }

@@ -372,7 +372,8 @@ fn every_attack_fails_and_the_honest_students_do_not_notice() {
             "cuda-error"
         );
     }
-    let (by_themselves, _) = grade(&alone, &work.path().join("alone-out"));
+    let alone_out = work.path().join("alone-out");
+    let (by_themselves, _) = grade(&alone, &alone_out);
     for name in ["honest1", "honest2"] {
         assert_eq!(
             without_durations(by_themselves["students"][name].clone()),
@@ -380,4 +381,33 @@ fn every_attack_fails_and_the_honest_students_do_not_notice() {
             "{name}"
         );
     }
+
+    // Without bubblewrap nothing runs, unless --no-sandbox, which every
+    // report then states.
+    let run = |flags: &[&str], bwrap: &str| {
+        Command::new(assert_cmd::cargo::cargo_bin("grader"))
+            .arg("run")
+            .arg(alone_out.join("bundle"))
+            .arg("--out")
+            .arg(work.path().join("unsandboxed"))
+            .args(flags)
+            .env("GRADER_BWRAP", bwrap)
+            .env("CUDA_VISIBLE_DEVICES", "")
+            .output()
+            .unwrap()
+    };
+    let refused = run(&[], "/no/such/bwrap");
+    assert_eq!(refused.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        said.contains("--no-sandbox") && said.contains("bubblewrap"),
+        "{said}"
+    );
+    assert!(!work.path().join("unsandboxed/results.json").exists());
+    let unconfined = run(&["--no-sandbox"], "/no/such/bwrap");
+    assert!(unconfined.status.success());
+    let summary = String::from_utf8_lossy(&unconfined.stdout);
+    assert!(summary.contains("--no-sandbox"), "{summary}");
+    let feedback = fs::read_to_string(work.path().join("unsandboxed/feedback/honest1.md")).unwrap();
+    assert!(feedback.contains("--no-sandbox"), "{feedback}");
 }
