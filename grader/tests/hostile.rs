@@ -105,7 +105,11 @@ const CASES: &[(&str, &str, Expect)] = &[
         "writing its parent's /proc/PID/mem",
         Blocked,
     ),
-    ("kill-all", "kill -9 -1", Kind("garbage")),
+    (
+        "kill-all",
+        "kill -9 -1: only its own sandbox, itself included",
+        Kind("crashed"),
+    ),
     (
         "impersonate-log",
         "stdout lines that look like the grader's log",
