@@ -76,10 +76,9 @@ pub fn run(
         let unchanged = results.students.get(student).is_some_and(|earlier| {
             earlier.exercises.len() == items.len()
                 && items.iter().all(|item| {
-                    earlier
-                        .exercises
-                        .get(&item.exercise)
-                        .is_some_and(|e| e.inputs.is_some() && e.inputs == inputs(&bundle, item))
+                    earlier.exercises.get(&item.exercise).is_some_and(|e| {
+                        e.inputs.is_some() && e.inputs == inputs(bundle_dir, &bundle, item)
+                    })
                 })
         });
         if unchanged {
@@ -106,14 +105,18 @@ pub fn run(
     Ok(results)
 }
 
-/// The digest of what an item's grade depends on: the binary's digest as
-/// built, the test plan, and what the build found.
-fn inputs(bundle: &Bundle, item: &Item) -> Option<String> {
+/// The digest of what an item's grade depends on: the binary as it is now
+/// and as it was built, the test plan, and what the build found.
+fn inputs(bundle_dir: &Path, bundle: &Bundle, item: &Item) -> Option<String> {
     let plan = plan::plan(&item.exercise, bundle.seed);
+    let binary = item
+        .binary
+        .as_ref()
+        .map(|b| digest::file(&bundle_dir.join(b)).ok());
     Some(digest::bytes(
         format!(
-            "{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
-            item.digest, plan, item.build_errors, item.refused, item.ptx_missing
+            "{binary:?}\n{:?}\n{plan:?}\n{:?}\n{:?}\n{:?}",
+            item.digest, item.build_errors, item.refused, item.ptx_missing
         )
         .as_bytes(),
     ))
@@ -138,7 +141,7 @@ fn grade(
         points: 0,
         max_points,
         sanitizer: vec![],
-        inputs: inputs(bundle, item),
+        inputs: inputs(bundle_dir, bundle, item),
     };
     let Some(binary) = &item.binary else {
         return graded;

@@ -386,6 +386,36 @@ fn every_attack_fails_and_the_honest_students_do_not_notice() {
         );
     }
 
+    // A binary changed after the build is not run, and --resume regrades
+    // only the record whose inputs changed.
+    let swapped = alone_out.join("bundle/bin/dot-sm--honest1");
+    let mut bytes = fs::read(&swapped).unwrap();
+    bytes.push(0);
+    fs::write(&swapped, bytes).unwrap();
+    let resumed = Command::new(assert_cmd::cargo::cargo_bin("grader"))
+        .arg("run")
+        .arg(alone_out.join("bundle"))
+        .arg("--out")
+        .arg(&alone_out)
+        .arg("--resume")
+        .env("CUDA_VISIBLE_DEVICES", "")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&resumed.stderr);
+    assert!(resumed.status.success(), "{said}");
+    assert_eq!(said.matches("grader: graded").count(), 1, "{said}");
+    assert!(said.contains("grader: graded honest1"), "{said}");
+    let regraded: Value =
+        serde_json::from_str(&fs::read_to_string(alone_out.join("results.json")).unwrap()).unwrap();
+    let record = &regraded["students"]["honest1"]["exercises"]["dot-sm"];
+    assert!(
+        record["build_errors"]
+            .as_str()
+            .is_some_and(|e| e.contains("not the binary that was built")),
+        "{record}"
+    );
+    assert_eq!(record["points"], 0);
+
     // Without bubblewrap nothing runs, unless --no-sandbox, which every
     // report then states.
     let run = |flags: &[&str], bwrap: &str| {
