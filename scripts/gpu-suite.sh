@@ -3,7 +3,11 @@
 # scripts/gpu-bundle.sh made (it is copied in as run.sh); builds nothing.
 #  1. every test executable, GPU tests included, one at a time;
 #  2. compute-sanitizer memcheck and racecheck on every solution, small size;
-#  3. each solution at a large size: kernel bandwidth against the
+#  3. a few solutions under the driver-call tracer (libcuda_course_trace.so,
+#     the trace on descriptor 3): its records must show the kernel launched,
+#     a copy back after the last launch, and for streams page-locked
+#     asynchronous copies each way on two or more streams;
+#  4. each solution at a large size: kernel bandwidth against the
 #     device-to-device copy bandwidth measured in the same run; then reports
 #     printed whole for their tables (the dot-atomic sweep), and
 #     scripts/perf's comparisons with library peers (cuBLAS, via PyTorch).
@@ -26,6 +30,14 @@ sanitize=(
     "memspace-timing-solution --blocks 8 --runs 1"
     "memspace-timing-solution --blocks 8 --runs 1 --pattern per-thread"
     "streams-overlap-solution --n 100003 --runs 1"
+)
+# Runs under the tracer, one per line: the kernel to look for, a solution
+# and its arguments.
+traces=(
+    "vecadd vecadd-anyN-solution --n 100003 --runs 1"
+    "dot dot-sm-solution --n 100003 --runs 1"
+    "sum_shared memspace-timing-solution --blocks 8 --runs 1"
+    "transform streams-overlap-solution --n 1000003 --streams 3 --chunks 7 --runs 1"
 )
 # Measurements, one per line: a solution and its arguments.
 benches=(
@@ -60,7 +72,7 @@ echo "GPU: $gpu"
 
 for test in "$here"/deps/*; do
     name=$(basename "$test")
-    "$test" --include-ignored --test-threads=1 >"$logs/test-$name.log" 2>&1
+    CUDA_COURSE_SHIPPED=1 "$test" --include-ignored --test-threads=1 >"$logs/test-$name.log" 2>&1
     status=$?
     result=$(grep -E '^test result:' "$logs/test-$name.log" | tail -1 | sed 's/^test result: //; s/; finished.*//')
     row test "$name" "exit $status: ${result:-no result line}"
@@ -79,6 +91,30 @@ for run in "${sanitize[@]}"; do
         summary=$(grep -oE '(ERROR|RACECHECK) SUMMARY: .*' "$log" | tail -1)
         row "$tool" "$run" "exit $status: ${summary:-no summary}"
     done
+done
+
+for traced in "${traces[@]}"; do
+    read -r kernel solution args <<<"$traced"
+    log="$logs/trace-$(echo "$solution $args" | tr ' ' '_').txt"
+    # shellcheck disable=SC2086 # the arguments are meant to split
+    LD_PRELOAD="$here/libcuda_course_trace.so" CUDA_COURSE_TRACE_FD=3 \
+        "$here/$solution" $args --json >"$log.json" 2>"$log.err" 3>"$log"
+    status=$?
+    summary=$(python3 - "$log" "$kernel" <<'PY'
+import sys
+calls = sorted((l.split() for l in open(sys.argv[1]) if l.strip() and not l.startswith("#")), key=lambda c: int(c[0]))
+fields = [dict(w.split("=", 1) for w in c[4:]) for c in calls]
+ok = [c[3] == "0" for c in calls]
+launches = [i for i, c in enumerate(calls) if c[2] == "cuLaunchKernel" and ok[i] and fields[i].get("kernel") == sys.argv[2]]
+back = launches and any(ok[i] and fields[i].get("dir") == "dtoh" for i in range(launches[-1] + 1, len(calls)))
+def streams(d):
+    return len({f["stream"] for c, f, o in zip(calls, fields, ok)
+                if o and "Async" in c[2] and f.get("dir") == d and f.get("pinned") == "1" and f["stream"] != "0x0"})
+print(f'{len(calls)} records, {len(launches)} launches of {sys.argv[2]}, copy back after the last: '
+      f'{"yes" if back else "NO"}; pinned async copies on {streams("htod")} streams in, {streams("dtoh")} out')
+PY
+)
+    row trace "$solution $args" "exit $status: $summary"
 done
 
 for bench in "${benches[@]}"; do

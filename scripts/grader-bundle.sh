@@ -3,10 +3,13 @@
 # its test class (every solution, every stub, a mutant per classic bug and
 # correct variants: grader::mutants), built by `grader build`, in
 # grader-bundle/. On the GPU machine, grader-bundle/run.sh grades the class
-# and verifies every expectation (no cargo needed there). The bundle also
-# carries bubblewrap's .deb (the GPU machine has no network; run.sh unpacks
-# it with dpkg -x) and a GPU-hostile class (grader/tests/fixtures/hostile-gpu)
-# graded in the sandbox between honest students.
+# and verifies every expectation (no cargo needed there);
+# grader-bundle/instructor.sh grades the instructor's four-student class
+# (scripts/instructor-class.sh) and prints its Canvas and Moodle exports.
+# The bundle also carries bubblewrap's .deb (the GPU machine has no network;
+# bwrap.sh unpacks it with dpkg -x for both scripts) and a GPU-hostile class
+# (grader/tests/fixtures/hostile-gpu) graded in the sandbox between honest
+# students.
 # Usage: scripts/grader-bundle.sh [OUT_DIR]   (default grader-bundle)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,10 +32,27 @@ for case in grader/tests/fixtures/hostile-gpu/*/; do
     cp -r solutions/dot-sm/src "$hostile/$name-then-honest/dot-sm/"
 done
 target/release/grader build "$hostile" --exercise dot-sm --seed 2026 --bundle "$out/hostile" --target-dir target/grader-class
-rm -rf "$class" "$out/class/.build" "$out/hostile/.build"
+# The instructor's four-student class (issue 14), graded by instructor.sh.
+scripts/instructor-class.sh "$class/instructor"
+target/release/grader build "$class/instructor/submissions" --seed 14 --bundle "$out/instructor" --target-dir target/grader-class
+target/release/grader similarity "$class/instructor/submissions" --out "$out/instructor"
+cp "$class/instructor/roster.csv" "$out/instructor/"
+rm -rf "$class" "$out/class/.build" "$out/hostile/.build" "$out/instructor/.build"
 cp target/release/grader "$out/"
-strip "$out"/class/bin/* "$out"/hostile/bin/* "$out/grader"
+strip "$out"/class/bin/* "$out"/hostile/bin/* "$out"/instructor/bin/* "$out/grader"
 (cd "$out" && apt-get download bubblewrap)
+cat >"$out/bwrap.sh" <<'BWRAP'
+# Sourced by run.sh and instructor.sh: bubblewrap from the bundle's .deb,
+# unpacked privately (no network here), in a folder nobody may enter: the
+# grader starts it as nobody.
+if ! command -v bwrap >/dev/null 2>&1 && [ -z "${GRADER_BWRAP:-}" ]; then
+    bwrap_root=$(mktemp -d /tmp/grader-bwrap.XXXXXX)
+    chmod 755 "$bwrap_root"
+    dpkg -x "$here"/bubblewrap_*.deb "$bwrap_root"
+    export GRADER_BWRAP=$bwrap_root/usr/bin/bwrap
+fi
+echo "sandbox: ${GRADER_BWRAP:-$(command -v bwrap)}"
+BWRAP
 cat >"$out/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # Grades the class on this GPU, then checks every expectation: solutions
@@ -41,15 +61,7 @@ cat >"$out/run.sh" <<'RUN'
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$(mktemp -d)}
 shift || true
-# bubblewrap from the bundle's .deb, unpacked privately (no network here),
-# in a folder nobody may enter: the grader starts it as nobody.
-if ! command -v bwrap >/dev/null 2>&1 && [ -z "${GRADER_BWRAP:-}" ]; then
-    bwrap_root=$(mktemp -d /tmp/grader-bwrap.XXXXXX)
-    chmod 755 "$bwrap_root"
-    dpkg -x "$here"/bubblewrap_*.deb "$bwrap_root"
-    export GRADER_BWRAP=$bwrap_root/usr/bin/bwrap
-fi
-echo "run.sh: sandbox: ${GRADER_BWRAP:-$(command -v bwrap)}"
+. "$here/bwrap.sh"
 gpu_processes() { nvidia-smi --query-compute-apps=pid,process_name --format=csv,noheader; }
 "$here/grader" run "$here/class" --timeout 120 --out "$out" "$@"
 "$here/grader" mutants verify "$out"
@@ -77,4 +89,20 @@ CHECK
 echo "run.sh: hostile class as expected; no process on the GPU"
 RUN
 chmod +x "$out/run.sh"
+cat >"$out/instructor.sh" <<'RUN'
+#!/usr/bin/env bash
+# Grades the instructor's four-student class on this GPU and prints the
+# summary and the Canvas and Moodle gradebooks' first lines.
+# Usage: instructor.sh [OUT_DIR]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=${1:-$(mktemp -d)}
+. "$here/bwrap.sh"
+"$here/grader" run "$here/instructor" --timeout 120 --out "$out"
+for lms in canvas moodle; do
+    "$here/grader" export "$out" --lms "$lms" --roster "$here/instructor/roster.csv"
+    head -n 4 "$out/$lms.csv"
+done
+RUN
+chmod +x "$out/instructor.sh"
 echo "grader-bundle: $(ls "$out/class/bin" | wc -l) binaries, $(du -sh "$out" | cut -f1) in $out/"

@@ -1,7 +1,7 @@
 //! `grader build`: everything a GPU node needs to grade a class, made on a
 //! build node. Discovers the submissions, lays each student's files over
 //! the course's crates, builds them all, inspects each kernel's PTX, and
-//! writes `BUNDLE/bin/<package>` and BUNDLE/bundle.json: the seed, and per
+//! writes `BUNDLE/bin/<package>` and `BUNDLE/bundle.json`: the seed, and per
 //! student and exercise its binary or build errors, refusals and missing
 //! PTX features. A GPU node then needs no cargo, no course and no network.
 
@@ -19,7 +19,7 @@ use crate::discovery::discover;
 use crate::overlay;
 use crate::results::write_atomically;
 use crate::sandbox::Isolation;
-use crate::workspace::{self, Entry};
+use crate::workspace::Entry;
 
 pub const BUNDLE_SCHEMA: u32 = 1;
 
@@ -57,6 +57,8 @@ pub struct Request<'a> {
     pub bundle: &'a Path,
     /// Exercises to grade; all when empty.
     pub exercises: &'a [String],
+    /// Student ids to build; all when empty (see `regrade`).
+    pub students: &'a [String],
     pub seed: u64,
     pub jobs: Option<usize>,
     /// Where the dependencies are built [default: BUNDLE/.build]; keep it
@@ -95,6 +97,7 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
         .collect();
     let submissions =
         discover(request.submissions).map_err(io(&request.submissions.display().to_string()))?;
+    let submissions = crate::regrade::only(submissions, request.students)?;
 
     let mut items = Vec::new();
     let mut taken = Vec::new();
@@ -162,25 +165,19 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
         (request.progress)(&Progress::Preparing);
         builder.prepare()?;
     }
-    // Each student's folder is named by a slug of their id; ids that fold
-    // to the same slug get _2, _3, ...
-    let mut slugs = BTreeSet::new();
+    // Each student's build folder and binaries are named by their id,
+    // which student_id made unique and safe as a file name.
+    let mut built_students = BTreeSet::new();
     let mut binaries = BTreeSet::new();
     let total = by_student.len();
-    let mut built_by_item: Vec<(usize, Built, String)> = Vec::new();
+    let mut built_by_item: Vec<(usize, Built)> = Vec::new();
     for (done, (student, indices)) in by_student.into_iter().enumerate() {
         (request.progress)(&Progress::Building {
             student,
             done,
             total,
         });
-        let base = workspace::slug(student);
-        let mut slug = base.clone();
-        let mut k = 2;
-        while !slugs.insert(slug.clone()) {
-            slug = format!("{base}_{k}");
-            k += 1;
-        }
+        built_students.insert(student.to_owned());
         let entries: Vec<Entry> = indices
             .iter()
             .map(|&i| Entry {
@@ -189,26 +186,24 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
                 taken: &taken[i],
             })
             .collect();
-        let built = builder.build_student(&students.join(&slug), &entries)?;
-        built_by_item.extend(
-            indices
-                .iter()
-                .zip(built)
-                .map(|(&i, built)| (i, built, slug.clone())),
-        );
+        let built = builder.build_student(&students.join(student), &entries)?;
+        built_by_item.extend(indices.iter().copied().zip(built));
     }
     (request.progress)(&Progress::Done);
+    // Regrading some students (`--student`) keeps everyone else's build
+    // folders and binaries: the earlier bundle's items still name them.
+    let sweep = request.students.is_empty();
     // Build folders of students no longer in the submissions go.
     for entry in fs::read_dir(&students).into_iter().flatten().flatten() {
-        if !slugs.contains(&*entry.file_name().to_string_lossy()) {
+        if sweep && !built_students.contains(&*entry.file_name().to_string_lossy()) {
             fs::remove_dir_all(entry.path()).map_err(io("removing a stale build folder"))?;
         }
     }
-    for (i, result, slug) in built_by_item {
+    for (i, result) in built_by_item {
         let item = &mut items[i];
         item.build_errors = result.errors.clone();
         if let Some(binary) = &result.binary {
-            let name = format!("{}--{slug}", item.exercise);
+            let name = format!("{}--{}", item.exercise, item.student);
             let relative = Path::new("bin").join(&name);
             let copy = request.bundle.join(&relative);
             // A fresh file, never written through an existing one.
@@ -228,7 +223,7 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
     // Binaries of students no longer in the submissions go.
     for entry in fs::read_dir(&bin).map_err(io("reading the bundle"))? {
         let entry = entry.map_err(io("reading the bundle"))?;
-        if !binaries.contains(&*entry.file_name().to_string_lossy()) {
+        if sweep && !binaries.contains(&*entry.file_name().to_string_lossy()) {
             fs::remove_file(entry.path()).map_err(io("removing a stale binary"))?;
         }
     }

@@ -23,10 +23,14 @@ pub struct Settings {
     pub limits: Limits,
     /// Where the binaries run.
     pub isolation: Isolation,
-    /// Skip students results.json already holds.
+    /// Skip students whose records results.json holds were graded from
+    /// the same inputs (binary, plan, build outcome).
     pub resume: bool,
     /// Also run compute-sanitizer on each exercise's first run.
     pub sanitize: bool,
+    /// Only these students (`--student`), every other record kept; all
+    /// when empty.
+    pub only: Vec<String>,
 }
 
 /// Grades the bundle at `bundle_dir` into `out`/results.json; `progress` is
@@ -39,27 +43,48 @@ pub fn run(
 ) -> Result<Results, String> {
     let bundle = bundle::load(bundle_dir)?;
     let path = out.join("results.json");
-    let mut results = if settings.resume && path.exists() {
+    let keep_others = !settings.only.is_empty();
+    let mut results = if (settings.resume || keep_others) && path.exists() {
         let earlier = Results::load(&path)?;
         if earlier.seed != bundle.seed {
             return Err(format!(
-                "--resume: {} was graded with seed {}, the bundle has {}",
+                "{}: {} was graded with seed {}, the bundle has {}",
+                if settings.resume {
+                    "--resume"
+                } else {
+                    "--student"
+                },
                 path.display(),
                 earlier.seed,
                 bundle.seed
             ));
         }
-        earlier
+        crate::regrade::forget(earlier, &settings.only, settings.resume)
     } else {
         Results::new(bundle.seed)
     };
+    crate::regrade::check_known(
+        bundle.items.iter().map(|i| i.student.as_str()),
+        &settings.only,
+    )?;
     let sandbox = match &settings.isolation {
         Isolation::Sandboxed(sandbox) => Some(sandbox.description().to_owned()),
         Isolation::Unsandboxed => None,
     };
-    // Records made under another confinement are not carried over: the
-    // reports say how all of them were made.
     if results.sandbox != sandbox {
+        // One results.json says how all its records were made: regrading
+        // some students under another confinement would mix the two.
+        if keep_others && !results.students.is_empty() {
+            return Err(format!(
+                "--student: {} was graded {}, this run would be {}; regrade with the same \
+                 confinement, or grade the whole class again",
+                path.display(),
+                confinement(results.sandbox.as_deref()),
+                confinement(sandbox.as_deref())
+            ));
+        }
+        // Records made under another confinement are not carried over: the
+        // reports say how all of them were made.
         results.students.clear();
     }
     results.sandbox = sandbox;
@@ -72,6 +97,7 @@ pub fn run(
         .students
         .retain(|student, _| by_student.contains_key(student.as_str()));
     for (student, items) in by_student {
+        let chosen = settings.only.is_empty() || settings.only.iter().any(|s| s == student);
         // Kept only when every record was graded from these very inputs.
         let unchanged = results.students.get(student).is_some_and(|earlier| {
             earlier.exercises.len() == items.len()
@@ -81,7 +107,7 @@ pub fn run(
                     })
                 })
         });
-        if unchanged {
+        if !chosen || unchanged {
             continue;
         }
         let graded = Student {
@@ -115,11 +141,19 @@ fn inputs(bundle_dir: &Path, bundle: &Bundle, item: &Item) -> Option<String> {
         .map(|b| digest::file(&bundle_dir.join(b)).ok());
     Some(digest::bytes(
         format!(
-            "{binary:?}\n{:?}\n{plan:?}\n{:?}\n{:?}\n{:?}",
-            item.digest, item.build_errors, item.refused, item.ptx_missing
+            "{binary:?}\n{:?}\n{plan:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+            item.digest, item.build_errors, item.refused, item.ptx_missing, item.absent
         )
         .as_bytes(),
     ))
+}
+
+/// How a results.json's records were confined, in words.
+fn confinement(sandbox: Option<&str>) -> String {
+    match sandbox {
+        Some(sandbox) => format!("in the sandbox ({sandbox})"),
+        None => "with --no-sandbox".to_owned(),
+    }
 }
 
 /// Points for a kernel whose PTX shows what the exercise is about.
@@ -142,6 +176,7 @@ fn grade(
         max_points,
         sanitizer: vec![],
         inputs: inputs(bundle_dir, bundle, item),
+        absent: item.absent.clone(),
     };
     let Some(binary) = &item.binary else {
         return graded;

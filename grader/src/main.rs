@@ -13,7 +13,7 @@ use grader::grading::{self, Settings};
 use grader::results::Results;
 use grader::runner::Limits;
 use grader::sandbox::Isolation;
-use grader::{catalogue, reports};
+use grader::{catalogue, regrade, reports};
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// Grade a class's CUDA exercises: build, run on the GPU, judge, report.
@@ -33,6 +33,7 @@ enum Command {
     /// Build, run and judge every submission, and write the reports.
     Grade {
         /// A folder with one folder per student (its name is the student's id).
+        #[arg(value_parser = absolute)]
         submissions: PathBuf,
         #[command(flatten)]
         choose: Choose,
@@ -41,39 +42,75 @@ enum Command {
         #[command(flatten)]
         safety: Safety,
         /// Where results.json, grades.csv and feedback/ go.
-        #[arg(long, default_value = "grading")]
+        #[arg(long, value_parser = absolute, default_value = "grading")]
         out: PathBuf,
     },
     /// Build every submission into a bundle for a GPU node (no GPU needed).
     Build {
+        #[arg(value_parser = absolute)]
         submissions: PathBuf,
         #[command(flatten)]
         choose: Choose,
         #[command(flatten)]
         safety: Safety,
         /// The bundle folder to write.
-        #[arg(long)]
+        #[arg(long, value_parser = absolute)]
         bundle: PathBuf,
     },
     /// Run and judge a bundle (no cargo needed), and write the reports.
     Run {
+        #[arg(value_parser = absolute)]
         bundle: PathBuf,
         #[command(flatten)]
         running: Running,
         #[command(flatten)]
         safety: Safety,
-        #[arg(long, default_value = "grading")]
+        #[arg(long, value_parser = absolute, default_value = "grading")]
         out: PathBuf,
+        /// Only this student (their id); repeat for several. The others'
+        /// records in results.json are kept as they are.
+        #[arg(long = "student", value_name = "ID")]
+        students: Vec<String>,
     },
     /// Write grades.csv and feedback/ again from results.json in DIR.
-    Report { dir: PathBuf },
+    Report {
+        #[arg(value_parser = absolute)]
+        dir: PathBuf,
+    },
+    /// Write a gradebook an LMS imports as is, from results.json in DIR.
+    Export {
+        /// The folder holding results.json.
+        #[arg(default_value = "grading", value_parser = absolute)]
+        dir: PathBuf,
+        #[arg(long, value_enum)]
+        lms: grader::export::Lms,
+        /// A CSV mapping student folders to the LMS's ids, names, emails and
+        /// sections (see README's "Grading a class").
+        #[arg(long, value_parser = absolute)]
+        roster: Option<PathBuf>,
+        /// The file to write [default: DIR/canvas.csv or DIR/moodle.csv].
+        #[arg(long, value_parser = absolute)]
+        to: Option<PathBuf>,
+    },
+    /// For the instructor only, never a grade: which submissions' kernel or
+    /// host code is identical to another's or to the reference solution.
+    Similarity {
+        #[arg(value_parser = absolute)]
+        submissions: PathBuf,
+        /// Where similarity.md goes.
+        #[arg(long, value_parser = absolute, default_value = "grading")]
+        out: PathBuf,
+        /// The course checkout [default: the workspace the grader is run from].
+        #[arg(long, value_parser = absolute)]
+        course: Option<PathBuf>,
+    },
     /// Run the grader's tests on your own exercise, before submitting.
     Check {
         /// The exercise, e.g. dot-sm.
         #[arg(value_parser = exercise_name)]
         exercise: String,
         /// Its folder [default: exercises/EXERCISE of this course].
-        #[arg(long)]
+        #[arg(long, value_parser = absolute)]
         path: Option<PathBuf>,
         #[command(flatten)]
         running: Running,
@@ -92,9 +129,15 @@ enum Command {
 enum MutantsCommand {
     /// Write the class (solutions, stubs, a mutant per classic bug, correct
     /// variants) as submissions in DIR.
-    Write { dir: PathBuf },
+    Write {
+        #[arg(value_parser = absolute)]
+        dir: PathBuf,
+    },
     /// Say which expectations the class graded into DIR broke; exit 1 if any.
-    Verify { dir: PathBuf },
+    Verify {
+        #[arg(value_parser = absolute)]
+        dir: PathBuf,
+    },
 }
 
 /// What to grade.
@@ -109,16 +152,21 @@ struct Choose {
     /// Parallel build jobs [default: cargo's].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
     jobs: Option<u32>,
-    /// The course checkout whose crates are built [default: this grader's].
-    #[arg(long)]
+    /// The course checkout whose crates are built [default: the workspace
+    /// the grader is run from].
+    #[arg(long, value_parser = absolute)]
     course: Option<PathBuf>,
     /// Where cargo builds [default: BUNDLE/.build]; keep it between
     /// batches so dependencies compile once.
-    #[arg(long)]
+    #[arg(long, value_parser = absolute)]
     target_dir: Option<PathBuf>,
     /// Seconds one student's build may take, 1 to 3600.
     #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=3600))]
     build_timeout: u64,
+    /// Only this student (their id); repeat for several. Everyone else's
+    /// records are kept as they are.
+    #[arg(long = "student", value_name = "ID")]
+    students: Vec<String>,
 }
 
 /// Whether student code is confined.
@@ -171,12 +219,20 @@ fn main() -> ExitCode {
     }
 }
 
-/// The course this grader was built from.
-fn own_course() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap_or(Path::new("."))
-        .to_owned()
+/// The course to build against (see grader::course), named on the first
+/// line of the run so that nobody grades against the wrong checkout.
+fn course(given: Option<&Path>) -> Result<PathBuf, String> {
+    let cwd = std::env::current_dir().map_err(|err| format!("the working folder: {err}"))?;
+    let found = grader::course::find(given, &cwd)?;
+    eprintln!("grader: course {} ({})", found.root.display(), found.how);
+    Ok(found.root)
+}
+
+/// A path from the command line, made absolute against the caller's
+/// working folder as it is parsed: cargo and the runs work in folders of
+/// their own.
+fn absolute(text: &str) -> Result<PathBuf, String> {
+    std::path::absolute(text).map_err(|err| err.to_string())
 }
 
 fn fresh_seed() -> u64 {
@@ -199,7 +255,8 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
             bundle,
         } => {
             let isolation = Isolation::choose(safety.no_sandbox)?;
-            build(&submissions, &choose, &bundle, &isolation)?;
+            let course = course(choose.course.as_deref())?;
+            build(&course, &submissions, &choose, &bundle, &isolation)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Run {
@@ -207,9 +264,15 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
             running,
             safety,
             out,
+            students,
         } => {
             let isolation = Isolation::choose(safety.no_sandbox)?;
-            let results = run(&bundle, &running, &out, isolation)?;
+            eprintln!(
+                "grader: grading the bundle {} into {}",
+                bundle.display(),
+                out.display()
+            );
+            let results = run(&bundle, &running, &out, &students, isolation)?;
             print!("{}", reports::summary(&results));
             Ok(ExitCode::SUCCESS)
         }
@@ -221,13 +284,53 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
             out,
         } => {
             let isolation = Isolation::choose(safety.no_sandbox)?;
+            let course = course(choose.course.as_deref())?;
             let bundle = out.join("bundle");
-            build(&submissions, &choose, &bundle, &isolation)?;
-            let results = run(&bundle, &running, &out, isolation)?;
+            build(&course, &submissions, &choose, &bundle, &isolation)?;
+            let results = run(&bundle, &running, &out, &choose.students, isolation)?;
+            similarity(&course, &submissions, &choose.exercises, &out)?;
             print!("{}", reports::summary(&results));
             Ok(ExitCode::SUCCESS)
         }
+        Command::Export {
+            dir,
+            lms,
+            roster,
+            to,
+        } => {
+            let to = to.unwrap_or_else(|| dir.join(lms.file_name()));
+            eprintln!(
+                "grader: exporting {} for {lms:?}",
+                dir.join("results.json").display()
+            );
+            let results = Results::load(&dir.join("results.json"))?;
+            let roster = roster
+                .as_deref()
+                .map(grader::export::Roster::load)
+                .transpose()?;
+            let exported = grader::export::export(&results, lms, roster.as_ref());
+            for line in &exported.unmatched {
+                eprintln!("grader: {line}");
+            }
+            grader::results::write_atomically(&to, exported.csv.as_bytes())
+                .map_err(|err| format!("{}: {err}", to.display()))?;
+            eprintln!("grader: wrote {}", to.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Similarity {
+            submissions,
+            out,
+            course: given,
+        } => {
+            let course = course(given.as_deref())?;
+            similarity(&course, &submissions, &[], &out)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Report { dir } => {
+            eprintln!(
+                "grader: reports from {}",
+                dir.join("results.json").display()
+            );
             let results = Results::load(&dir.join("results.json"))?;
             reports::write(&results, &dir).map_err(|err| format!("{}: {err}", dir.display()))?;
             print!("{}", reports::summary(&results));
@@ -241,7 +344,7 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
             seed,
         } => check(&exercise, path, &running, &safety, seed),
         Command::Mutants(MutantsCommand::Write { dir }) => {
-            grader::mutants::write_class(&own_course(), &dir)?;
+            grader::mutants::write_class(&course(None)?, &dir)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Mutants(MutantsCommand::Verify { dir }) => {
@@ -264,13 +367,20 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
 }
 
 fn build(
+    course: &Path,
     submissions: &Path,
     choose: &Choose,
     bundle: &Path,
     isolation: &Isolation,
 ) -> Result<(), String> {
-    let course = choose.course.clone().unwrap_or_else(own_course);
-    let seed = choose.seed.unwrap_or_else(fresh_seed);
+    // Regrading some students: the rest of the bundle, and its seed, stay.
+    let earlier = (!choose.students.is_empty())
+        .then(|| bundle::load(bundle).ok())
+        .flatten();
+    let seed = match regrade::seed(choose.seed, earlier.as_ref().map(|b| b.seed))? {
+        Some(seed) => seed,
+        None => fresh_seed(),
+    };
     warn_if_unsandboxed(isolation);
     let bar = ProgressBar::new(0).with_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} students built, {elapsed} {msg}")
@@ -298,10 +408,11 @@ fn build(
         Progress::Done => bar.set_position(bar.length().unwrap_or(0)),
     };
     let built = bundle::build(&Request {
-        course: &course,
+        course,
         submissions,
         bundle,
         exercises: &choose.exercises,
+        students: &choose.students,
         seed,
         jobs: choose.jobs.map(|j| j as usize),
         target: choose.target_dir.as_deref(),
@@ -310,18 +421,20 @@ fn build(
         progress: &progress,
     });
     bar.finish_and_clear();
-    let built = built?;
-    let failed = built
-        .items
-        .iter()
-        .filter(|i| i.build_errors.is_some())
-        .count();
+    let mut built = built?;
+    for line in reports::submission_problems(&built.items) {
+        eprintln!("grader: {line}");
+    }
     eprintln!(
-        "grader: built {} into {} (seed {seed}): {} exercises, {failed} did not build",
+        "grader: built {} into {} (seed {seed}): {}",
         submissions.display(),
         bundle.display(),
-        built.items.len()
+        reports::build_counts(&built.items)
     );
+    if let Some(earlier) = earlier {
+        built = regrade::merge_bundle(earlier, built, &choose.students);
+        regrade::save_bundle(&built, bundle)?;
+    }
     Ok(())
 }
 
@@ -336,6 +449,7 @@ fn run(
     bundle: &Path,
     running: &Running,
     out: &Path,
+    only: &[String],
     isolation: Isolation,
 ) -> Result<Results, String> {
     warn_if_unsandboxed(&isolation);
@@ -344,6 +458,7 @@ fn run(
         limits: limits(running),
         resume: running.resume,
         sanitize: running.sanitize,
+        only: only.to_vec(),
     };
     let students: BTreeSet<String> = bundle::load(bundle)?
         .items
@@ -369,6 +484,26 @@ fn run(
     Ok(results)
 }
 
+/// Writes OUT/similarity.md for the instructor and says where.
+fn similarity(
+    course: &Path,
+    submissions: &Path,
+    exercises: &[String],
+    out: &Path,
+) -> Result<(), String> {
+    let found = grader::similarity::compare(course, submissions, exercises)
+        .map_err(|err| format!("{}: {err}", submissions.display()))?;
+    let path = out.join("similarity.md");
+    grader::results::write_atomically(&path, grader::similarity::markdown(&found).as_bytes())
+        .map_err(|err| format!("{}: {err}", path.display()))?;
+    eprintln!(
+        "grader: {} pairs of identical code, listed in {} (for you, not a grade)",
+        found.pairs(),
+        path.display()
+    );
+    Ok(())
+}
+
 /// A student's own run: their exercise folder as a class of one.
 fn check(
     exercise: &str,
@@ -378,7 +513,7 @@ fn check(
     seed: Option<u64>,
 ) -> Result<ExitCode, String> {
     let isolation = Isolation::choose(safety.no_sandbox)?;
-    let course = own_course();
+    let course = course(None)?;
     let folder = path.unwrap_or_else(|| course.join("exercises").join(exercise));
     let work = course.join("target").join("grader-check");
     let class = work.join("submission").join("you");
@@ -393,10 +528,12 @@ fn check(
         // Where the grader's own tests keep the class dependencies too
         // (cargo's CARGO_TARGET_TMPDIR), so they compile once there.
         target_dir: Some(course.join("target").join("tmp").join("grader-deps")),
-        course: Some(course),
+        course: None,
         build_timeout: 300,
+        students: vec![],
     };
     build(
+        &course,
         &work.join("submission"),
         &choose,
         &work.join("bundle"),
@@ -406,6 +543,7 @@ fn check(
         &work.join("bundle"),
         running,
         &work.join("grading"),
+        &[],
         isolation,
     )?;
     let you = &results.students["you"];

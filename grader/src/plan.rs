@@ -7,10 +7,16 @@
 //! Every plan includes the sizes that expose its exercise's classic bugs: a
 //! grid smaller than n (no grid-stride loop), n not a multiple of the block
 //! (no bounds check), widths with partial tiles, sizes small enough that one
-//! missing element shows in a float32 sum, uneven chunks.
+//! missing element shows in a float32 sum, uneven chunks; and every limit
+//! the exercise names: its largest block, and for streams-overlap chunks
+//! longer than 65535 blocks of 1024 threads cover. vecadd-anyN's and
+//! matmul's runs draw their inputs from a seed of their own (`--seed`), and
+//! the recheck recomputes the result's checksum from that seed.
 
+use kernels::checksum::Checksum;
 use kernels::dot::tolerance::limit;
 use kernels::dot::{self, Affine};
+use kernels::{memspace, streams};
 use serde_json::Value;
 
 /// One run of an exercise binary.
@@ -86,26 +92,33 @@ fn text(value: impl ToString) -> Value {
 }
 
 fn vecadd(rng: &mut fastrand::Rng) -> Vec<Run> {
-    let small = rng.u64(1000..5000) | 1;
+    let small = rng.u64(3000..5000) | 1;
     let middle = rng.u64(1 << 20..1 << 22) | 1;
     let large = rng.u64(1 << 25..1 << 26) | 1;
     let threads: u32 = [64, 96, 128, 256][rng.usize(..4)];
     let blocks = rng.u32(3..40);
+    // Inputs drawn from the run's seed: a kernel that writes c from i alone,
+    // or that never reads a or b, cannot match them.
+    let mut seed = || ("seed", num(rng.u64(..)));
     vec![
         run(
             "one element".into(),
             vec![
                 ("n", num(1u32)),
                 ("threads", num(32u32)),
+                seed(),
                 ("runs", num(2u32)),
             ],
         ),
         run(
-            format!("n = {small}, odd, with 2 blocks of 128: a grid smaller than n"),
+            format!(
+                "n = {small}, odd, with 2 blocks of 1024 (the largest block): a grid smaller than n"
+            ),
             vec![
                 ("n", num(small)),
-                ("threads", num(128u32)),
+                ("threads", num(1024u32)),
                 ("blocks", num(2u32)),
+                seed(),
                 ("runs", num(2u32)),
             ],
         ),
@@ -115,12 +128,13 @@ fn vecadd(rng: &mut fastrand::Rng) -> Vec<Run> {
                 ("n", num(middle)),
                 ("threads", num(threads)),
                 ("blocks", num(blocks)),
+                seed(),
                 ("runs", num(2u32)),
             ],
         ),
         run(
             format!("n = {large} with the default grid"),
-            vec![("n", num(large)), ("runs", num(2u32))],
+            vec![("n", num(large)), seed(), ("runs", num(2u32))],
         ),
     ]
 }
@@ -147,7 +161,8 @@ fn dot(rng: &mut fastrand::Rng, power_of_two: bool) -> Vec<Run> {
             num(rng.u32(32..1024))
         }
     };
-    let (t1, t2) = (threads(rng), threads(rng));
+    let t1 = threads(rng);
+    let blocks = rng.u32(3..40);
     vec![
         run(
             format!("n = {small}, a = {a}, b = {b}: small enough that one element shows"),
@@ -160,10 +175,14 @@ fn dot(rng: &mut fastrand::Rng, power_of_two: bool) -> Vec<Run> {
             ],
         ),
         run(
-            format!("n = {million} with {t2} threads, a = i, b = 2"),
+            format!(
+                "n = {million} with {blocks} blocks of 1024 (the largest block), a = i, b = 2: \
+                 a grid smaller than n"
+            ),
             vec![
                 ("n", num(million)),
-                ("threads", t2),
+                ("threads", num(1024u32)),
+                ("blocks", num(blocks)),
                 ("a", text("i")),
                 ("b", text("2")),
                 ("runs", num(3u32)),
@@ -181,23 +200,43 @@ fn matmul(rng: &mut fastrand::Rng, flag: &'static str, edges: &[u32]) -> Vec<Run
     let tiny = rng.u32(2..16);
     let partial = rng.u32(17..64) | 1;
     let middle = rng.u32(100..300);
-    let (e1, e2, e3) = (edge(rng), edge(rng), edge(rng));
+    let (e1, e2) = (edge(rng), edge(rng));
+    // The largest block the exercise accepts: 32 × 32 = 1024 threads.
+    let e3 = num(32u32);
+    // M and N drawn from each run's seed: not integers, so a kernel that
+    // accumulates in int fails, and not computable without reading them.
+    let mut seed = || ("seed", num(rng.u64(..)));
     let mut runs = vec![
         run(
             format!("W = {tiny}, smaller than a block"),
-            vec![("width", num(tiny)), (flag, e1), ("runs", num(2u32))],
+            vec![
+                ("width", num(tiny)),
+                (flag, e1),
+                seed(),
+                ("runs", num(2u32)),
+            ],
         ),
         run(
             format!("W = {partial}: partial tiles on the right and bottom"),
-            vec![("width", num(partial)), (flag, e2), ("runs", num(2u32))],
+            vec![
+                ("width", num(partial)),
+                (flag, e2),
+                seed(),
+                ("runs", num(2u32)),
+            ],
         ),
         run(
-            format!("W = {middle}"),
-            vec![("width", num(middle)), (flag, e3), ("runs", num(2u32))],
+            format!("W = {middle} with 32 × 32 blocks, the largest"),
+            vec![
+                ("width", num(middle)),
+                (flag, e3),
+                seed(),
+                ("runs", num(2u32)),
+            ],
         ),
         run(
             "W = 1024".into(),
-            vec![("width", num(1024u32)), ("runs", num(2u32))],
+            vec![("width", num(1024u32)), seed(), ("runs", num(2u32))],
         ),
     ];
     // Both exercises report the block's edge as `block`; the tiled one's
@@ -214,11 +253,11 @@ fn matmul(rng: &mut fastrand::Rng, flag: &'static str, edges: &[u32]) -> Vec<Run
 
 fn memspace(rng: &mut fastrand::Rng) -> Vec<Run> {
     let blocks = rng.u32(3..50);
-    let threads: u32 = [96, 128, 256, 1024][rng.usize(..4)];
+    let threads: u32 = [96, 128, 256, 512][rng.usize(..4)];
     vec![
         run(
-            "the default grid, uniform reads".into(),
-            vec![("runs", num(2u32))],
+            "the default grid of 1024-thread blocks (the largest), uniform reads".into(),
+            vec![("threads", num(1024u32)), ("runs", num(2u32))],
         ),
         run(
             format!("{blocks} blocks of {threads}, per-thread reads"),
@@ -232,9 +271,15 @@ fn memspace(rng: &mut fastrand::Rng) -> Vec<Run> {
     ]
 }
 
+/// Blocks a one-dimensional grid may have on the GPUs that cap gridDim.x
+/// lowest, and the most threads a block has: a chunk longer than their
+/// product needs a grid-stride loop whatever block size the kernel picks.
+const GRID_CAP_ELEMENTS: u64 = 65_535 * 1024;
+
 fn streams(rng: &mut fastrand::Rng) -> Vec<Run> {
     let n = rng.u64(900_000..1_100_000) | 1;
     let work = rng.u32(10..200);
+    let huge = 2 * GRID_CAP_ELEMENTS + (rng.u64(1..1 << 20) | 1);
     vec![
         run(
             format!("n = {n} in 7 uneven chunks over 3 streams, work {work}"),
@@ -247,15 +292,27 @@ fn streams(rng: &mut fastrand::Rng) -> Vec<Run> {
             ],
         ),
         run(
-            "n = 2^22 over 4 streams".into(),
+            format!(
+                "n = {huge} in 2 chunks over 2 streams: each chunk needs more than 65535 blocks \
+                 even of 1024 threads, so only a grid-stride loop covers it"
+            ),
             vec![
-                ("n", num(1u64 << 22)),
-                ("streams", num(4u32)),
-                ("work", num(100u32)),
+                ("n", num(huge)),
+                ("streams", num(2u32)),
+                ("chunks", num(2u32)),
+                ("work", num(2u32)),
                 ("runs", num(1u32)),
             ],
         ),
     ]
+}
+
+/// The `--seed` a run passes, if any.
+fn run_seed(run: &Run) -> Option<u64> {
+    run.expect
+        .iter()
+        .find(|(key, _)| *key == "seed")
+        .and_then(|(_, value)| value.as_u64())
 }
 
 /// The grader's own check of a passing report: it ran what was asked, and
@@ -288,7 +345,10 @@ pub fn recheck(exercise: &str, run: &Run, report: &Value) -> Result<(), String> 
         "vecadd-anyN" => {
             let n = count(&params["n"], "n")?;
             expect_compared(n)?;
-            let want = kernels::vecadd::expected_checksum(n) as f64;
+            // From the run's own seed (the expectation above made the
+            // report echo it), never from the report's expected_checksum.
+            let seed = run_seed(run);
+            let want = kernels::vecadd::Inputs { seed }.checksum(n);
             let got = number(&report["results"]["checksum"], "checksum")?;
             (got == want)
                 .then_some(())
@@ -315,18 +375,54 @@ pub fn recheck(exercise: &str, run: &Run, report: &Value) -> Result<(), String> 
             let w = count(&params["width"], "width")?;
             expect_compared(w * w)?;
             let rms = number(&report["results"]["rms_vs_golden"], "rms_vs_golden")?;
-            (rms == 0.0)
-                .then_some(())
-                .ok_or_else(|| format!("P differs from the CPU golden model by an RMS of {rms}"))
+            if rms != 0.0 {
+                return Err(format!(
+                    "P differs from the CPU golden model by an RMS of {rms}"
+                ));
+            }
+            let width = u32::try_from(w).map_err(|_| format!("the width {w} is not a width"))?;
+            // The weighted checksum of P, from the run's own seed: O(W²).
+            let want = kernels::matmul::Inputs {
+                seed: run_seed(run),
+            }
+            .checksum(width);
+            let got = number(&report["results"]["checksum"], "checksum")?;
+            (got == want).then_some(()).ok_or_else(|| {
+                format!("the weighted checksum of P is {got}; the grader computes {want}")
+            })
         }
         "memspace-timing" => {
-            let threads =
-                count(&params["blocks"], "blocks")? * count(&params["threads"], "threads")?;
-            expect_compared(4 * threads)
+            let p: memspace::Parameters = parameters(params)?;
+            expect_compared(4 * p.grid_threads())?;
+            values_checksum(report, &memspace::expected_checksum(&p))
         }
-        "streams-overlap" => expect_compared(2 * count(&params["n"], "n")?),
+        "streams-overlap" => {
+            let p: streams::Parameters = parameters(params)?;
+            expect_compared(2 * p.n)?;
+            values_checksum(report, &streams::expected_checksum(&p))
+        }
         other => Err(format!("no plan for {other}")),
     }
+}
+
+fn parameters<P: serde::de::DeserializeOwned>(params: &Value) -> Result<P, String> {
+    serde_json::from_value(params.clone()).map_err(|err| format!("the report's parameters: {err}"))
+}
+
+/// The report's checksum of every output value against the one the grader
+/// computes from the run's parameters: the values themselves, not a count.
+fn values_checksum(report: &Value, want: &Checksum) -> Result<(), String> {
+    let field = &report["results"]["checksum"];
+    if field.is_null() {
+        return Err(
+            "the report has no results.checksum: the course's driver writes one \
+                    from the values copied back, so this report came from other code"
+                .into(),
+        );
+    }
+    let got: Checksum = serde_json::from_value(field.clone())
+        .map_err(|err| format!("the report's results.checksum: {err}"))?;
+    got.mismatch(want).map_or(Ok(()), Err)
 }
 
 #[cfg(test)]
@@ -386,6 +482,50 @@ mod tests {
                     .iter()
                     .any(|r| arg(r, "n").is_some_and(|n| n < 5000))
             );
+            // Every grid-stride exercise gets a grid smaller than n, and
+            // every exercise its largest block.
+            for exercise in ["vecadd-anyN", "dot-gm", "dot-sm", "dot-atomic"] {
+                let runs = plan(exercise, seed);
+                assert!(
+                    runs.iter().any(|r| {
+                        let (n, t, b) = (arg(r, "n"), arg(r, "threads"), arg(r, "blocks"));
+                        matches!((n, t, b), (Some(n), Some(t), Some(b)) if b * t < n)
+                    }),
+                    "{exercise}"
+                );
+            }
+            for (exercise, flag, largest) in [
+                ("vecadd-anyN", "threads", 1024),
+                ("dot-gm", "threads", 1024),
+                ("dot-sm", "threads", 1024),
+                ("dot-atomic", "threads", 1024),
+                ("memspace-timing", "threads", 1024),
+                ("matmul-naive", "block", 32),
+                ("matmul-tiled", "tile", 32),
+            ] {
+                assert!(
+                    plan(exercise, seed)
+                        .iter()
+                        .any(|r| arg(r, flag) == Some(largest)),
+                    "{exercise} never runs --{flag} {largest}"
+                );
+            }
+            // A streams chunk that 65535 blocks of 1024 threads cannot cover.
+            assert!(plan("streams-overlap", seed).iter().any(|r| {
+                let (n, chunks) = (arg(r, "n").unwrap(), arg(r, "chunks").unwrap_or(1));
+                n / chunks > 65_535 * 1024
+            }));
+            // Seeded inputs on every vecadd and matmul run, each its own.
+            for exercise in ["vecadd-anyN", "matmul-naive", "matmul-tiled"] {
+                let seeds: Vec<u64> = plan(exercise, seed)
+                    .iter()
+                    .map(|r| arg(r, "seed").expect("every run is seeded"))
+                    .collect();
+                let mut distinct = seeds.clone();
+                distinct.sort_unstable();
+                distinct.dedup();
+                assert_eq!(distinct.len(), seeds.len(), "{exercise}");
+            }
             // dot-sm and dot-atomic take power-of-two blocks.
             for r in plan("dot-sm", seed) {
                 assert!(
@@ -406,11 +546,13 @@ mod tests {
                 threads: 1,
                 blocks: 1,
                 runs: 1,
+                seed: Some(1),
             }),
             "matmul-naive" | "matmul-tiled" => serde_json::to_value(matmul::Parameters {
                 width: 1,
                 block: 1,
                 runs: 1,
+                seed: Some(1),
             }),
             "memspace-timing" => serde_json::to_value(memspace::Parameters {
                 threads: 1,
@@ -503,6 +645,45 @@ mod tests {
     }
 
     #[test]
+    fn a_seeded_checksum_is_recomputed_from_the_run_s_seed() {
+        let r = run("t".into(), vec![("n", num(1000u64)), ("seed", num(77u64))]);
+        let inputs = kernels::vecadd::Inputs { seed: Some(77) };
+        let right: f64 = (0..1000)
+            .map(|i| f64::from(inputs.a(i) + inputs.b(i)))
+            .sum();
+        let report = |checksum: f64, seed: u64| json!({"parameters": {"n": 1000, "seed": seed}, "results": {"checksum": checksum}, "check": {"compared": 1000}});
+        assert_eq!(recheck("vecadd-anyN", &r, &report(right, 77)), Ok(()));
+        // The default inputs' checksum, or another seed's, fails.
+        let default = kernels::vecadd::expected_checksum(1000) as f64;
+        assert!(recheck("vecadd-anyN", &r, &report(default, 77)).is_err());
+        let err = recheck("vecadd-anyN", &r, &report(right, 78)).unwrap_err();
+        assert!(err.contains("seed"), "{err}");
+    }
+
+    #[test]
+    fn a_matmul_checksum_is_recomputed_from_the_run_s_seed() {
+        use kernels::matmul::{Inputs, checksum, product};
+        let (width, seed) = (37u32, 5u64);
+        let w = u64::from(width);
+        let r = run("t".into(), vec![("width", num(width)), ("seed", num(seed))]);
+        let (m, n) = Inputs { seed: Some(seed) }.matrices(width).unwrap();
+        let p = product(&m, &n, width);
+        let report = |p: &[f32]| json!({"parameters": {"width": width, "seed": seed}, "results": {"rms_vs_golden": 0.0, "checksum": checksum(p, width)}, "check": {"compared": w * w}});
+        assert_eq!(recheck("matmul-tiled", &r, &report(&p)), Ok(()));
+        // An int accumulator's P: every product truncated.
+        let truncated: Vec<f32> = (0..w * w)
+            .map(|x| {
+                let (i, j) = (x / w, x % w);
+                (0..w)
+                    .map(|k| (m[(i * w + k) as usize] * n[(k * w + j) as usize]) as i32)
+                    .sum::<i32>() as f32
+            })
+            .collect();
+        let err = recheck("matmul-naive", &r, &report(&truncated)).unwrap_err();
+        assert!(err.contains("the grader computes"), "{err}");
+    }
+
+    #[test]
     fn a_printed_checksum_that_is_not_the_grader_s_fails() {
         let r = run("t".into(), vec![("n", num(1000u64))]);
         let want = kernels::vecadd::expected_checksum(1000) as f64;
@@ -515,5 +696,109 @@ mod tests {
                 .unwrap_err()
                 .contains("999")
         );
+    }
+
+    /// A memspace report of blocks x threads with `checksum` (None: absent).
+    fn memspace_report(blocks: u64, threads: u64, checksum: Option<Value>) -> Value {
+        let mut report = json!({
+            "parameters": {"threads": threads, "blocks": blocks, "runs": 2, "pattern": "per-thread"},
+            "results": {"rows": []},
+            "check": {"compared": 4 * blocks * threads}
+        });
+        if let Some(checksum) = checksum {
+            report["results"]["checksum"] = checksum;
+        }
+        report
+    }
+
+    /// FNV-1a over 32-bit words and the sum of the words, written out here
+    /// rather than taken from the kernels crate.
+    fn words_checksum(words: impl IntoIterator<Item = u32>) -> Value {
+        let (mut count, mut sum, mut hash) = (0u64, 0u64, 0xcbf2_9ce4_8422_2325u64);
+        for w in words {
+            count += 1;
+            sum = sum.wrapping_add(u64::from(w));
+            hash = (hash ^ u64::from(w)).wrapping_mul(0x0100_0000_01b3);
+        }
+        json!({"count": count, "sum": sum, "hash": hash})
+    }
+
+    #[test]
+    fn memspace_passes_only_with_the_checksum_of_the_right_sums() {
+        let r = run(
+            "t".into(),
+            vec![
+                ("blocks", num(3u32)),
+                ("threads", num(96u32)),
+                ("pattern", text("per-thread")),
+            ],
+        );
+        // 8386560.0f32 in every space and thread.
+        let right = words_checksum(std::iter::repeat_n(0x4aff_f000, 4 * 3 * 96));
+        let report = memspace_report(3, 96, Some(right));
+        assert_eq!(recheck("memspace-timing", &r, &report), Ok(()));
+
+        let absent = recheck("memspace-timing", &r, &memspace_report(3, 96, None));
+        assert!(absent.unwrap_err().contains("no results.checksum"));
+
+        let mut one_off: Vec<u32> = vec![0x4aff_f000; 4 * 3 * 96];
+        one_off[100] += 1;
+        let wrong = memspace_report(3, 96, Some(words_checksum(one_off)));
+        let err = recheck("memspace-timing", &r, &wrong).unwrap_err();
+        assert!(err.contains("not the ones the exercise produces"), "{err}");
+
+        let garbled = memspace_report(3, 96, Some(json!({"count": "many"})));
+        let err = recheck("memspace-timing", &r, &garbled).unwrap_err();
+        assert!(err.contains("results.checksum"), "{err}");
+    }
+
+    #[test]
+    fn streams_passes_only_with_the_checksum_of_both_runs_outputs() {
+        let (n, work) = (1001u64, 13u32);
+        let r = run(
+            "t".into(),
+            vec![("n", num(n)), ("streams", num(3u32)), ("work", num(work))],
+        );
+        let report = |checksum: Option<Value>| {
+            let mut report = json!({
+                "parameters": {"n": n, "streams": 3, "chunks": 7, "work": work, "runs": 1},
+                "results": {"serial_ms": 1.0, "overlapped_ms": 0.5},
+                "check": {"compared": 2 * n}
+            });
+            if let Some(checksum) = checksum {
+                report["results"]["checksum"] = checksum;
+            }
+            report
+        };
+        // x -> 1664525 x + 1013904223 (mod 2^32), `work` times, to every i.
+        let out: Vec<u32> = (0..n as u32)
+            .map(|i| {
+                (0..work).fold(i, |x, _| {
+                    x.wrapping_mul(1_664_525).wrapping_add(1_013_904_223)
+                })
+            })
+            .collect();
+        let both = || out.iter().chain(&out).copied();
+        assert_eq!(
+            recheck("streams-overlap", &r, &report(Some(words_checksum(both())))),
+            Ok(())
+        );
+        assert!(
+            recheck("streams-overlap", &r, &report(None))
+                .unwrap_err()
+                .contains("no results.checksum")
+        );
+        // Only the serial run's values: the count says so.
+        let err = recheck(
+            "streams-overlap",
+            &r,
+            &report(Some(words_checksum(out.clone()))),
+        )
+        .unwrap_err();
+        assert!(err.contains("covers 1001 values, not the 2002"), "{err}");
+        // The input copied back unchanged: a CPU-free forgery of the right size.
+        let input = (0..n as u32).chain(0..n as u32);
+        let err = recheck("streams-overlap", &r, &report(Some(words_checksum(input)))).unwrap_err();
+        assert!(err.contains("not the ones"), "{err}");
     }
 }

@@ -2,36 +2,40 @@
 //! feedback file per student, and the terminal summary. Renders only what
 //! results.json holds, so `grader report` can redo them at any time.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use std::path::Path;
 
+use crate::bundle::Item;
 use crate::catalogue::EXERCISES;
 use crate::quote;
 use crate::results::{Results, Student, write_atomically};
 
-/// One row per student: points per exercise (blank where not graded), total, maximum.
+/// One row per student: points per exercise (blank where not submitted),
+/// total, maximum.
 pub fn grades_csv(results: &Results) -> String {
     let graded: Vec<&str> = graded_exercises(results);
     let mut out = format!("student,{},total,max\n", graded.join(","));
     for (name, student) in &results.students {
-        let cells: Vec<String> = graded
-            .iter()
-            .map(|e| {
-                student
-                    .exercises
-                    .get(*e)
-                    .map(|x| x.points.to_string())
-                    .unwrap_or_default()
-            })
-            .collect();
+        let cells: Vec<String> = graded.iter().map(|e| points_cell(student, e)).collect();
         let (got, max) = student.points();
         let _ = writeln!(out, "{},{},{got},{max}", csv_field(name), cells.join(","));
     }
     out
 }
 
+/// A student's points for `exercise`, blank when they did not submit it.
+pub fn points_cell(student: &Student, exercise: &str) -> String {
+    student
+        .exercises
+        .get(exercise)
+        .filter(|x| x.absent.is_none())
+        .map(|x| x.points.to_string())
+        .unwrap_or_default()
+}
+
 /// The exercises any student was graded on, in course order.
-fn graded_exercises(results: &Results) -> Vec<&'static str> {
+pub fn graded_exercises(results: &Results) -> Vec<&'static str> {
     EXERCISES
         .iter()
         .map(|e| e.name)
@@ -45,7 +49,7 @@ fn graded_exercises(results: &Results) -> Vec<&'static str> {
 }
 
 /// A CSV field, quoted when it holds a comma, a quote or a line break.
-fn csv_field(text: &str) -> String {
+pub fn csv_field(text: &str) -> String {
     if text.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", text.replace('"', "\"\""))
     } else {
@@ -84,6 +88,10 @@ pub fn feedback(name: &str, student: &Student, seed: u64) -> String {
                 "It did not build:\n\n{}",
                 quote::fenced(&quote::errors_first(errors), "text")
             );
+            continue;
+        }
+        if let Some(absent) = &graded.absent {
+            let _ = writeln!(out, "Not graded: {absent}.");
             continue;
         }
         if graded.runs.is_empty() {
@@ -166,7 +174,10 @@ fn timings(report: &serde_json::Value) -> Option<String> {
     Some(line)
 }
 
-/// The terminal table: a row per student, a column per exercise.
+/// The terminal table: a row per student, sorted, a column per exercise
+/// (blank where not submitted, "no build" where it did not build), their
+/// totals, then how many runs ended in each verdict and how many
+/// exercises were submitted, did not build, or were not submitted.
 pub fn summary(results: &Results) -> String {
     let graded = graded_exercises(results);
     let width = results
@@ -181,20 +192,72 @@ pub fn summary(results: &Results) -> String {
         let _ = write!(out, " {exercise:>14}");
     }
     out.push_str("      total\n");
+    let mut verdicts: BTreeMap<&str, usize> = BTreeMap::new();
+    let (mut submitted, mut unbuilt, mut absent) = (0, 0, 0);
     for (name, student) in &results.students {
         let _ = write!(out, "{name:<width$}");
         for exercise in &graded {
-            let cell = student
-                .exercises
-                .get(*exercise)
-                .map(|e| format!("{}/{}", e.points, e.max_points))
-                .unwrap_or_default();
+            let cell = match student.exercises.get(*exercise) {
+                Some(e) if e.absent.is_some() => String::new(),
+                Some(e) if e.build_errors.is_some() => "no build".to_owned(),
+                Some(e) => format!("{}/{}", e.points, e.max_points),
+                None => String::new(),
+            };
             let _ = write!(out, " {cell:>14}");
         }
         let (got, max) = student.points();
         let _ = writeln!(out, " {:>10}", format!("{got}/{max}"));
+        for e in student.exercises.values() {
+            match (&e.absent, &e.build_errors) {
+                (Some(_), _) => absent += 1,
+                (None, Some(_)) => (submitted, unbuilt) = (submitted + 1, unbuilt + 1),
+                (None, None) => submitted += 1,
+            }
+            for run in &e.runs {
+                *verdicts.entry(run.verdict.kind.as_str()).or_default() += 1;
+            }
+        }
     }
+    let counted: Vec<String> = verdicts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    let _ = writeln!(
+        out,
+        "{} students; {submitted} exercises submitted, {unbuilt} did not build, {absent} not submitted; runs: {}",
+        results.students.len(),
+        if counted.is_empty() {
+            "none".to_owned()
+        } else {
+            counted.join(", ")
+        }
+    );
     out + &unsandboxed(results)
+}
+
+/// What the build says about a bundle's items: exercises submitted, how
+/// many did not build, how many were not submitted; nobody's missing work
+/// is counted as built or failed.
+pub fn build_counts(items: &[Item]) -> String {
+    let students: BTreeSet<&str> = items.iter().map(|i| i.student.as_str()).collect();
+    let submitted = items.iter().filter(|i| i.absent.is_none()).count();
+    let unbuilt = items
+        .iter()
+        .filter(|i| i.absent.is_none() && i.build_errors.is_some())
+        .count();
+    format!(
+        "{} students, {submitted} exercises submitted, {unbuilt} did not build, {} not submitted",
+        students.len(),
+        items.len() - submitted
+    )
+}
+
+/// Each student's problems with their submission, once per student, as
+/// lines for the terminal.
+pub fn submission_problems(items: &[Item]) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    items
+        .iter()
+        .filter(|i| seen.insert(i.student.as_str()))
+        .flat_map(|i| i.problems.iter().map(|p| format!("{}: {p}", i.student)))
+        .collect()
 }
 
 /// A student id as a file name: letters, digits, '.', '_' and '-' kept.
@@ -241,7 +304,6 @@ pub fn unsandboxed(results: &Results) -> String {
 mod tests {
     use super::*;
     use crate::results::{Exercise, Run, Verdict};
-    use std::collections::BTreeMap;
 
     fn run(passed: bool) -> Run {
         Run {
@@ -292,6 +354,7 @@ mod tests {
             max_points: 5,
             sanitizer: vec![],
             inputs: None,
+            absent: None,
         };
         let broken = Exercise {
             refused: vec![],
@@ -302,6 +365,7 @@ mod tests {
             max_points: 7,
             sanitizer: vec![],
             inputs: None,
+            absent: None,
         };
         results.students.insert(
             "ann".into(),

@@ -61,6 +61,10 @@ pub struct Exercise {
     /// `--resume` regrades the exercise when they differ.
     #[serde(default)]
     pub inputs: Option<String>,
+    /// Why nothing was graded, when the student did not submit it (not
+    /// found, or two differing copies): grades.csv leaves its cell blank.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub absent: Option<String>,
 }
 
 /// One compute-sanitizer run of an exercise.
@@ -183,6 +187,7 @@ mod tests {
             max_points: 3,
             sanitizer: vec![],
             inputs: None,
+            absent: None,
         };
         results.students.insert(
             "ann".into(),

@@ -30,22 +30,6 @@ pub struct Entry<'a> {
     pub taken: &'a [Taken],
 }
 
-/// A student id as a package-name part: lower-case letters, digits and
-/// '_' (anything else becomes '_'), never empty.
-pub fn slug(student: &str) -> String {
-    let slug: String = student
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if slug.is_empty() { "_".into() } else { slug }
-}
-
 /// Writes the workspace under `scratch` for `entries` (one student's, or
 /// the course's own with nothing taken), from the course at `course` (the
 /// folder of its root Cargo.toml), whose manifest names the course at
@@ -220,14 +204,6 @@ mod tests {
                 .unwrap()
                 .contains("dot-gm")
         );
-    }
-
-    #[test]
-    fn slugs_are_package_safe() {
-        assert_eq!(slug("Ada Lovelace"), "ada_lovelace");
-        assert_eq!(slug("s1234-B"), "s1234_b");
-        assert_eq!(slug("é"), "_");
-        assert_eq!(slug(""), "_");
     }
 
     #[test]

@@ -29,6 +29,16 @@ pub struct CommonArgs {
     pub json: bool,
 }
 
+/// `--seed`, for the exercises whose inputs can be drawn from one.
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct SeedArg {
+    /// Draw the inputs from this seed (0 to 18446744073709551615) instead of
+    /// the readable defaults: values no kernel can produce without reading
+    /// them. The grader passes one on every run.
+    #[arg(long)]
+    pub seed: Option<u64>,
+}
+
 /// Why the command line did not give arguments to run with.
 #[derive(Debug)]
 pub enum ArgsError {
@@ -47,10 +57,16 @@ pub fn parse<A: Parser>() -> Result<A, ExitCode> {
 /// [`parse`] for argument types several exercises share, under the name and
 /// description of the one running.
 pub fn parse_named<A: Parser>(name: &'static str, about: &'static str) -> Result<A, ExitCode> {
-    report_args_error(parse_command(
-        A::command().name(name).about(about),
-        std::env::args_os(),
-    ))
+    parse_shaped(|command| command.name(name).about(about))
+}
+
+/// [`parse`] for argument types several exercises share, with the command
+/// reshaped for the one running first: its name, and help that names only
+/// what applies to it.
+pub fn parse_shaped<A: Parser>(
+    shape: impl FnOnce(clap::Command) -> clap::Command,
+) -> Result<A, ExitCode> {
+    report_args_error(parse_command(shape(A::command()), std::env::args_os()))
 }
 
 fn report_args_error<A>(parsed: Result<A, ArgsError>) -> Result<A, ExitCode> {

@@ -1,5 +1,5 @@
 //! The dot-product family (dot-gm, dot-sm, dot-atomic), the pure part: affine
-//! inputs a[i] = p + q·i and b[i] = r + s·i, their exact closed forms, and
+//! inputs a\[i] = p + q·i and b\[i] = r + s·i, their exact closed forms, and
 //! the exercises' protocol types. The grader uses these without a GPU.
 
 use std::fmt;
@@ -39,8 +39,8 @@ impl Variant {
         }
     }
 
-    /// Bytes the kernel must move per element: read a[i] and b[i], and for
-    /// dot-gm write c[i].
+    /// Bytes the kernel must move per element: read a\[i] and b\[i], and for
+    /// dot-gm write c\[i].
     pub fn bytes_per_element(self) -> u64 {
         match self {
             Variant::Gm => 12,
@@ -70,6 +70,10 @@ impl Variant {
 /// threads, so every thread loops.
 pub const DEFAULT_N: u64 = (1 << 24) + 3;
 
+/// The default on the CPU emulator: still several loops per thread of the
+/// default grid, at a CPU's speed.
+pub const EMULATOR_N: u64 = 1_000_003;
+
 /// The largest `--n`: 2^36 elements need 550 GB for a and b, more than any
 /// GPU holds.
 pub const MAX_N: u64 = 1 << 36;
@@ -78,7 +82,7 @@ pub const MAX_N: u64 = 1 << 36;
 /// below stays inside i128 (the largest term, q·s·Σi², is below 2^127).
 pub const MAX_COEFFICIENT: i64 = 1000;
 
-/// One input vector, x[i] = p + q·i, with small whole p and q. Written and
+/// One input vector, x\[i] = p + q·i, with small whole p and q. Written and
 /// parsed as "p+qi": "i", "2i", "3+2i", "7", "-1-i".
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(into = "String", try_from = "String")]
@@ -190,13 +194,13 @@ pub struct Inputs {
 }
 
 impl Inputs {
-    /// a[i] = i, b[i] = 2i: the dot is 2·sum_squares(n − 1).
+    /// a\[i] = i, b\[i] = 2i: the dot is 2·sum_squares(n − 1).
     pub const DEFAULT: Inputs = Inputs {
         a: Affine::new(0, 1),
         b: Affine::new(0, 2),
     };
 
-    /// Σ_{lo ≤ i < hi} a[i]·b[i], exactly.
+    /// Σ_{lo ≤ i < hi} a\[i]·b\[i], exactly.
     pub fn dot_range(self, lo: u64, hi: u64) -> i128 {
         if hi <= lo {
             return 0;
@@ -204,12 +208,12 @@ impl Inputs {
         self.prefix(hi) - self.prefix(lo)
     }
 
-    /// Σ_{i<n} a[i]·b[i], exactly.
+    /// Σ_{i<n} a\[i]·b\[i], exactly.
     pub fn dot(self, n: u64) -> i128 {
         self.dot_range(0, n)
     }
 
-    /// Σ_{i<n} |a[i]·b[i]|, exactly: the scale every rounding error is
+    /// Σ_{i<n} |a\[i]·b\[i]|, exactly: the scale every rounding error is
     /// measured against. a and b are linear, so each changes sign at most
     /// once; between those points every product has one sign, and the sum
     /// of a run is the absolute value of its dot.

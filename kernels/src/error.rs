@@ -3,8 +3,8 @@
 //! cust 0.3 folds some driver codes the course must tell apart (a stub
 //! libcuda, PTX newer than the driver) into `UnknownError`, so the two places
 //! where those arise (initialising and loading PTX) also read the raw code
-//! through `cust::sys`: the same libcuda, the same seam (DESIGN.md, "The
-//! emulator").
+//! through `cust::sys`: the same libcuda, the same seam (docs/src/design.md,
+//! "kernels").
 
 use std::ffi::CStr;
 use std::fmt;
@@ -44,6 +44,16 @@ impl From<CudaError> for CourseError {
             error,
             during: None,
         }
+    }
+}
+
+/// What cust's explicit frees return on failure: the error and the value
+/// not freed (`DeviceBuffer::drop`, `LockedBuffer::drop`, `Module::drop`).
+/// The value goes with the error: the error reports a fault left over from
+/// earlier work, and nothing can use the buffer after it.
+impl<T> From<(CudaError, T)> for CourseError {
+    fn from((error, _unfreed): (CudaError, T)) -> Self {
+        CourseError::from(error).during("freeing GPU or pinned memory")
     }
 }
 
@@ -315,6 +325,23 @@ mod tests {
             Some("CUDA_ERROR_ILLEGAL_ADDRESS")
         );
         assert_eq!(err.kind(), ErrorKind::Cuda);
+    }
+
+    #[test]
+    fn a_failed_free_converts_with_question_mark() {
+        // The shape of DeviceBuffer::drop's result: the error and the buffer.
+        fn free(result: Result<(), (CudaError, Vec<f32>)>) -> Result<(), CourseError> {
+            result?;
+            Ok(())
+        }
+        let err = free(Err((CudaError::IllegalAddress, vec![0.0]))).unwrap_err();
+        assert!(
+            err.to_string().starts_with(
+                "CUDA error while freeing GPU or pinned memory: CUDA_ERROR_ILLEGAL_ADDRESS"
+            ),
+            "{err}"
+        );
+        assert_eq!(free(Ok(())), Ok(()));
     }
 
     #[test]

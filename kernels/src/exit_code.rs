@@ -1,5 +1,6 @@
-//! The exit codes every exercise binary uses, documented once (DESIGN.md,
-//! "The result protocol"). The grader reads them alongside the JSON.
+//! The exit codes every exercise binary uses, documented once (the book's
+//! design page, docs/src/design.md, "Exit codes"). The grader reads them
+//! alongside the JSON.
 
 /// How an exercise run ended, as its process exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

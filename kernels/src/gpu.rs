@@ -1,7 +1,8 @@
 //! The GPU an exercise runs on: driver start-up, the context, what the device
 //! is, loading PTX, and the stream the exercise works in.
 
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
+use std::sync::OnceLock;
 
 use cust::CudaApiVersion;
 use cust::context::Context;
@@ -197,4 +198,33 @@ fn raw_load(ptx: &str) -> Option<Code> {
         unsafe { sys::cuModuleUnload(module) };
     }
     Some(code)
+}
+
+/// Whether the CUDA driver here is the course's CPU emulator (its device name
+/// says so). Asked before the arguments are parsed, so an exercise's default
+/// sizes can shrink to what a CPU runs in seconds.
+pub fn is_emulator() -> bool {
+    static ANSWER: OnceLock<bool> = OnceLock::new();
+    *ANSWER.get_or_init(|| {
+        let mut device = 0;
+        let mut name = [0 as std::ffi::c_char; 256];
+        // SAFETY: cuInit takes flags 0; `device` and `name` are valid places
+        // for the driver to write a device and a NUL-terminated name of at
+        // most `name.len()` bytes.
+        unsafe {
+            sys::cuInit(0) == Code::CUDA_SUCCESS
+                && sys::cuDeviceGet(&mut device, 0) == Code::CUDA_SUCCESS
+                && sys::cuDeviceGetName(name.as_mut_ptr(), name.len() as i32, device)
+                    == Code::CUDA_SUCCESS
+                && CStr::from_ptr(name.as_ptr())
+                    .to_string_lossy()
+                    .contains("emulator")
+        }
+    })
+}
+
+/// An exercise's default size: `gpu` on a GPU, the smaller `emulator` on the
+/// CPU emulator (the report's header then says the sizes are the emulator's).
+pub fn default_size<T>(gpu: T, emulator: T) -> T {
+    if is_emulator() { emulator } else { gpu }
 }

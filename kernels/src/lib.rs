@@ -1,23 +1,29 @@
 //! The cuda-course toolkit: everything between an exercise's `kernel.cu` and
 //! a checked, timed result.
 //!
-//! - Always (standard library only, for build scripts): [`nvcc`] compiles the
-//!   kernel to PTX; [`exit_code`], [`launch`], [`stats`], [`units`].
+//! - Always (standard library only, for build scripts and the `course`
+//!   command): [`nvcc`] compiles the kernel to PTX; [`catalogue`] lists the
+//!   exercises and their steps; [`exit_code`], [`launch`], [`seeded`],
+//!   [`stats`], [`units`].
 //! - Feature `protocol` (serde, no GPU; the grader uses it): the result
-//!   [`protocol`], each exercise's closed forms and check ([`vecadd`]), and
-//!   the person-readable [`report`].
+//!   [`protocol`], each exercise's closed forms and check ([`vecadd`]), the
+//!   [`checksum`] of a run's outputs, and the person-readable [`report`].
 //! - Feature `runtime` (default; links libcuda through cust): the [`Gpu`],
 //!   event timing, the copy-bandwidth probe, the shared command line, and
 //!   each exercise's driver.
 
+pub mod catalogue;
 pub mod exit_code;
 pub mod host_memory;
 pub mod launch;
 pub mod nvcc;
+pub mod seeded;
 pub mod stats;
 pub mod timeline;
 pub mod units;
 
+#[cfg(feature = "protocol")]
+pub mod checksum;
 #[cfg(feature = "protocol")]
 pub mod dot;
 #[cfg(feature = "protocol")]

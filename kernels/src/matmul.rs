@@ -13,13 +13,22 @@
 //! exact in float32 whatever order the kernel adds in: the check demands
 //! equality. The formulas are asymmetric in their two indices, so a
 //! transposed operand, swapped row and column or a k range cut short give
-//! different numbers. P[i][j] depends only on i mod 11 and j mod 13 (and W),
+//! different numbers. P\[i]\[j] depends only on i mod 11 and j mod 13 (and W),
 //! which makes the closed form a table of 143 values.
+//!
+//! With `--seed` (the grader passes one on every run) M and N are instead
+//! odd multiples of 1/8 in [−15/8, 15/8] drawn from the seed: every product
+//! is a multiple of 1/64 below 3.6 in magnitude and every partial sum below
+//! 3.6·W, so P is still exact in float32 in any order (3.6·W·64 < 2^24 for
+//! every accepted W), and the check compares each entry with a product the
+//! CPU computes from the same inputs. No entry is an integer, so a kernel
+//! that accumulates in `int` fails.
 
 use serde::{Deserialize, Serialize};
 
 use crate::host_memory::{self, HostAllocError};
 use crate::protocol::Real;
+use crate::seeded;
 
 pub mod check;
 #[cfg(feature = "runtime")]
@@ -51,28 +60,137 @@ pub const MAX_WIDTH: u32 = 32768;
 /// Default width: not a multiple of any tile, so partial tiles are tested.
 pub const DEFAULT_WIDTH: u32 = 1000;
 
+/// The default on the CPU emulator: still partial tiles of 16 and 32.
+pub const EMULATOR_WIDTH: u32 = 200;
+
 const M_PERIOD: u64 = 11;
 const N_PERIOD: u64 = 13;
 /// M and N together repeat along k every 11·13 = 143 steps.
 const K_PERIOD: u64 = M_PERIOD * N_PERIOD;
 
-/// M[i][k] = ((3i + 5k) mod 11) − 5.
+/// M\[i]\[k] = ((3i + 5k) mod 11) − 5.
 pub fn m(i: u64, k: u64) -> i64 {
     ((3 * (i % M_PERIOD) + 5 * (k % M_PERIOD)) % M_PERIOD) as i64 - 5
 }
 
-/// N[k][j] = ((7k + 2j) mod 13) − 6.
+/// N\[k]\[j] = ((7k + 2j) mod 13) − 6.
 pub fn n(k: u64, j: u64) -> i64 {
     ((7 * (k % N_PERIOD) + 2 * (j % N_PERIOD)) % N_PERIOD) as i64 - 6
 }
 
-/// M and N as row-major f32 matrices.
-pub fn inputs(width: u32) -> Result<(Vec<f32>, Vec<f32>), HostAllocError> {
+/// Seeded entries are (2m + 1)/8 for m in −8..8.
+const SEEDED_HALVES: u32 = 8;
+
+/// Where M and N come from: the periodic formulas above, or a seed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Inputs {
+    pub seed: Option<u64>,
+}
+
+impl Inputs {
+    /// M\[i]\[k] of a W-wide M (the seeded values depend on the width's
+    /// flat index).
+    pub fn m(self, width: u32, i: u64, k: u64) -> f32 {
+        match self.seed {
+            None => m(i, k) as f32,
+            Some(seed) => seeded::odd_eighth(seed, 3, i * u64::from(width) + k, SEEDED_HALVES),
+        }
+    }
+
+    /// N\[k]\[j] of a W-wide N.
+    pub fn n(self, width: u32, k: u64, j: u64) -> f32 {
+        match self.seed {
+            None => n(k, j) as f32,
+            Some(seed) => seeded::odd_eighth(seed, 4, k * u64::from(width) + j, SEEDED_HALVES),
+        }
+    }
+
+    /// M and N as row-major f32 matrices.
+    pub fn matrices(self, width: u32) -> Result<(Vec<f32>, Vec<f32>), HostAllocError> {
+        let w = u64::from(width);
+        Ok((
+            host_memory::try_filled("M", w * w, |x| self.m(width, x / w, x % w))?,
+            host_memory::try_filled("N", w * w, |x| self.n(width, x / w, x % w))?,
+        ))
+    }
+
+    /// The weighted checksum Σ u_i·P\[i]\[j]·v_j of the right P, computed in
+    /// O(W²) as Σ_k (Σ_i u_i·M\[i]\[k])·(Σ_j N\[k]\[j]·v_j): the grader's own
+    /// value, from the seed, for what [`checksum`] gives of the GPU's P.
+    pub fn checksum(self, width: u32) -> f64 {
+        let w = u64::from(width);
+        (0..w)
+            .map(|k| {
+                let column: f64 = (0..w)
+                    .map(|i| row_weight(i) * f64::from(self.m(width, i, k)))
+                    .sum();
+                let row: f64 = (0..w)
+                    .map(|j| f64::from(self.n(width, k, j)) * column_weight(j))
+                    .sum();
+                column * row
+            })
+            .sum()
+    }
+}
+
+/// The checksum's weights: small, unequal, and different for rows and
+/// columns, so a transposed or row-shifted P changes the sum.
+fn row_weight(i: u64) -> f64 {
+    (1 + i % 7) as f64
+}
+
+fn column_weight(j: u64) -> f64 {
+    (1 + (j + 2) % 5) as f64
+}
+
+/// Σ u_i·P\[i]\[j]·v_j in f64 (weights 1 to 7 by row and 1 to 5 by column).
+/// Exact for a right P up to W = 8192: every term is a multiple of 1/64 and
+/// the total stays below 2^53/64 (35·3.6·W³ for seeded inputs, 35·30·W³
+/// without). NaN if any entry is.
+pub fn checksum(p: &[f32], width: u32) -> f64 {
     let w = u64::from(width);
-    Ok((
-        host_memory::try_filled("M", w * w, |x| m(x / w, x % w) as f32)?,
-        host_memory::try_filled("N", w * w, |x| n(x / w, x % w) as f32)?,
-    ))
+    p.iter()
+        .enumerate()
+        .map(|(x, &v)| {
+            let x = x as u64;
+            row_weight(x / w) * f64::from(v) * column_weight(x % w)
+        })
+        .sum()
+}
+
+/// P = M × N for W-wide row-major M and N (see [`dense_product`]).
+pub fn product(m: &[f32], n: &[f32], width: u32) -> Vec<f32> {
+    let w = u64::from(width);
+    dense_product(m, n, width, w, |i, k| i * w + k, |k, j| k * w + j)
+}
+
+/// P = M × N, row-major, summed in f32 in i-k-j order: exact for both kinds
+/// of input (see the module's note), so equal to the product in any order.
+/// `m_at(i, k)` and `n_at(k, j)` give the flat index read, which lets the
+/// check build what a transposed read would produce; k runs below `depth`.
+pub fn dense_product(
+    m: &[f32],
+    n: &[f32],
+    width: u32,
+    depth: u64,
+    m_at: impl Fn(u64, u64) -> u64,
+    n_at: impl Fn(u64, u64) -> u64,
+) -> Vec<f32> {
+    let w = width as usize;
+    let mut p = vec![0.0f32; w * w];
+    let mut n_row = vec![0.0f32; w];
+    for k in 0..depth {
+        for (j, slot) in n_row.iter_mut().enumerate() {
+            *slot = n[n_at(k, j as u64) as usize];
+        }
+        for (i, p_row) in p.chunks_exact_mut(w).enumerate() {
+            let mik = m[m_at(i as u64, k) as usize];
+            for (acc, &nkj) in p_row.iter_mut().zip(&n_row) {
+                *acc += mik * nkj;
+            }
+        }
+    }
+    p
 }
 
 /// Entries of a product of matrices whose entries depend on their row's
@@ -86,7 +204,7 @@ pub struct Table {
 
 impl Table {
     /// Σ_{k < depth} a(i, k)·b(k, j) for every residue pair; a and b must
-    /// repeat in i, j and k with the given periods (k: [`K_PERIOD`]).
+    /// repeat in i, j and k with the given periods (k: `K_PERIOD`, 143).
     pub fn new(
         rows: u64,
         cols: u64,
@@ -123,6 +241,15 @@ pub struct Parameters {
     /// exercise, also the tile's edge.
     pub block: u32,
     pub runs: u32,
+    /// The seed M and N were drawn from; absent for the default inputs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+}
+
+impl Parameters {
+    pub fn inputs(&self) -> Inputs {
+        Inputs { seed: self.seed }
+    }
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -132,6 +259,8 @@ pub struct Results {
     /// Rows of P the CPU golden model computed: all for small widths,
     /// evenly spaced ones for large.
     pub golden_rows: u64,
+    /// [`checksum`] of the GPU's P, which the grader recomputes from the seed.
+    pub checksum: Real,
 }
 
 /// Rows of P the golden model computes: every row up to this width.
@@ -193,7 +322,7 @@ mod tests {
     #[test]
     fn the_closed_form_matches_the_golden_model_for_many_widths() {
         for width in [1, 2, 7, 11, 13, 16, 17, 31, 33, 100, 143, 144, 300] {
-            let (m_host, n_host) = inputs(width).unwrap();
+            let (m_host, n_host) = Inputs::default().matrices(width).unwrap();
             let table = expected(width);
             for i in 0..u64::from(width) {
                 let golden = golden_row(&m_host, &n_host, width, i);
@@ -231,7 +360,7 @@ mod tests {
     #[test]
     fn rms_is_zero_for_the_exact_product_and_not_otherwise() {
         let width = 40;
-        let (m_host, n_host) = inputs(width).unwrap();
+        let (m_host, n_host) = Inputs::default().matrices(width).unwrap();
         let table = expected(width);
         let w = u64::from(width);
         let mut p: Vec<f32> = (0..w * w).map(|x| table.at(x / w, x % w) as f32).collect();
@@ -239,5 +368,66 @@ mod tests {
         p[5] += 40.0;
         // One entry off by 40 among 1600: rms = 40/40 = 1.
         assert_eq!(rms_vs_golden(&p, &m_host, &n_host, width).0, 1.0);
+    }
+
+    #[test]
+    fn the_dense_product_matches_the_closed_form_and_the_golden_model() {
+        for width in [1, 7, 17, 144] {
+            let w = u64::from(width);
+            let (m_host, n_host) = Inputs::default().matrices(width).unwrap();
+            let p = product(&m_host, &n_host, width);
+            let table = expected(width);
+            for x in 0..w * w {
+                assert_eq!(p[x as usize], table.at(x / w, x % w) as f32, "W {width}");
+            }
+            let seeded = Inputs { seed: Some(11) };
+            let (m_host, n_host) = seeded.matrices(width).unwrap();
+            let p = product(&m_host, &n_host, width);
+            for i in [0, w - 1] {
+                let golden = golden_row(&m_host, &n_host, width, i);
+                let row = &p[(i * w) as usize..((i + 1) * w) as usize];
+                assert!(row.iter().zip(&golden).all(|(&x, &g)| f64::from(x) == g));
+            }
+        }
+    }
+
+    #[test]
+    fn seeded_entries_are_not_integers_and_their_sums_stay_exact() {
+        let inputs = Inputs { seed: Some(4) };
+        for x in 0..1000 {
+            let (a, b) = (
+                inputs.m(100, x / 100, x % 100),
+                inputs.n(100, x / 100, x % 100),
+            );
+            assert!(a.fract() != 0.0 && b.fract() != 0.0, "{a} {b}");
+            assert!(a.abs() <= 15.0 / 8.0 && b.abs() <= 15.0 / 8.0);
+        }
+        // The largest |partial sum|, in 1/64ths, stays below 2^24.
+        let largest = (15.0f64 / 8.0).powi(2) * f64::from(MAX_WIDTH) * 64.0;
+        assert!(largest < f64::from(1 << 24), "{largest}");
+    }
+
+    #[test]
+    fn the_checksum_from_the_inputs_equals_the_checksum_of_p() {
+        for seed in [None, Some(3)] {
+            let inputs = Inputs { seed };
+            for width in [1, 5, 33, 130] {
+                let w = u64::from(width);
+                let (m_host, n_host) = inputs.matrices(width).unwrap();
+                let p = product(&m_host, &n_host, width);
+                assert_eq!(
+                    checksum(&p, width),
+                    inputs.checksum(width),
+                    "W {width} {seed:?}"
+                );
+                // P transposed, a classic bug, has another checksum.
+                let t: Vec<f32> = (0..w * w)
+                    .map(|x| p[((x % w) * w + x / w) as usize])
+                    .collect();
+                if width > 1 {
+                    assert_ne!(checksum(&t, width), inputs.checksum(width), "W {width}");
+                }
+            }
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! memspace-timing, the pure part: the data, the closed form every thread's
 //! sum must equal, the check, and the exercise's protocol types.
 //!
-//! Every thread sums the same SIZE values, data[j] = j, read from one of four
+//! Every thread sums the same SIZE values, data\[j] = j, read from one of four
 //! places: global memory, `__constant__` memory, a register (a kernel
 //! parameter added SIZE times), or shared memory. Each sum is
 //! SIZE·(SIZE − 1)/2 = 8,386,560: every partial sum is an integer below 2^24,
@@ -14,6 +14,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::checksum::Checksum;
 use crate::protocol::{Check, Failure, Real};
 
 #[cfg(feature = "runtime")]
@@ -30,7 +31,7 @@ pub const EXPECTED_SUM: f32 = (SIZE * (SIZE - 1) / 2) as f32;
 /// The register variant's parameter: added SIZE times, EXPECTED_SUM.
 pub const REGISTER_VALUE: f32 = (SIZE - 1) as f32 / 2.0;
 
-/// data[j] = j.
+/// data\[j] = j.
 pub fn data() -> Box<[f32; SIZE]> {
     let mut data = Box::new([0.0f32; SIZE]);
     for (j, x) in data.iter_mut().enumerate() {
@@ -71,7 +72,7 @@ impl Space {
 #[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum Pattern {
-    /// All read data[j]: one address per warp, which constant memory
+    /// All read data\[j]: one address per warp, which constant memory
     /// broadcasts to the whole warp at once.
     Uniform,
     /// Thread t reads data[(j + t) mod SIZE]: 32 addresses per warp, which
@@ -131,6 +132,29 @@ pub struct Row {
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Results {
     pub rows: Vec<Row>,
+    /// Every thread's sum, space after space in [`Space::ALL`]'s order (see
+    /// [`checksum`]). Optional in the schema; the grader requires it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checksum: Option<Checksum>,
+}
+
+/// The checksum of the sums that came back: each space's in [`Space::ALL`]'s
+/// order, every thread's sum in thread order; a missing space adds nothing.
+pub fn checksum(outputs: &[(Space, Vec<f32>)]) -> Checksum {
+    let mut checksum = Checksum::default();
+    for space in Space::ALL {
+        if let Some((_, out)) = outputs.iter().find(|(s, _)| *s == space) {
+            checksum.extend(out.iter().map(|x| x.to_bits()));
+        }
+    }
+    checksum
+}
+
+/// The checksum of a right run with `params`: every thread's sum is
+/// [`EXPECTED_SUM`], in each of the four spaces.
+pub fn expected_checksum(params: &Parameters) -> Checksum {
+    let values = params.grid_threads() * Space::ALL.len() as u64;
+    Checksum::of((0..values).map(|_| EXPECTED_SUM.to_bits()))
 }
 
 /// Listed failures per check.
@@ -244,6 +268,24 @@ mod tests {
         assert_eq!(check.wrong, 1);
         assert_eq!(check.failures[0].at, "shared[5]");
         assert!(check.hint.unwrap().contains("__syncthreads"));
+    }
+
+    #[test]
+    fn the_checksum_of_right_sums_is_the_expected_one_and_a_wrong_sum_changes_it() {
+        let p = params();
+        // Written out independently: 4 spaces x 8 threads of 8386560.0f32,
+        // 0.99969482421875 x 2^23: exponent 22 + 127, mantissa 0x7ff000.
+        let bits = 0x4aff_f000;
+        assert_eq!(EXPECTED_SUM.to_bits(), bits);
+        assert_eq!(expected_checksum(&p), Checksum::of([bits; 32]));
+        assert_eq!(checksum(&all_right()), expected_checksum(&p));
+        let mut outputs = all_right();
+        outputs[2].1[7] = 8_386_561.0;
+        assert_ne!(checksum(&outputs), expected_checksum(&p));
+        // The order of the spaces in the driver's list does not matter.
+        let mut reversed = all_right();
+        reversed.reverse();
+        assert_eq!(checksum(&reversed), expected_checksum(&p));
     }
 
     #[test]

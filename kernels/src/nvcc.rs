@@ -29,13 +29,43 @@ const TOOLKIT_DIRS: [&str; 3] = ["/usr/local/cuda", "/usr/lib/cuda", "/opt/cuda"
 
 /// For `build.rs`: compiles `src/kernel.cu` of the crate being built to
 /// `$OUT_DIR/kernel.ptx` and tells cargo when to do it again. On failure it
-/// prints why (nvcc's own messages, unchanged) and exits 1, so the student sees
-/// the compiler errors rather than a panic from the build script.
+/// logs why as `cargo::error=` lines: cargo prints those first, as
+/// `error: <crate>: <line>`, fails the build, and adds only "build script
+/// logged errors" after them, not its block of the build script's output.
+/// For a kernel that does not compile, the first nvcc error comes first with
+/// its file and line, then one line on what to do.
 pub fn build_kernel() {
     if let Err(err) = try_build_kernel() {
-        eprintln!("{err}");
-        std::process::exit(1);
+        let shown = env::var_os("CARGO_MANIFEST_DIR")
+            .map(|dir| shown_source(Path::new(&dir)))
+            .unwrap_or_else(|| "src/kernel.cu".to_owned());
+        for line in err.student_lines(&shown) {
+            println!("cargo::error={line}");
+        }
     }
+}
+
+/// How to name the kernel for the student: in the course's workspace from
+/// its root (`exercises/dot-sm/src/kernel.cu`, where cargo runs); elsewhere
+/// (the grader's build of a submission) as nvcc does, `src/kernel.cu`.
+fn shown_source(manifest_dir: &Path) -> String {
+    let kernel = Path::new("src").join("kernel.cu");
+    let parent = manifest_dir.parent().and_then(Path::file_name);
+    let shown = match (parent, manifest_dir.file_name()) {
+        (Some(parent), Some(folder)) if parent == "exercises" || parent == "solutions" => {
+            Path::new(parent).join(folder).join(kernel)
+        }
+        _ => kernel,
+    };
+    shown.display().to_string()
+}
+
+/// One nvcc error, `src/kernel.cu(20): error: what`, as (20, "error: what").
+fn nvcc_error(line: &str) -> Option<(u32, &str)> {
+    let (place, rest) = line.split_once("): ")?;
+    let (_, number) = place.rsplit_once('(')?;
+    let is_error = rest.starts_with("error: ") || rest.starts_with("catastrophic error: ");
+    is_error.then_some((number.parse().ok()?, rest.trim()))
 }
 
 /// [`build_kernel`] without the exit: returns what went wrong.
@@ -233,6 +263,41 @@ impl fmt::Display for BuildError {
     }
 }
 
+impl BuildError {
+    /// The error as the student should read it, one line each, `shown`
+    /// naming the kernel file: for nvcc's errors the first with its file
+    /// and line, what to do, then the others; else the message's lines.
+    pub fn student_lines(&self, shown: &str) -> Vec<String> {
+        let BuildError::NvccFailed { stdout, stderr, .. } = self else {
+            return self.to_string().lines().map(str::to_owned).collect();
+        };
+        let errors: Vec<(u32, &str)> = stdout
+            .lines()
+            .chain(stderr.lines())
+            .filter_map(nvcc_error)
+            .collect();
+        let Some(&(first_line, _)) = errors.first() else {
+            return self.to_string().lines().map(str::to_owned).collect();
+        };
+        let mut lines: Vec<String> = errors
+            .iter()
+            .map(|(line, message)| format!("{shown}({line}): {message}"))
+            .collect();
+        let more = match errors.len() {
+            1 => String::new(),
+            n => format!(" ({} more below, often caused by the first)", n - 1),
+        };
+        lines.insert(
+            1,
+            format!(
+                "the kernel does not compile: fix line {first_line} of {shown}, save, and build \
+                 again{more}"
+            ),
+        );
+        lines
+    }
+}
+
 impl std::error::Error for BuildError {}
 
 #[cfg(test)]
@@ -300,6 +365,48 @@ mod tests {
         assert!(stderr.contains("undefined_name"), "{stderr}");
         assert!(shown.starts_with(&stderr), "{shown}");
         std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[test]
+    fn the_student_reads_the_first_error_then_what_to_do() {
+        let err = BuildError::NvccFailed {
+            command: "nvcc".into(),
+            status: std::process::Command::new("false").status().unwrap(),
+            stdout: String::new(),
+            stderr: "src/kernel.cu(20): error: identifier \"x\" is undefined\n\n\
+                     src/kernel.cu(23): warning #177-D: variable \"sum\" was declared\n\n\
+                     src/kernel.cu(31): error: expected a \";\"\n\n\
+                     2 errors detected in the compilation of \"src/kernel.cu\".\n"
+                .into(),
+        };
+        assert_eq!(
+            err.student_lines("exercises/dot-sm/src/kernel.cu"),
+            [
+                "exercises/dot-sm/src/kernel.cu(20): error: identifier \"x\" is undefined",
+                "the kernel does not compile: fix line 20 of exercises/dot-sm/src/kernel.cu, \
+                 save, and build again (1 more below, often caused by the first)",
+                "exercises/dot-sm/src/kernel.cu(31): error: expected a \";\"",
+            ]
+        );
+    }
+
+    #[test]
+    fn other_build_errors_keep_their_message() {
+        let err = BuildError::BadArch("gfx90a".into());
+        assert_eq!(err.student_lines("x"), [err.to_string()]);
+    }
+
+    #[test]
+    fn the_kernel_is_named_from_the_workspace_root() {
+        assert_eq!(
+            shown_source(Path::new("/home/me/course/exercises/dot-sm")),
+            "exercises/dot-sm/src/kernel.cu"
+        );
+        // A grader's scratch crate: named as nvcc names it.
+        assert_eq!(
+            shown_source(Path::new("/tmp/x/dot-sm/nvcc")),
+            "src/kernel.cu"
+        );
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The result protocol: the one JSON object an exercise prints with `--json`,
 //! and the types the grader parses it back into. The same types do both, so
-//! the two sides cannot drift (DESIGN.md, "The result protocol").
+//! the two sides cannot drift (docs/src/design.md, "The result protocol").
 
 use std::fmt;
 
@@ -102,7 +102,7 @@ pub struct DeviceInfo {
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Check {
     pub passed: bool,
-    /// What was required, e.g. "every c[i] equals 3·(i mod 4096)".
+    /// What was required, e.g. "every c\[i] equals 3·(i mod 4096)".
     pub criterion: String,
     /// How many values were compared, and how many of them were wrong.
     pub compared: u64,
@@ -119,7 +119,7 @@ pub struct Check {
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Failure {
-    /// Where, e.g. "c[270336]".
+    /// Where, e.g. "c\[270336]".
     pub at: String,
     pub expected: Real,
     pub got: Real,

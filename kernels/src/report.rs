@@ -15,6 +15,14 @@ const LABEL: usize = 12;
 pub fn render<P: Serialize, R: Serialize>(report: &Report<P, R>) -> String {
     let mut out = String::new();
     line(&mut out, &report.exercise, &device(&report.device));
+    if report.device.name.contains("emulator") {
+        line(
+            &mut out,
+            "emulated",
+            "kernels ran on the CPU emulator: default sizes are smaller than on a GPU, \
+             and times are the emulator's, not a GPU's",
+        );
+    }
     line(&mut out, "parameters", &fields(&report.parameters));
     line(&mut out, "results", &fields(&report.results));
     check(&mut out, &report.check);

@@ -13,6 +13,7 @@ use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 
+use crate::checksum::Checksum;
 use crate::host_memory::{self, HostAllocError};
 use crate::protocol::{Check, Failure, Real};
 
@@ -54,7 +55,7 @@ impl Step {
     }
 }
 
-/// input[i] = i (mod 2^32).
+/// input\[i] = i (mod 2^32).
 pub fn input(n: u64) -> Result<Vec<u32>, HostAllocError> {
     host_memory::try_filled("the input", n, |i| i as u32)
 }
@@ -107,6 +108,18 @@ pub struct Results {
     pub bound_ms: f64,
     /// bound_ms / overlapped_ms: 1.0 is perfect overlap.
     pub ratio_to_bound: f64,
+    /// The serial run's output, then the overlapped run's (see [`crate::checksum`]).
+    /// Optional in the schema; the grader requires it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checksum: Option<Checksum>,
+}
+
+/// The checksum of a right run with `params`: out\[i] of the serial run,
+/// then of the overlapped one.
+pub fn expected_checksum(params: &Parameters) -> Checksum {
+    let step = Step::repeated(params.work);
+    let once = || (0..params.n).map(move |i| step.apply(i as u32));
+    Checksum::of(once().chain(once()))
 }
 
 const LISTED_FAILURES: usize = 5;
@@ -239,6 +252,20 @@ mod tests {
         let n = 100_000;
         let step = Step::repeated(37);
         assert!((0..n).all(|i| step.apply(i as u32) != poison(n, 37)));
+    }
+
+    #[test]
+    fn the_expected_checksum_is_both_runs_outputs_in_order() {
+        let p = params(1000, 8);
+        let right: Vec<u32> = (0..1000).map(|i| brute(i, 37)).collect();
+        let mut both = right.clone();
+        both.extend(&right);
+        assert_eq!(expected_checksum(&p), Checksum::of(both.iter().copied()));
+        // Two outputs swapped: the same sum, another hash.
+        both.swap(3, 4);
+        let swapped = Checksum::of(both.iter().copied());
+        assert_eq!(swapped.sum, expected_checksum(&p).sum);
+        assert_ne!(swapped, expected_checksum(&p));
     }
 
     #[test]

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use assert_cmd::Command;
 use serde_json::Value;
 
+use crate::catalogue::{self, StepFile};
 use crate::dot::Affine;
 
 /// One exercise or solution binary under test.
@@ -108,6 +109,20 @@ impl Exercise {
         }
     }
 
+    /// While a step is left in the sources (as compiled, `include_str!`):
+    /// [`Exercise::assert_fails_cleanly`]. Once every step is written there
+    /// is nothing to check here; `assert_done` takes over.
+    pub fn assert_fails_cleanly_while_steps_are_left(
+        &self,
+        kernel_cu: &str,
+        main_rs: &str,
+        args: &[&str],
+    ) {
+        if !self.steps_left(kernel_cu, main_rs).is_empty() {
+            self.assert_fails_cleanly(args);
+        }
+    }
+
     /// The stub as shipped: exit 1, with a TODO message or a failed check,
     /// never a panic or a CUDA error.
     pub fn assert_fails_cleanly(&self, args: &[&str]) {
@@ -166,7 +181,93 @@ impl Exercise {
         let width = json["parameters"]["width"].as_u64().unwrap();
         assert_eq!(json["check"]["compared"], width * width, "{args:?}");
         assert_eq!(json["results"]["rms_vs_golden"], 0.0, "{args:?}: {json}");
+        // The weighted checksum of the GPU's P equals the one computed from
+        // the inputs alone, as the grader computes it.
+        let inputs = crate::matmul::Inputs {
+            seed: json["parameters"]["seed"].as_u64(),
+        };
+        let width = u32::try_from(width).unwrap();
+        assert_eq!(
+            json["results"]["checksum"].as_f64().unwrap(),
+            inputs.checksum(width),
+            "{args:?}"
+        );
         assert!(json["gflop_per_s"].as_f64().unwrap() > 0.0, "{args:?}");
         json
+    }
+}
+
+/// Set by the course's own GPU suite (scripts/gpu-suite.sh): it tests the
+/// course as shipped, where a stub must not read as done.
+pub const SHIPPED_ENV: &str = "CUDA_COURSE_SHIPPED";
+
+impl Exercise {
+    /// The last test of every exercise: passes exactly when the exercise is
+    /// done on this machine (every step written, the PTX has what the
+    /// exercise teaches, a run at the default size passes on this GPU) and
+    /// says so; otherwise fails saying what is next. `kernel_cu` and
+    /// `main_rs` are the sources as compiled (`include_str!`), so a test
+    /// executable copied to a GPU machine knows them. With [`SHIPPED_ENV`]
+    /// set, a stub (`solution` false) must instead not be done.
+    pub fn assert_done(&self, solution: bool, ptx: &str, kernel_cu: &str, main_rs: &str) {
+        let verdict = self.done(ptx, kernel_cu, main_rs);
+        if !solution && std::env::var_os(SHIPPED_ENV).is_some() {
+            assert!(verdict.is_err(), "the stub as shipped is done: {verdict:?}");
+            return;
+        }
+        match verdict {
+            Ok(done) => println!("{done}"),
+            Err(not_done) => panic!("{not_done}"),
+        }
+    }
+
+    /// The steps left in these sources, by the catalogue's entry for this
+    /// exercise.
+    fn steps_left(&self, kernel_cu: &str, main_rs: &str) -> Vec<u32> {
+        let entry = catalogue::find(self.name).expect("an exercise of the catalogue");
+        entry.steps_left(|file| match file {
+            StepFile::Kernel => kernel_cu.to_owned(),
+            StepFile::Host => main_rs.to_owned(),
+        })
+    }
+
+    fn done(&self, ptx: &str, kernel_cu: &str, main_rs: &str) -> Result<String, String> {
+        let name = self.name;
+        let entry = catalogue::find(name)
+            .ok_or_else(|| format!("{name} is not in the course's catalogue"))?;
+        let left = self.steps_left(kernel_cu, main_rs);
+        if let Some(&next) = left.first() {
+            let step = entry.step(next).expect("a step of the exercise");
+            return Err(format!(
+                "{name} is not done: {} of {} steps are left. Step {next} is next, in {}: {}\n\
+                 A hint: `cargo course hint {name} {next}`.",
+                left.len(),
+                entry.steps.len(),
+                step.file.path(),
+                step.task
+            ));
+        }
+        let missing = catalogue::missing_in_ptx(entry, ptx);
+        if !missing.is_empty() {
+            return Err(format!(
+                "{name} is not done: every step is written, but {}",
+                missing.join("; ")
+            ));
+        }
+        let (code, json) = self.json(&[]);
+        if json["check"]["passed"] == true && code == 0 {
+            return Ok(format!(
+                "{name} is done on this machine: every step is written and it passes on {}.",
+                json["device"]["name"].as_str().unwrap_or("this GPU")
+            ));
+        }
+        let why = json["error"]["message"]
+            .as_str()
+            .map(str::to_owned)
+            .unwrap_or_else(|| format!("its check failed: {}", json["check"]));
+        Err(format!(
+            "{name} is not done: every step is written, but the run did not pass (exit {code}): \
+             {why}\n`cargo run -p {name}` shows the report."
+        ))
     }
 }

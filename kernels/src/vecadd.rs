@@ -5,23 +5,32 @@ use serde::{Deserialize, Serialize};
 
 use crate::host_memory::{self, HostAllocError};
 use crate::protocol::{Check, Failure, Real};
+use crate::seeded;
 
 #[cfg(feature = "runtime")]
 pub mod driver;
 
 pub const NAME: &str = "vecadd-anyN";
 
-/// Inputs repeat with this period so every value, and every sum, is a small
-/// integer: exact in f32, so the check can demand exact equality.
+/// Without a seed, inputs repeat with this period so every value, and every
+/// sum, is a small integer: exact in f32, so the check can demand exact
+/// equality.
 pub const PERIOD: u64 = 4096;
 
-/// Bytes the kernel must move per element: read a[i] and b[i], write c[i].
+/// With a seed, inputs are odd multiples of 1/8 in [−127/8, 127/8]: their
+/// sums are multiples of 1/4 below 32, exact in f32.
+const SEEDED_HALVES: u32 = 64;
+
+/// Bytes the kernel must move per element: read a\[i] and b\[i], write c\[i].
 pub const BYTES_PER_ELEMENT: u64 = 12;
 
 /// The default vector length: larger than any default grid, and not a
 /// multiple of any block size, so both a missing loop and a missing bounds
 /// check show.
 pub const DEFAULT_N: u64 = (1 << 25) + 3;
+
+/// The default on the CPU emulator: still no multiple of a block size.
+pub const EMULATOR_N: u64 = 1_000_003;
 
 /// The largest `--n` accepted before asking the GPU: 2^36 elements need
 /// 825 GB for a, b and c, more than any GPU holds.
@@ -30,22 +39,63 @@ pub const MAX_N: u64 = 1 << 36;
 /// Failures listed in a check; the rest are only counted.
 const LISTED_FAILURES: usize = 5;
 
-/// a[i] = i mod 4096.
-pub fn a(i: u64) -> f32 {
-    (i % PERIOD) as f32
+/// Where a and b come from: the readable default (a\[i] = i mod 4096,
+/// b\[i] = 2·(i mod 4096)), or values drawn from a seed, which the grader
+/// passes so that no kernel can produce c without reading a and b.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Inputs {
+    pub seed: Option<u64>,
 }
 
-/// b[i] = 2·(i mod 4096).
-pub fn b(i: u64) -> f32 {
-    (2 * (i % PERIOD)) as f32
+impl Inputs {
+    pub fn a(self, i: u64) -> f32 {
+        match self.seed {
+            None => (i % PERIOD) as f32,
+            Some(seed) => seeded::odd_eighth(seed, 1, i, SEEDED_HALVES),
+        }
+    }
+
+    pub fn b(self, i: u64) -> f32 {
+        match self.seed {
+            None => (2 * (i % PERIOD)) as f32,
+            Some(seed) => seeded::odd_eighth(seed, 2, i, SEEDED_HALVES),
+        }
+    }
+
+    /// c\[i] = a\[i] + b\[i], exact in f32 for both kinds of input (without a
+    /// seed: 3·(i mod 4096), at most 12285).
+    pub fn c(self, i: u64) -> f32 {
+        self.a(i) + self.b(i)
+    }
+
+    /// Σ c\[i] for i < n in f64, exactly: from the closed form without a seed,
+    /// element by element with one (multiples of 1/4 below 32: any n up to
+    /// [`MAX_N`] sums below 2^53 quarters).
+    pub fn checksum(self, n: u64) -> f64 {
+        match self.seed {
+            None => expected_checksum(n) as f64,
+            Some(_) => (0..n).map(|i| f64::from(self.c(i))).sum(),
+        }
+    }
+
+    /// What the check says it compares against.
+    fn describe(self) -> String {
+        match self.seed {
+            None => "a[i] + b[i] = 3·(i mod 4096)".into(),
+            Some(seed) => format!("a[i] + b[i], with a and b drawn from seed {seed}"),
+        }
+    }
+
+    /// a and b for `n` elements.
+    pub fn vectors(self, n: u64) -> Result<(Vec<f32>, Vec<f32>), HostAllocError> {
+        Ok((
+            host_memory::try_filled("a", n, |i| self.a(i))?,
+            host_memory::try_filled("b", n, |i| self.b(i))?,
+        ))
+    }
 }
 
-/// The closed form of c[i] = a[i] + b[i] = 3·(i mod 4096), at most 12285.
-pub fn expected_c(i: u64) -> f32 {
-    (3 * (i % PERIOD)) as f32
-}
-
-/// Σ c[i] for i < n, exactly: 3·(q·P(P−1)/2 + r(r−1)/2) with n = qP + r.
+/// Σ c\[i] for i < n, exactly: 3·(q·P(P−1)/2 + r(r−1)/2) with n = qP + r.
 pub fn expected_checksum(n: u64) -> u128 {
     let (p, q, r) = (
         u128::from(PERIOD),
@@ -56,16 +106,8 @@ pub fn expected_checksum(n: u64) -> u128 {
     3 * (q * triangle(p) + triangle(r))
 }
 
-/// a and b for `n` elements.
-pub fn inputs(n: u64) -> Result<(Vec<f32>, Vec<f32>), HostAllocError> {
-    Ok((
-        host_memory::try_filled("a", n, a)?,
-        host_memory::try_filled("b", n, b)?,
-    ))
-}
-
-/// Σ c[i] in f64: exact for correct output (integers below 2^53 for any n up
-/// to MAX_N), NaN if any element is NaN.
+/// Σ c\[i] in f64: exact for correct output (see [`Inputs::checksum`]), NaN
+/// if any element is NaN.
 pub fn checksum(c: &[f32]) -> f64 {
     c.iter().map(|&x| f64::from(x)).sum()
 }
@@ -77,9 +119,16 @@ pub struct Parameters {
     pub threads: u32,
     pub blocks: u32,
     pub runs: u32,
+    /// The seed a and b were drawn from; absent for the default inputs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
 }
 
 impl Parameters {
+    pub fn inputs(&self) -> Inputs {
+        Inputs { seed: self.seed }
+    }
+
     /// Threads in the whole grid: how far one pass of a grid-stride loop reaches.
     pub fn grid_threads(&self) -> u64 {
         u64::from(self.blocks) * u64::from(self.threads)
@@ -88,24 +137,25 @@ impl Parameters {
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Results {
-    /// Σ c[i] as the GPU computed c (summed in f64 on the host).
+    /// Σ c\[i] as the GPU computed c (summed in f64 on the host).
     pub checksum: Real,
-    pub expected_checksum: u64,
+    pub expected_checksum: Real,
 }
 
 impl Results {
-    pub fn of(c: &[f32], n: u64) -> Results {
+    pub fn of(c: &[f32], params: &Parameters) -> Results {
         Results {
             checksum: Real(checksum(c)),
-            expected_checksum: u64::try_from(expected_checksum(n)).unwrap_or(u64::MAX),
+            expected_checksum: Real(params.inputs().checksum(params.n)),
         }
     }
 }
 
-/// Compares every element of `c` with its closed form, exactly, and says
-/// what the pattern of wrong elements suggests.
+/// Compares every element of `c` with a\[i] + b\[i], exactly, and says what
+/// the pattern of wrong elements suggests.
 pub fn check(c: &[f32], params: &Parameters) -> Check {
-    let criterion = "every c[i] equals a[i] + b[i] = 3·(i mod 4096)".to_owned();
+    let inputs = params.inputs();
+    let criterion = format!("every c[i] equals {}", inputs.describe());
     if c.len() as u64 != params.n {
         return Check {
             passed: false,
@@ -126,8 +176,8 @@ pub fn check(c: &[f32], params: &Parameters) -> Check {
     let mut failures = Vec::new();
     for (i, &got) in c.iter().enumerate() {
         let i = i as u64;
-        let expected = expected_c(i);
-        // Exact: every correct value is a small integer. NaN never equals.
+        let expected = inputs.c(i);
+        // Exact: every correct value is exact in f32. NaN never equals.
         if got != expected {
             tally.add(i, got, grid);
             if failures.len() < LISTED_FAILURES {
@@ -203,19 +253,28 @@ impl Tally {
 mod tests {
     use super::*;
 
+    const DEFAULT: Inputs = Inputs { seed: None };
+
     fn params(n: u64, blocks: u32, threads: u32) -> Parameters {
         Parameters {
             n,
             threads,
             blocks,
             runs: 1,
+            seed: None,
         }
     }
 
     /// What a kernel computes: `write(i)` says whether element i is reached.
     fn gpu_model(n: u64, write: impl Fn(u64) -> bool) -> Vec<f32> {
         (0..n)
-            .map(|i| if write(i) { a(i) + b(i) } else { f32::NAN })
+            .map(|i| {
+                if write(i) {
+                    DEFAULT.a(i) + DEFAULT.b(i)
+                } else {
+                    f32::NAN
+                }
+            })
             .collect()
     }
 
@@ -238,10 +297,15 @@ mod tests {
     #[test]
     fn inputs_are_exact_in_f32_and_add_to_the_closed_form() {
         for i in [0, 1, 4095, 4096, 4097, (1 << 36) - 1] {
-            assert_eq!(f64::from(a(i)) + f64::from(b(i)), f64::from(expected_c(i)));
-            assert_eq!(a(i) + b(i), expected_c(i), "f32 sum at {i}");
+            let (a, b) = (DEFAULT.a(i), DEFAULT.b(i));
+            assert_eq!(f64::from(a) + f64::from(b), f64::from(DEFAULT.c(i)));
+            assert_eq!(
+                DEFAULT.c(i),
+                (3 * (i % PERIOD)) as f32,
+                "closed form at {i}"
+            );
         }
-        let (a_host, b_host) = inputs(5000).unwrap();
+        let (a_host, b_host) = DEFAULT.vectors(5000).unwrap();
         assert_eq!(a_host[4097], 1.0);
         assert_eq!(b_host[4097], 2.0);
     }
@@ -285,7 +349,7 @@ mod tests {
     #[test]
     fn a_wrong_formula_is_caught_even_where_it_agrees_at_zero() {
         let p = params(100, 1, 128);
-        let c: Vec<f32> = (0..100).map(|i| a(i) * b(i)).collect();
+        let c: Vec<f32> = (0..100).map(|i| DEFAULT.a(i) * DEFAULT.b(i)).collect();
         let check = check(&c, &p);
         // a·b = 3a only at a = 0 and a = 1.5; every other element is wrong.
         assert_eq!(check.wrong, 99);
@@ -298,5 +362,54 @@ mod tests {
         let check = check(&[0.0; 3], &p);
         assert!(!check.passed);
         assert!(check.hint.unwrap().contains("3 elements"));
+    }
+
+    fn seeded(n: u64, seed: u64) -> Parameters {
+        Parameters {
+            seed: Some(seed),
+            ..params(n, 4, 256)
+        }
+    }
+
+    #[test]
+    fn seeded_inputs_are_not_integers_and_add_exactly() {
+        let inputs = Inputs { seed: Some(99) };
+        for i in (0..100_000).chain([(1 << 36) - 1]) {
+            let (a, b) = (inputs.a(i), inputs.b(i));
+            assert_ne!(a.fract(), 0.0, "a[{i}] = {a}");
+            assert!(a.abs() < 16.0 && b.abs() < 16.0);
+            // The f32 sum equals the exact (f64) one.
+            assert_eq!(f64::from(a + b), f64::from(a) + f64::from(b), "at {i}");
+        }
+        let (a_host, b_host) = inputs.vectors(10).unwrap();
+        assert_eq!((a_host[7], b_host[7]), (inputs.a(7), inputs.b(7)));
+    }
+
+    #[test]
+    fn the_seeded_checksum_equals_a_sum_in_another_order() {
+        let inputs = Inputs { seed: Some(5) };
+        let n = 100_003;
+        let backwards: f64 = (0..n).rev().map(|i| f64::from(inputs.c(i))).sum();
+        assert_eq!(inputs.checksum(n), backwards);
+        let c: Vec<f32> = (0..n).map(|i| inputs.a(i) + inputs.b(i)).collect();
+        assert_eq!(checksum(&c), inputs.checksum(n));
+        assert!(check(&c, &seeded(n, 5)).passed);
+        // Another seed's c is wrong almost everywhere.
+        let other = check(&c, &seeded(n, 6));
+        assert!(!other.passed && other.wrong > n * 9 / 10, "{}", other.wrong);
+    }
+
+    /// A kernel that writes c\[i] from i alone (the default inputs' closed
+    /// form) passes without a seed and fails with one.
+    #[test]
+    fn a_closed_form_writer_fails_seeded_inputs() {
+        let n = 5001;
+        let closed_form: Vec<f32> = (0..n).map(|i| (3 * (i % PERIOD)) as f32).collect();
+        assert!(check(&closed_form, &params(n, 2, 128)).passed);
+        let check = check(&closed_form, &seeded(n, 2026));
+        assert!(!check.passed);
+        assert!(check.wrong > n * 9 / 10, "{}", check.wrong);
+        assert!(check.criterion.contains("seed 2026"), "{}", check.criterion);
+        assert!(check.hint.unwrap().contains("wrong values"));
     }
 }

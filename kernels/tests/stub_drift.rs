@@ -1,9 +1,11 @@
 //! Every stub in exercises/ is its solution in solutions/ with each solved
 //! step replaced by a TODO: outside the marked steps the files are equal,
-//! line for line (DESIGN.md, "Stub and solution must not drift").
+//! line for line (docs/src/design.md, "exercises and solutions").
 //!
 //! A step opens with `// TODO(step N): <sentence>` in the stub and
-//! `// Step N: <same sentence>` in the solution. It runs on over the lines
+//! `// Step N: <same sentence>` in the solution, the sentence wrapped onto
+//! comment lines that hang deeper (`//     more`); the sentence is the
+//! catalogue's step text (kernels::catalogue). The step runs on over the lines
 //! below it that are not blank and indented at least as deep, so a step ends
 //! at a blank line or at the closing brace of its block.
 
@@ -26,9 +28,15 @@ fn segments(text: &str, marker: &Marker) -> Vec<(usize, Segment)> {
         let line = lines[i];
         let indent = line.len() - line.trim_start().len();
         match parse_marker(line.trim_start(), marker) {
-            Some((number, sentence)) => {
-                out.push((i + 1, Segment::Step { number, sentence }));
+            Some((number, mut sentence)) => {
+                let start = i + 1;
                 i += 1;
+                while let Some(more) = lines.get(i).and_then(|l| continuation(l)) {
+                    sentence.push(' ');
+                    sentence.push_str(more);
+                    i += 1;
+                }
+                out.push((start, Segment::Step { number, sentence }));
                 while i < lines.len()
                     && !lines[i].trim().is_empty()
                     && lines[i].len() - lines[i].trim_start().len() >= indent
@@ -43,6 +51,13 @@ fn segments(text: &str, marker: &Marker) -> Vec<(usize, Segment)> {
         }
     }
     out
+}
+
+/// The text of a step sentence's continuation line, `//     more words`:
+/// wrapped sentences hang by more than the one space of a plain comment.
+fn continuation(line: &str) -> Option<&str> {
+    let rest = line.trim_start().strip_prefix("//  ")?;
+    Some(rest.trim())
 }
 
 /// How a step's first line reads: `// <open>N<close> <sentence>`.
@@ -134,13 +149,82 @@ fn drift(name: &str, stub: &str, solution: &str) -> Vec<String> {
 }
 
 fn steps(text: &str) -> Vec<u32> {
+    step_sentences(text).into_iter().map(|(n, _)| n).collect()
+}
+
+/// Each step of a stub file with its whole sentence.
+fn step_sentences(text: &str) -> Vec<(u32, String)> {
     segments(text, &STUB_MARKER)
         .into_iter()
         .filter_map(|(_, segment)| match segment {
-            Segment::Step { number, .. } => Some(number),
+            Segment::Step { number, sentence } => Some((number, sentence)),
             Segment::Line(_) => None,
         })
         .collect()
+}
+
+#[test]
+fn every_step_reads_as_the_catalogue_says_in_the_file_it_names() {
+    let mut problems = Vec::new();
+    for exercise in kernels::catalogue::EXERCISES {
+        let dir = root().join("exercises").join(exercise.name);
+        let mut found = Vec::new();
+        for file in files(&dir, "src") {
+            let text = fs::read_to_string(dir.join(&file)).unwrap();
+            for (number, sentence) in step_sentences(&text) {
+                found.push(number);
+                match exercise.step(number) {
+                    None => problems.push(format!(
+                        "{}: step {number} is not in the catalogue",
+                        exercise.name
+                    )),
+                    Some(step) if step.task != sentence => problems.push(format!(
+                        "{}/{}: step {number} reads\n    {sentence}\n  the catalogue says\n    {}",
+                        exercise.name,
+                        file.display(),
+                        step.task
+                    )),
+                    Some(step) if Path::new(step.file.path()) != file => problems.push(format!(
+                        "{}: step {number} is in {}, the catalogue says {}",
+                        exercise.name,
+                        file.display(),
+                        step.file.path()
+                    )),
+                    Some(_) => {}
+                }
+            }
+        }
+        found.sort();
+        let expected: Vec<u32> = (1..=exercise.steps.len() as u32).collect();
+        if found != expected {
+            problems.push(format!(
+                "{}: the stub has steps {found:?}, the catalogue {}",
+                exercise.name,
+                exercise.steps.len()
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn step_lines_fit_in_80_columns() {
+    for (name, dir) in crate_dirs("exercises") {
+        for file in files(&dir, "src") {
+            let text = fs::read_to_string(dir.join(&file)).unwrap();
+            for (at, line) in text.lines().enumerate() {
+                let in_step = line.contains("TODO(step") || continuation(line).is_some();
+                // A link alone on its line cannot be wrapped.
+                let unbreakable = continuation(line).is_some_and(|t| !t.contains(' '));
+                assert!(
+                    !in_step || unbreakable || line.chars().count() <= 80,
+                    "{name}/{}:{}: a step line longer than 80 columns",
+                    file.display(),
+                    at + 1
+                );
+            }
+        }
+    }
 }
 
 #[test]
@@ -156,6 +240,14 @@ fn every_stub_matches_its_solution_outside_the_steps() {
         stubs.keys().collect::<Vec<_>>(),
         solutions.keys().collect::<Vec<_>>(),
         "every exercise needs a solution of the same folder name, and back"
+    );
+    let catalogue: Vec<&str> = kernels::catalogue::EXERCISES.map(|e| e.name).to_vec();
+    let mut sorted = catalogue.clone();
+    sorted.sort();
+    assert_eq!(
+        solutions.keys().map(String::as_str).collect::<Vec<_>>(),
+        sorted,
+        "solutions/ must hold exactly the catalogue's exercises"
     );
     let mut problems = Vec::new();
     for (name, stub_dir) in &stubs {
@@ -252,6 +344,14 @@ fn a_faithful_stub_passes() {
 fn a_change_outside_a_step_is_caught() {
     let edited = STUB.replace("let x = 1;", "let x = 2;");
     assert_eq!(drift("t", &edited, SOLVED).len(), 1);
+}
+
+#[test]
+fn a_wrapped_sentence_is_one_sentence() {
+    let wrapped = STUB.replace("add one.", "add\n    //     one.");
+    assert_eq!(steps(&wrapped), vec![1]);
+    assert_eq!(step_sentences(&wrapped)[0].1, "add one.");
+    assert_eq!(drift("t", &wrapped, SOLVED), Vec::<String>::new());
 }
 
 #[test]

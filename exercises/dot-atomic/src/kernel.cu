@@ -21,10 +21,14 @@ extern "C" __global__ void dot(const float* __restrict__ a,
     // One float per thread, sized at launch (the launch's shared-memory bytes).
     extern __shared__ float cache[];
 
-    // TODO(step 1): sum a[i] * b[i] over this thread's grid-stride loop into a running sum.
+    // TODO(step 1): sum a[i] * b[i] over this thread's grid-stride loop into a
+    //     running sum.
     float sum = 0.0f;
 
-    // TODO(step 2): store the running sum in cache[threadIdx.x], then add the cache up as a tree, with __syncthreads() after the store and after every step.
+    // TODO(step 2): store the running sum in cache[threadIdx.x], then add the
+    //     cache up as a tree, with __syncthreads() after the store and after
+    //     every step.
 
-    // TODO(step 3): let thread 0 add the block's total, cache[0], into *result with atomicAdd.
+    // TODO(step 3): let thread 0 add the block's total, cache[0], into *result
+    //     with atomicAdd.
 }

@@ -27,31 +27,45 @@ fn dot_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
     let stream = gpu.stream();
     let n = task.a.len();
 
-    // TODO(step 4): allocate a and b on the GPU, n floats each, and the result, one float.
+    // TODO(step 4): allocate a and b on the GPU, n floats each, and the result,
+    //     one float, with DeviceBuffer::zeroed
+    //     (https://docs.rs/cust/0.3.2/cust/memory/struct.DeviceBuffer.html).
     let mut d_a: DeviceBuffer<f32> = kernels::unfinished(4)?;
     let mut d_b: DeviceBuffer<f32> = kernels::unfinished(4)?;
     let mut d_result: DeviceBuffer<f32> = kernels::unfinished(4)?;
 
     let mut stopwatch = Stopwatch::start(stream)?;
-    // TODO(step 5): copy a and b from the host into their GPU buffers.
+    // TODO(step 5): copy a and b from the host into their GPU buffers, with
+    //     copy_from
+    //     (https://docs.rs/cust/0.3.2/cust/memory/trait.CopyDestination.html).
     kernels::unfinished::<()>(5)?;
 
     let h2d_ms = stopwatch.lap_ms()?;
 
     let kernel_ms = median_ms(stream, task.runs, || {
-        // TODO(step 6): zero the result on `stream` before every launch, then launch dot with task.blocks blocks of task.threads threads and one float of shared memory per thread, passing a, b, result and n.
+        // TODO(step 6): zero the result on `stream` before every launch, with
+        //     set_zero_async
+        //     (https://docs.rs/cust/0.3.2/cust/memory/struct.DeviceSlice.html),
+        //     then launch dot with task.blocks blocks of task.threads threads
+        //     and one float of shared memory per thread, passing a, b, result
+        //     and n, with cust's launch! macro
+        //     (https://docs.rs/cust/0.3.2/cust/macro.launch.html).
         kernels::unfinished(6)
     })?;
 
     // Allocated (and touched, by the NaN fill) before timing: the copy alone is timed.
     let mut result = vec![f32::NAN; 1];
     let mut stopwatch = Stopwatch::start(stream)?;
-    // TODO(step 7): copy the result from the GPU into the host vector result.
+    // TODO(step 7): copy the result from the GPU into the host vector result,
+    //     with copy_to
+    //     (https://docs.rs/cust/0.3.2/cust/memory/trait.CopyDestination.html).
     kernels::unfinished::<()>(7)?;
 
     let d2h_ms = stopwatch.lap_ms()?;
 
-    // TODO(step 8): free the three GPU buffers with DeviceBuffer::drop, which reports errors a plain drop hides.
+    // TODO(step 8): free the three GPU buffers with DeviceBuffer::drop
+    //     (https://docs.rs/cust/0.3.2/cust/memory/struct.DeviceBuffer.html),
+    //     which reports errors a plain drop hides.
     kernels::unfinished::<()>(8)?;
 
     Ok(GpuOutput {

@@ -12,5 +12,6 @@ extern "C" __global__ void dot(const float* __restrict__ a,
                                float* __restrict__ c,
                                size_t n)
 {
-    // TODO(step 1): store a[i] * b[i] into c[i] for every i below n, with a grid-stride loop.
+    // TODO(step 1): store a[i] * b[i] into c[i] for every i below n, with a
+    //     grid-stride loop.
 }

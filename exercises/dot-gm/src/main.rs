@@ -1,4 +1,4 @@
-//! dot-gm: the GPU computes every product c[i] = a[i]·b[i]; the course's
+//! dot-gm: the GPU computes every product `c[i] = a[i]·b[i]`; the course's
 //! harness adds them up on the host, in f64 and, for comparison, in a plain
 //! f32 running sum.
 //!
@@ -20,14 +20,16 @@ fn main() -> ExitCode {
     run_exercise(Variant::Gm, products_on_gpu)
 }
 
-/// Computes every product c[i] = a[i]·b[i] on the GPU and times each step.
+/// Computes every product `c[i] = a[i]·b[i]` on the GPU and times each step.
 fn products_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
     let module = gpu.load_module(PTX)?;
     let dot = module.get_function("dot")?;
     let stream = gpu.stream();
     let n = task.a.len();
 
-    // TODO(step 2): allocate a, b and c on the GPU, n floats each.
+    // TODO(step 2): allocate a, b and c on the GPU, n floats each, with
+    //     DeviceBuffer::zeroed
+    //     (https://docs.rs/cust/0.3.2/cust/memory/struct.DeviceBuffer.html).
     let mut d_a: DeviceBuffer<f32> = kernels::unfinished(2)?;
     let mut d_b: DeviceBuffer<f32> = kernels::unfinished(2)?;
     let mut d_c: DeviceBuffer<f32> = kernels::unfinished(2)?;
@@ -35,25 +37,32 @@ fn products_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
     // NaN in every element, so one the kernel never writes cannot pass the check.
     d_c.set_32(f32::NAN.to_bits())?;
     let mut stopwatch = Stopwatch::start(stream)?;
-    // TODO(step 3): copy a and b from the host into their GPU buffers.
+    // TODO(step 3): copy a and b from the host into their GPU buffers, with
+    //     copy_from
+    //     (https://docs.rs/cust/0.3.2/cust/memory/trait.CopyDestination.html).
     kernels::unfinished::<()>(3)?;
 
     let h2d_ms = stopwatch.lap_ms()?;
 
     let kernel_ms = median_ms(stream, task.runs, || {
-        // TODO(step 4): launch dot on `stream` with task.blocks blocks of task.threads threads, passing a, b, c and n.
+        // TODO(step 4): launch dot on `stream` with task.blocks blocks of
+        //     task.threads threads, passing a, b, c and n, with cust's launch!
+        //     macro (https://docs.rs/cust/0.3.2/cust/macro.launch.html).
         kernels::unfinished(4)
     })?;
 
     // Allocated (and touched, by the NaN fill) before timing: the copy alone is timed.
     let mut c = vec![f32::NAN; n];
     let mut stopwatch = Stopwatch::start(stream)?;
-    // TODO(step 5): copy c from the GPU into the host vector c.
+    // TODO(step 5): copy c from the GPU into the host vector c, with copy_to
+    //     (https://docs.rs/cust/0.3.2/cust/memory/trait.CopyDestination.html).
     kernels::unfinished::<()>(5)?;
 
     let d2h_ms = stopwatch.lap_ms()?;
 
-    // TODO(step 6): free the three GPU buffers with DeviceBuffer::drop, which reports errors a plain drop hides.
+    // TODO(step 6): free the three GPU buffers with DeviceBuffer::drop
+    //     (https://docs.rs/cust/0.3.2/cust/memory/struct.DeviceBuffer.html),
+    //     which reports errors a plain drop hides.
     kernels::unfinished::<()>(6)?;
 
     Ok(GpuOutput {

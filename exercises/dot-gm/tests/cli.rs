@@ -3,12 +3,15 @@
 //! marked `#[cfg(solution)]` or `#[cfg(not(solution))]` (build.rs sets it).
 //!
 //! GPU tests are ignored here; on a GPU: `cargo test -- --include-ignored`.
-//! They test the course as shipped: once you finish the stub, its
-//! `stub_fails_cleanly` test fails, as it should.
+//! The last test, `the_exercise_is_done`, passes exactly when the exercise
+//! is done on this machine, and until then says which step is next.
 
 use kernels::testing::Exercise;
 
 const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernel.ptx"));
+/// The sources as compiled, so a test can name the step that is next.
+const KERNEL_CU: &str = include_str!("../src/kernel.cu");
+const MAIN_RS: &str = include_str!("../src/main.rs");
 
 fn exercise() -> Exercise {
     Exercise::new(env!("CARGO_PKG_NAME"), "dot-gm")
@@ -118,6 +121,14 @@ fn running_the_kernel_more_times_gives_the_same_answer() {
 #[test]
 #[cfg(not(solution))]
 #[ignore = "needs an NVIDIA GPU"]
-fn stub_fails_cleanly() {
-    exercise().assert_fails_cleanly(&["--n", "1000"]);
+fn while_a_step_is_left_it_fails_cleanly() {
+    exercise().assert_fails_cleanly_while_steps_are_left(KERNEL_CU, MAIN_RS, &["--n", "1000"]);
+}
+
+/// Last: passes exactly when the exercise is done on this machine's GPU;
+/// until then it says which step is next.
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn the_exercise_is_done() {
+    exercise().assert_done(cfg!(solution), PTX, KERNEL_CU, MAIN_RS);
 }

@@ -27,7 +27,9 @@ fn partials_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
     let n = task.a.len();
     let blocks = task.blocks as usize;
 
-    // TODO(step 4): allocate a and b on the GPU, n floats each, and partials, one float per block.
+    // TODO(step 4): allocate a and b on the GPU, n floats each, and partials,
+    //     one float per block, with DeviceBuffer::zeroed
+    //     (https://docs.rs/cust/0.3.2/cust/memory/struct.DeviceBuffer.html).
     let mut d_a: DeviceBuffer<f32> = kernels::unfinished(4)?;
     let mut d_b: DeviceBuffer<f32> = kernels::unfinished(4)?;
     let mut d_partials: DeviceBuffer<f32> = kernels::unfinished(4)?;
@@ -35,25 +37,34 @@ fn partials_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
     // NaN in every partial, so a block that never writes its own cannot pass.
     d_partials.set_32(f32::NAN.to_bits())?;
     let mut stopwatch = Stopwatch::start(stream)?;
-    // TODO(step 5): copy a and b from the host into their GPU buffers.
+    // TODO(step 5): copy a and b from the host into their GPU buffers, with
+    //     copy_from
+    //     (https://docs.rs/cust/0.3.2/cust/memory/trait.CopyDestination.html).
     kernels::unfinished::<()>(5)?;
 
     let h2d_ms = stopwatch.lap_ms()?;
 
     let kernel_ms = median_ms(stream, task.runs, || {
-        // TODO(step 6): launch dot on `stream` with task.blocks blocks of task.threads threads and one float of shared memory per thread, passing a, b, partials and n.
+        // TODO(step 6): launch dot on `stream` with task.blocks blocks of
+        //     task.threads threads and one float of shared memory per thread,
+        //     passing a, b, partials and n, with cust's launch! macro
+        //     (https://docs.rs/cust/0.3.2/cust/macro.launch.html).
         kernels::unfinished(6)
     })?;
 
     // Allocated (and touched, by the NaN fill) before timing: the copy alone is timed.
     let mut partials = vec![f32::NAN; blocks];
     let mut stopwatch = Stopwatch::start(stream)?;
-    // TODO(step 7): copy the partials from the GPU into the host vector partials.
+    // TODO(step 7): copy the partials from the GPU into the host vector
+    //     partials, with copy_to
+    //     (https://docs.rs/cust/0.3.2/cust/memory/trait.CopyDestination.html).
     kernels::unfinished::<()>(7)?;
 
     let d2h_ms = stopwatch.lap_ms()?;
 
-    // TODO(step 8): free the three GPU buffers with DeviceBuffer::drop, which reports errors a plain drop hides.
+    // TODO(step 8): free the three GPU buffers with DeviceBuffer::drop
+    //     (https://docs.rs/cust/0.3.2/cust/memory/struct.DeviceBuffer.html),
+    //     which reports errors a plain drop hides.
     kernels::unfinished::<()>(8)?;
 
     Ok(GpuOutput {

@@ -20,5 +20,7 @@ extern "C" __global__ void matmul(const float* __restrict__ m,
                                   float* __restrict__ p,
                                   int width)
 {
-    // TODO(step 1): compute P[row][col] = the sum over k of M[row][k] * N[k][col], rows from the y indices and columns from the x indices, for threads inside the matrix only.
+    // TODO(step 1): compute P[row][col] = the sum over k of M[row][k] *
+    //     N[k][col], rows from the y indices and columns from the x indices,
+    //     for threads inside the matrix only.
 }

@@ -31,12 +31,17 @@ __device__ void matmul_tiled(const float* __restrict__ m,
     float sum = 0.0f;
 
     for (int phase = 0; phase < (width + TILE - 1) / TILE; ++phase) {
-        // TODO(step 1): load this phase's tiles, m_tile[ty][tx] from M[row][phase * TILE + tx] and n_tile[ty][tx] from N[phase * TILE + ty][col], 0 past the matrix's edge, then __syncthreads().
+        // TODO(step 1): load this phase's tiles, m_tile[ty][tx] from
+        //     M[row][phase * TILE + tx] and n_tile[ty][tx] from N[phase * TILE
+        //     + ty][col], 0 past the matrix's edge, then __syncthreads().
 
-        // TODO(step 2): add m_tile[ty][k] * n_tile[k][tx] for every k in the tile to the sum, then __syncthreads() before the next phase overwrites the tiles.
+        // TODO(step 2): add m_tile[ty][k] * n_tile[k][tx] for every k in the
+        //     tile to the sum, then __syncthreads() before the next phase
+        //     overwrites the tiles.
     }
 
-    // TODO(step 3): write the sum to P[row][col] if the thread lies inside the matrix.
+    // TODO(step 3): write the sum to P[row][col] if the thread lies inside the
+    //     matrix.
 }
 
 // extern "C" keeps the names unmangled, so the host finds them.

@@ -27,7 +27,9 @@ fn matmul_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
     let stream = gpu.stream();
     let entries = task.m.len();
 
-    // TODO(step 4): allocate M, N and P on the GPU, width × width floats each.
+    // TODO(step 4): allocate M, N and P on the GPU, width × width floats each,
+    //     with DeviceBuffer::zeroed
+    //     (https://docs.rs/cust/0.3.2/cust/memory/struct.DeviceBuffer.html).
     let mut d_m: DeviceBuffer<f32> = kernels::unfinished(4)?;
     let mut d_n: DeviceBuffer<f32> = kernels::unfinished(4)?;
     let mut d_p: DeviceBuffer<f32> = kernels::unfinished(4)?;
@@ -35,25 +37,34 @@ fn matmul_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
     // NaN in every entry, so one the kernel never writes cannot pass the check.
     d_p.set_32(f32::NAN.to_bits())?;
     let mut stopwatch = Stopwatch::start(stream)?;
-    // TODO(step 5): copy M and N from the host into their GPU buffers.
+    // TODO(step 5): copy M and N from the host into their GPU buffers, with
+    //     copy_from
+    //     (https://docs.rs/cust/0.3.2/cust/memory/trait.CopyDestination.html).
     kernels::unfinished::<()>(5)?;
 
     let h2d_ms = stopwatch.lap_ms()?;
 
     let kernel_ms = median_ms(stream, task.runs, || {
-        // TODO(step 6): launch matmul on `stream` with task.block × task.block threads per block (one per entry of a tile) and enough blocks each way to cover the width, passing M, N, P and the width.
+        // TODO(step 6): launch matmul on `stream` with task.block × task.block
+        //     threads per block (one per entry of a tile) and enough blocks
+        //     each way to cover the width, passing M, N, P and the width, with
+        //     cust's launch! macro
+        //     (https://docs.rs/cust/0.3.2/cust/macro.launch.html).
         kernels::unfinished(6)
     })?;
 
     // Allocated (and touched, by the NaN fill) before timing: the copy alone is timed.
     let mut p = vec![f32::NAN; entries];
     let mut stopwatch = Stopwatch::start(stream)?;
-    // TODO(step 7): copy P from the GPU into the host vector p.
+    // TODO(step 7): copy P from the GPU into the host vector p, with copy_to
+    //     (https://docs.rs/cust/0.3.2/cust/memory/trait.CopyDestination.html).
     kernels::unfinished::<()>(7)?;
 
     let d2h_ms = stopwatch.lap_ms()?;
 
-    // TODO(step 8): free the three GPU buffers with DeviceBuffer::drop, which reports errors a plain drop hides.
+    // TODO(step 8): free the three GPU buffers with DeviceBuffer::drop
+    //     (https://docs.rs/cust/0.3.2/cust/memory/struct.DeviceBuffer.html),
+    //     which reports errors a plain drop hides.
     kernels::unfinished::<()>(8)?;
 
     Ok(GpuOutput {

@@ -34,17 +34,21 @@ __device__ int thread_index()
 
 extern "C" __global__ void sum_global(const float* __restrict__ data, float* __restrict__ out, int per_thread)
 {
-    // TODO(step 1): add data[j] for every j below SIZE (data[shifted(j)] if per_thread is set), and store the sum in out[thread_index()].
+    // TODO(step 1): add data[j] for every j below SIZE (data[shifted(j)] if
+    //     per_thread is set), and store the sum in out[thread_index()].
 }
 
 extern "C" __global__ void sum_constant(float* __restrict__ out, int per_thread)
 {
-    // TODO(step 2): add const_data[j] for every j below SIZE (const_data[shifted(j)] if per_thread is set), and store the sum in out[thread_index()].
+    // TODO(step 2): add const_data[j] for every j below SIZE
+    //     (const_data[shifted(j)] if per_thread is set), and store the sum in
+    //     out[thread_index()].
 }
 
 extern "C" __global__ void sum_register(float value, float* __restrict__ out)
 {
-    // TODO(step 3): add value to a running sum SIZE times, and store the sum in out[thread_index()].
+    // TODO(step 3): add value to a running sum SIZE times, and store the sum in
+    //     out[thread_index()].
 }
 
 extern "C" __global__ void sum_shared(const float* __restrict__ data, float* __restrict__ out, int per_thread)
@@ -52,5 +56,8 @@ extern "C" __global__ void sum_shared(const float* __restrict__ data, float* __r
     // 16 KiB per block: one copy of all the values.
     __shared__ float tile[SIZE];
 
-    // TODO(step 4): copy data into tile with the block's threads sharing the work, wait at __syncthreads(), then add tile[j] for every j below SIZE (tile[shifted(j)] if per_thread is set) and store the sum in out[thread_index()].
+    // TODO(step 4): copy data into tile with the block's threads sharing the
+    //     work, wait at __syncthreads(), then add tile[j] for every j below
+    //     SIZE (tile[shifted(j)] if per_thread is set) and store the sum in
+    //     out[thread_index()].
 }

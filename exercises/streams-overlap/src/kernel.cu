@@ -12,5 +12,6 @@ extern "C" __global__ void transform(const unsigned int* __restrict__ in,
                                      size_t n,
                                      unsigned int work)
 {
-    // TODO(step 1): for every i below n, with a grid-stride loop, apply the step work times to in[i] and store the result in out[i].
+    // TODO(step 1): for every i below n, with a grid-stride loop, apply the
+    //     step work times to in[i] and store the result in out[i].
 }

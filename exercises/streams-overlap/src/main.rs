@@ -44,7 +44,9 @@ struct Transform<'m> {
 impl Stages for Transform<'_> {
     fn copy_in(&mut self, chunk: &Chunk) -> Result<(), CourseError> {
         let range = chunk.range.clone();
-        // TODO(step 4): copy this chunk of h_in into the same chunk of d_in, asynchronously on chunk.stream.
+        // TODO(step 4): copy this chunk of h_in into the same chunk of d_in,
+        //     asynchronously on chunk.stream, with async_copy_from
+        //     (https://docs.rs/cust/0.3.2/cust/memory/trait.AsyncCopyDestination.html).
         kernels::unfinished::<()>(4)?;
 
         Ok(())
@@ -53,7 +55,10 @@ impl Stages for Transform<'_> {
     fn compute(&mut self, chunk: &Chunk) -> Result<(), CourseError> {
         let range = chunk.range.clone();
         let (transform, stream) = (&self.kernel, chunk.stream);
-        // TODO(step 5): launch transform on chunk.stream over this chunk, passing d_in and d_out from the chunk's start, the chunk's length and work.
+        // TODO(step 5): launch transform on chunk.stream over this chunk,
+        //     passing d_in and d_out from the chunk's start, the chunk's length
+        //     and work, with cust's launch! macro
+        //     (https://docs.rs/cust/0.3.2/cust/macro.launch.html).
         kernels::unfinished::<()>(5)?;
 
         Ok(())
@@ -61,7 +66,9 @@ impl Stages for Transform<'_> {
 
     fn copy_out(&mut self, chunk: &Chunk) -> Result<(), CourseError> {
         let range = chunk.range.clone();
-        // TODO(step 6): copy this chunk of d_out into the same chunk of h_out, asynchronously on chunk.stream.
+        // TODO(step 6): copy this chunk of d_out into the same chunk of h_out,
+        //     asynchronously on chunk.stream, with async_copy_to
+        //     (https://docs.rs/cust/0.3.2/cust/memory/trait.AsyncCopyDestination.html).
         kernels::unfinished::<()>(6)?;
 
         Ok(())
@@ -83,11 +90,15 @@ fn overlap_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
     let module = gpu.load_module(PTX)?;
     let n = task.input.len();
 
-    // TODO(step 2): copy the input into pinned host memory, and allocate pinned host memory for the output, n values each.
+    // TODO(step 2): copy the input into pinned host memory, and allocate pinned
+    //     host memory for the output, n values each, with LockedBuffer
+    //     (https://docs.rs/cust/0.3.2/cust/memory/struct.LockedBuffer.html).
     let h_in: LockedBuffer<u32> = kernels::unfinished(2)?;
     let h_out: LockedBuffer<u32> = kernels::unfinished(2)?;
 
-    // TODO(step 3): allocate the input and the output on the GPU, n values each.
+    // TODO(step 3): allocate the input and the output on the GPU, n values
+    //     each, with DeviceBuffer::zeroed
+    //     (https://docs.rs/cust/0.3.2/cust/memory/struct.DeviceBuffer.html).
     let d_in: DeviceBuffer<u32> = kernels::unfinished(3)?;
     let d_out: DeviceBuffer<u32> = kernels::unfinished(3)?;
 
@@ -101,7 +112,9 @@ fn overlap_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
     };
     let measured = measure_pipelines(gpu, task, &mut stages)?;
 
-    // TODO(step 7): free the four buffers with their drop functions, which report errors a plain drop hides.
+    // TODO(step 7): free the four buffers with their drop functions,
+    //     DeviceBuffer::drop and LockedBuffer::drop, which report errors a
+    //     plain drop hides.
     kernels::unfinished::<()>(7)?;
 
     Ok(measured)

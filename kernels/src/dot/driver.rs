@@ -8,43 +8,38 @@ use std::time::Instant;
 use clap::Parser;
 
 use super::tolerance::{self, relative_error};
-use super::{Affine, DEFAULT_N, MAX_N, Parameters, Results, Variant, golden};
+use super::{Affine, DEFAULT_N, EMULATOR_N, MAX_N, Parameters, Results, Variant, golden};
 use crate::cli::{self, CommonArgs};
 use crate::copy_probe;
 use crate::error::CourseError;
-use crate::gpu::Gpu;
+use crate::gpu::{self, Gpu};
 use crate::launch::{self, MAX_BLOCKS};
 use crate::protocol::{Check, Real, Report, SCHEMA_VERSION, Throughput, Timing};
 
 /// The default block size.
 pub const DEFAULT_THREADS: u32 = 256;
 
-/// Flags of every dot exercise.
+/// Flags of every dot exercise. The help of --n, --threads and --blocks
+/// differs by exercise: [`help_for`] writes it.
 // Negative numbers are values to reject with the flag named, not unknown flags.
 #[derive(Parser, Debug, Clone)]
 #[command(allow_negative_numbers = true)]
 pub struct Args {
-    /// Elements in a and b, 1 to 68719476736 [default: 16777219; with --sweep 33554432].
     #[arg(long, value_parser = parse_n)]
     pub n: Option<u64>,
 
-    /// Threads per block, 1 to 1024; a power of two for dot-sm and
-    /// dot-atomic, whose tree halves the block each step [default: 256;
-    /// with --sweep 512].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
 
-    /// Blocks in the grid, 1 to 2147483647 [default: enough to fill the GPU,
-    /// at most half of what n needs so every thread loops; dot-gm 16 times that].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_BLOCKS)))]
     pub blocks: Option<u32>,
 
-    /// a[i] = p + q·i, written p+qi with whole p, q within ±1000 (e.g. i, 3+2i, 7).
+    /// a\[i] = p + q·i, written p+qi with whole p, q within ±1000 (e.g. i, 3+2i, 7).
     // Hyphen values: "--b -5+i" is a value, not an unknown flag.
     #[arg(long, default_value = "i", value_parser = parse_affine, allow_hyphen_values = true)]
     pub a: Affine,
 
-    /// b[i] = r + s·i, written like --a; --b 2 gives the dot n·(n−1) with a = i.
+    /// b\[i] = r + s·i, written like --a; --b 2 gives the dot n·(n−1) with a = i.
     #[arg(long, default_value = "2i", value_parser = parse_affine, allow_hyphen_values = true)]
     pub b: Affine,
 
@@ -97,24 +92,59 @@ pub struct GpuOutput {
 /// The student's part: the GPU's share of the dot product.
 pub type DotOnGpu = fn(&Gpu, &Task) -> Result<GpuOutput, CourseError>;
 
+/// The command line of `variant`: its name, what it does, and help for the
+/// shared flags that describes this exercise's defaults and rules only.
+pub fn help_for(variant: Variant) -> impl FnOnce(clap::Command) -> clap::Command {
+    let (about, n, threads, blocks) = match variant {
+        Variant::Gm => (
+            "Dot product: the GPU multiplies, the host sums",
+            "[default: 16777219, 1000003 on the CPU emulator]",
+            "Threads per block, 1 to 1024 [default: 256]",
+            "[default: 16 times enough to fill the GPU, at most half of what n needs so \
+             every thread loops]",
+        ),
+        Variant::Sm => (
+            "Dot product: each block sums in shared memory, the host adds the blocks' partials",
+            "[default: 16777219, 1000003 on the CPU emulator]",
+            "Threads per block, a power of two from 1 to 1024: the tree halves the block \
+             each step [default: 256]",
+            "[default: enough to fill the GPU, at most half of what n needs so every thread \
+             loops]",
+        ),
+        Variant::Atomic => (
+            "Dot product: each block sums in shared memory, then adds into one float with \
+             atomicAdd",
+            "[default: 16777219, 1000003 on the CPU emulator; with --sweep 33554432, 1048576 on \
+             the emulator]",
+            "Threads per block, a power of two from 1 to 1024: the tree halves the block \
+             each step [default: 256; with --sweep 512]",
+            "[default: enough to fill the GPU, at most half of what n needs so every thread \
+             loops]",
+        ),
+    };
+    move |command: clap::Command| {
+        command
+            .name(variant.name())
+            .about(about)
+            .mut_arg("n", |arg| {
+                arg.help(format!("Elements in a and b, 1 to {MAX_N} {n}"))
+            })
+            .mut_arg("threads", |arg| arg.help(threads))
+            .mut_arg("blocks", |arg| {
+                arg.help(format!("Blocks in the grid, 1 to {MAX_BLOCKS} {blocks}"))
+            })
+    }
+}
+
 /// The exercise's `main` for `variant`.
 pub fn run_exercise(variant: Variant, dot_on_gpu: DotOnGpu) -> ExitCode {
-    let about = match variant {
-        Variant::Gm => "Dot product: the GPU multiplies, the host sums",
-        Variant::Sm => {
-            "Dot product: each block sums in shared memory, the host adds the blocks' partials"
-        }
-        Variant::Atomic => {
-            "Dot product: each block sums in shared memory, then adds into one float with atomicAdd"
-        }
-    };
     let (args, sweep) = if variant == Variant::Atomic {
-        match cli::parse_named::<AtomicArgs>(variant.name(), about) {
+        match cli::parse_shaped::<AtomicArgs>(help_for(variant)) {
             Ok(parsed) => (parsed.dot, parsed.sweep),
             Err(exit) => return exit,
         }
     } else {
-        match cli::parse_named::<Args>(variant.name(), about) {
+        match cli::parse_shaped::<Args>(help_for(variant)) {
             Ok(parsed) => (parsed, false),
             Err(exit) => return exit,
         }
@@ -156,7 +186,9 @@ fn run(
     args: &Args,
     dot_on_gpu: DotOnGpu,
 ) -> Result<Report<Parameters, Results>, CourseError> {
-    let n = args.n.unwrap_or(DEFAULT_N);
+    let n = args
+        .n
+        .unwrap_or_else(|| gpu::default_size(DEFAULT_N, EMULATOR_N));
     let threads = args.threads.unwrap_or(DEFAULT_THREADS);
     let gpu = prepare(variant, n, threads)?;
     let blocks = args
@@ -270,5 +302,49 @@ pub(super) fn finish_on_host(variant: Variant, params: &Parameters, values: &[f3
         results,
         check: tolerance::check(variant, params, dot),
         host_sum_ms,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    fn help(variant: Variant) -> String {
+        let command = match variant {
+            Variant::Atomic => AtomicArgs::command(),
+            Variant::Gm | Variant::Sm => Args::command(),
+        };
+        help_for(variant)(command).render_help().to_string()
+    }
+
+    #[test]
+    fn each_dot_exercise_describes_only_its_own_flags() {
+        let sm = help(Variant::Sm);
+        assert!(sm.starts_with("Dot product: each block sums"), "{sm}");
+        assert!(sm.contains("a power of two"), "{sm}");
+        for other in ["sweep", "dot-gm", "dot-atomic", "16 times"] {
+            assert!(!sm.contains(other), "dot-sm's help mentions {other}:\n{sm}");
+        }
+        let gm = help(Variant::Gm);
+        assert!(gm.contains("16 times"), "{gm}");
+        for other in ["sweep", "power of two", "dot-sm"] {
+            assert!(!gm.contains(other), "dot-gm's help mentions {other}:\n{gm}");
+        }
+        let atomic = help(Variant::Atomic);
+        assert!(atomic.contains("--sweep  "), "{atomic}");
+        assert!(atomic.contains("with --sweep 512"), "{atomic}");
+        assert!(!atomic.contains("dot-gm"), "{atomic}");
+    }
+
+    #[test]
+    fn every_shared_flag_has_help() {
+        for variant in [Variant::Gm, Variant::Sm, Variant::Atomic] {
+            let text = help(variant);
+            for flag in ["--n <N>  ", "--threads <THREADS>  ", "--blocks <BLOCKS>  "] {
+                assert!(text.contains(flag), "{text}");
+            }
+        }
     }
 }

@@ -14,6 +14,9 @@ use crate::units;
 
 /// The sweep's defaults, from the course notes: 32M elements, 512 threads.
 pub const SWEEP_N: u64 = 32 << 20;
+
+/// The sweep's default on the CPU emulator.
+pub const EMULATOR_SWEEP_N: u64 = 1 << 20;
 pub const SWEEP_THREADS: u32 = 512;
 
 /// 1, 2, 4, ... blocks, up to the grid where each thread loops once.
@@ -39,7 +42,9 @@ pub(super) fn run(
         ));
     }
     let variant = Variant::Atomic;
-    let n = args.n.unwrap_or(SWEEP_N);
+    let n = args
+        .n
+        .unwrap_or_else(|| crate::gpu::default_size(SWEEP_N, EMULATOR_SWEEP_N));
     let threads = args.threads.unwrap_or(SWEEP_THREADS);
     let gpu = prepare(variant, n, threads)?;
     let inputs = super::Inputs {

@@ -13,18 +13,36 @@
 //!
 //! whatever the order of the additions. That is the tolerance: the error,
 //! relative to Σ|a·b| (which is |dot| when all products share a sign), may be
-//! at most γ_h. The roundings a product passes through:
+//! at most γ_h. h must hold for every order a correct kernel may add in,
+//! not only the course solution's, so it counts the longest chain of
+//! additions any such kernel can put a product through:
 //!
 //! - its inputs: p + q·i stored as f32 rounds only above 2^24; 1 for each of
 //!   a and b that does;
 //! - the multiplication: 1 (0 when fused into the following add);
+//! - the thread's own sum of its k elements, in any order: at most k − 1;
 //! - dot-gm: none more in f32; the host adds the n products in f64, and the
 //!   comparison rounds the exact value to f64 once: γ_n in f64;
-//! - dot-sm: the thread's running sum of its k elements, k − 1; the
-//!   shared-memory tree, log2(threads); the host adds the partials in f64:
-//!   γ_blocks in f64;
-//! - dot-atomic: as dot-sm in f32, then the chain of atomicAdds into one
-//!   float, blocks − 1 more in f32.
+//! - dot-sm: the block's combination of its T threads' sums, in any order
+//!   (a tree in either addressing, warp shuffles then a second level, one
+//!   shared `atomicAdd` per warp or per thread, a serial loop): any binary
+//!   combination of T values puts a value through at most T − 1 additions.
+//!   The host adds the partials in f64: γ_blocks in f64;
+//! - dot-atomic: the grid's combination of its G threads' sums into one
+//!   float, in any order (a tree per block then one `atomicAdd` per block,
+//!   one per warp, or one per thread): at most G − 1 additions, G counting
+//!   only threads that hold an element (min(G, n)).
+//!
+//! So h = stored + 1 + (k − 1) + (T − 1) for dot-sm, and for dot-atomic
+//! h = stored + 1 + (k − 1) + (min(G, n) − 1). Counting only the solution's own
+//! structure (log2 T tree levels, blocks − 1 atomics) failed correct kernels:
+//! at `--a 3 --b 1000 --threads 1024` and the default n on an H100 grid, one
+//! `atomicAdd` per warp errs about 3 times that bound. Orders outside this
+//! model (a product added straight into a shared total with no per-thread
+//! sum, one `atomicAdd` per element) can put a product through n − 1
+//! additions; the exercises teach per-thread sums first, and γ_{n−1} is
+//! infinite at the default n, so such kernels are not covered.
+//! `kernels/tests/dot_orders.rs` runs many orders at the plan's extremes.
 //!
 //! k, the most elements one thread sums, is ⌈n/G⌉ for G threads taking one
 //! float at a time; a kernel reading float4 takes up to 4⌈n/4G⌉ plus one of
@@ -34,12 +52,13 @@
 //! errors kernels really make are far smaller. What it can catch is limited
 //! by float32 itself: a missing element or block is only certain to fail
 //! when its share of Σ|a·b| exceeds twice the bound. With the default inputs
-//! (a = i, b = 2i) the last element is 3/n of the sum: resolved up to
-//! n ≈ 10^6 (not at 2^26, where it is below one f32 ulp of the sum). A
-//! block is 1/blocks of it: always resolved, except for dot-atomic with
-//! 32-thread blocks, whose one-wave grid of thousands of blocks makes the
-//! atomic chain's own bound larger than a block's share. The tests below
-//! pin these limits down case by case.
+//! (a = i, b = 2i) the last element is 3/n of the sum: resolved by dot-gm
+//! and dot-sm up to n ≈ 10^6 (not at 2^26, where it is below one f32 ulp of
+//! the sum), by dot-atomic while 3/n > 2·n·u, up to n ≈ 5000. A block is
+//! 1/blocks of the sum: always resolved by dot-sm; by dot-atomic only while
+//! 1/blocks > 2·blocks·T·u (blocks below about 90 of 1024 threads, 180 of
+//! 256), so not with the default one-wave grid. The tests in
+//! `kernels/tests/dot_tolerance.rs` pin these limits down case by case.
 
 use super::{Parameters, Variant};
 use crate::protocol::{Check, Failure, Real, Tolerance};
@@ -72,8 +91,11 @@ impl Roundings {
         let stored = u64::from(inputs.a.rounds_in_f32(params.n))
             + u64::from(inputs.b.rounds_in_f32(params.n));
         let product = 1;
-        let k = elements_per_thread(params.n, params.grid_threads());
-        let tree = u64::from(params.threads.max(1).next_power_of_two().trailing_zeros());
+        let grid = params.grid_threads();
+        let k = elements_per_thread(params.n, grid);
+        // Threads and blocks holding no element add nothing that rounds.
+        let block = u64::from(params.threads).min(params.n).max(1);
+        let live_threads = grid.min(params.n).max(1);
         let blocks = u64::from(params.blocks);
         match variant {
             Variant::Gm => Roundings {
@@ -81,11 +103,11 @@ impl Roundings {
                 f64: params.n,
             },
             Variant::Sm => Roundings {
-                f32: stored + product + (k - 1) + tree,
+                f32: stored + product + (k - 1) + (block - 1),
                 f64: blocks,
             },
             Variant::Atomic => Roundings {
-                f32: stored + product + (k - 1) + tree + (blocks - 1),
+                f32: stored + product + (k - 1) + (live_threads - 1),
                 f64: 1,
             },
         }

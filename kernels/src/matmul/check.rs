@@ -1,18 +1,95 @@
-//! The matmul check: every entry of P against its closed form, exactly, and
-//! hints that name a classic bug when the whole of P is what that bug would
-//! produce.
+//! The matmul check: every entry of P against the exact product, and hints
+//! that name a classic bug when the whole of P is what that bug would
+//! produce. Without a seed the exact product is a closed-form table; with
+//! one, a product the CPU computes from the same M and N (exact in f32 for
+//! these inputs, see the module above).
 
-use super::{Parameters, Table, Variant, expected, m, n};
+use super::{Parameters, Table, Variant, dense_product, m, n};
 use crate::protocol::{Check, Failure, Real};
 
 /// Wrong entries listed in a check; the rest are only counted.
 const LISTED_FAILURES: usize = 5;
 
-/// Compares every entry of `p` with its closed form.
-pub fn check(variant: Variant, params: &Parameters, p: &[f32]) -> Check {
+/// Above this width, seeded inputs get only the hints that need no other
+/// product than the right one: each other product is a W³ CPU computation.
+const SEEDED_HINTS_UP_TO: u32 = 512;
+
+/// Entries of a product: a closed-form table or a dense row-major matrix.
+enum Product {
+    Table(Table),
+    Dense(Vec<f32>, u64),
+}
+
+impl Product {
+    fn at(&self, i: u64, j: u64) -> f32 {
+        match self {
+            Product::Table(table) => table.at(i, j) as f32,
+            Product::Dense(p, w) => p[(i * w + j) as usize],
+        }
+    }
+}
+
+/// How an operand is read.
+#[derive(Clone, Copy)]
+enum Read {
+    Right,
+    Transposed,
+}
+
+/// The matrices and what the grader knows about them.
+struct Operands<'a> {
+    params: &'a Parameters,
+    m: &'a [f32],
+    n: &'a [f32],
+}
+
+impl Operands<'_> {
+    /// Σ over k below `depth` of M·N with each operand read as given, or
+    /// None where that would cost a seeded product too large to afford.
+    fn product(&self, depth: u64, m_read: Read, n_read: Read, always: bool) -> Option<Product> {
+        let width = self.params.width;
+        let w = u64::from(width);
+        if self.params.seed.is_none() {
+            let table = match (m_read, n_read) {
+                (Read::Right, Read::Right) => Table::new(11, 13, depth, m, n),
+                (Read::Transposed, Read::Right) => Table::new(11, 13, depth, |i, k| m(k, i), n),
+                (Read::Right, Read::Transposed) => Table::new(11, 13, depth, m, |k, j| n(j, k)),
+                (Read::Transposed, Read::Transposed) => {
+                    Table::new(11, 13, depth, |i, k| m(k, i), |k, j| n(j, k))
+                }
+            };
+            return Some(Product::Table(table));
+        }
+        if !always && width > SEEDED_HINTS_UP_TO {
+            return None;
+        }
+        let at = |read: Read| {
+            move |r: u64, c: u64| match read {
+                Read::Right => r * w + c,
+                Read::Transposed => c * w + r,
+            }
+        };
+        Some(Product::Dense(
+            dense_product(self.m, self.n, width, depth, at(m_read), at(n_read)),
+            w,
+        ))
+    }
+}
+
+/// Compares every entry of `p` with the exact product of `m` and `n` (the
+/// inputs the run gave the GPU; unused without a seed, where the closed form
+/// is the reference).
+pub fn check(variant: Variant, params: &Parameters, m: &[f32], n: &[f32], p: &[f32]) -> Check {
     let w = u64::from(params.width);
-    let criterion = "every P[i][j] equals Σ_k M[i][k]·N[k][j] exactly".to_owned();
-    if p.len() as u64 != w * w {
+    let criterion = match params.seed {
+        None => "every P[i][j] equals Σ_k M[i][k]·N[k][j] exactly".to_owned(),
+        Some(seed) => format!(
+            "every P[i][j] equals Σ_k M[i][k]·N[k][j] exactly, with M and N drawn from seed {seed}"
+        ),
+    };
+    let operands = Operands { params, m, n };
+    let complete = m.len() as u64 == w * w && n.len() as u64 == w * w;
+    if p.len() as u64 != w * w || (params.seed.is_some() && !complete) {
         return Check {
             passed: false,
             criterion,
@@ -27,13 +104,16 @@ pub fn check(variant: Variant, params: &Parameters, p: &[f32]) -> Check {
             )),
         };
     }
-    let table = expected(params.width);
+    let right = operands
+        .product(w, Read::Right, Read::Right, true)
+        .expect("the right product is always computed");
     let mut wrong = 0;
     let mut failures = Vec::new();
     for (x, &got) in p.iter().enumerate() {
         let (i, j) = (x as u64 / w, x as u64 % w);
-        let want = table.at(i, j) as f32;
-        // Exact: entries are small integers. NaN (never written) never equals.
+        let want = right.at(i, j);
+        // Exact: every partial sum is exact in f32. NaN (never written)
+        // never equals.
         if got != want {
             wrong += 1;
             if failures.len() < LISTED_FAILURES {
@@ -52,22 +132,24 @@ pub fn check(variant: Variant, params: &Parameters, p: &[f32]) -> Check {
         wrong,
         failures,
         tolerance: None,
-        hint: (wrong > 0).then(|| hint(variant, params, p, &table)),
+        hint: (wrong > 0).then(|| hint(variant, &operands, p, &right)),
     }
 }
 
 /// The first classic bug whose output is exactly `p`, or a general hint.
-fn hint(variant: Variant, params: &Parameters, p: &[f32], table: &Table) -> String {
+fn hint(variant: Variant, operands: &Operands, p: &[f32], right: &Product) -> String {
+    let params = operands.params;
     let width = params.width;
     let w = u64::from(width);
     let edge = u64::from(params.block);
-    let whole = |i: u64, j: u64| table.at(i, j) as f32;
+    let whole = |i: u64, j: u64| right.at(i, j);
     let is = |predict: &dyn Fn(u64, u64) -> f32| {
         p.iter().enumerate().all(|(x, &got)| {
             let want = predict(x as u64 / w, x as u64 % w);
             got == want || (got.is_nan() && want.is_nan())
         })
     };
+    let is_product = |product: Option<Product>| product.is_some_and(|q| is(&|i, j| q.at(i, j)));
 
     // P is filled with NaN before the kernel runs: NaN means never written,
     // or summed from memory past the end of M or N.
@@ -99,23 +181,21 @@ fn hint(variant: Variant, params: &Parameters, p: &[f32], table: &Table) -> Stri
                 column (so a warp's threads touch consecutive addresses) and threadIdx.y the row"
             .into();
     }
-    let transposed_m = Table::new(11, 13, w, |i, k| m(k, i), n);
-    if is(&|i, j| transposed_m.at(i, j) as f32) {
+    if is_product(operands.product(w, Read::Transposed, Read::Right, false)) {
         return "M is read transposed: M[row][k] is at m[row * width + k]".into();
     }
-    let transposed_n = Table::new(11, 13, w, m, |k, j| n(j, k));
-    if is(&|i, j| transposed_n.at(i, j) as f32) {
+    if is_product(operands.product(w, Read::Right, Read::Transposed, false)) {
         return "N is read transposed: N[k][col] is at n[k * width + col]".into();
     }
-    if variant == Variant::Tiled && covered < w {
-        let full_tiles_only = Table::new(11, 13, covered, m, n);
-        if is(&|i, j| full_tiles_only.at(i, j) as f32) {
-            return format!(
-                "the last tile along k, only {} wide, was skipped: loop over ⌈W / TILE⌉ tiles and \
-                 load zeros where a tile reaches past the matrix",
-                w - covered
-            );
-        }
+    if variant == Variant::Tiled
+        && covered < w
+        && is_product(operands.product(covered, Read::Right, Read::Right, false))
+    {
+        return format!(
+            "the last tile along k, only {} wide, was skipped: loop over ⌈W / TILE⌉ tiles and \
+             load zeros where a tile reaches past the matrix",
+            w - covered
+        );
     }
     if p.iter().any(|x| x.is_nan()) {
         return "some entries of P are NaN: they were never written (check the grid size and the \
@@ -137,7 +217,10 @@ fn hint(variant: Variant, params: &Parameters, p: &[f32], table: &Table) -> Stri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::matmul::inputs;
+    use crate::matmul::Inputs;
+
+    /// Both kinds of input: the default and a seed.
+    const SEEDS: [Option<u64>; 2] = [None, Some(9)];
 
     /// What a kernel produces, entry by entry, as a row-major matrix.
     fn computed(width: u32, entry: impl Fn(u64, u64) -> f32) -> Vec<f32> {
@@ -150,12 +233,13 @@ mod tests {
     /// where it loads a zero), over k in 0..depth. A read past the end of an
     /// array gets whatever memory holds there: NaN here.
     fn sum_with(
+        seed: Option<u64>,
         width: u32,
         depth: u64,
         m_at: impl Fn(u64, u64) -> Option<u64>,
         n_at: impl Fn(u64, u64) -> Option<u64>,
     ) -> Vec<f32> {
-        let (m_host, n_host) = inputs(width).unwrap();
+        let (m_host, n_host) = Inputs { seed }.matrices(width).unwrap();
         let read = |v: &[f32], at: Option<u64>| match at {
             None => 0.0,
             Some(x) => v.get(x as usize).copied().unwrap_or(f32::NAN),
@@ -172,27 +256,71 @@ mod tests {
             width,
             block,
             runs: 1,
+            seed: None,
         }
+    }
+
+    /// The check of `p` against the inputs `seed` gives at this width.
+    fn check_of(variant: Variant, seed: Option<u64>, width: u32, block: u32, p: &[f32]) -> Check {
+        let (m_host, n_host) = Inputs { seed }.matrices(width).unwrap();
+        let params = Parameters {
+            seed,
+            ..params(width, block)
+        };
+        check(variant, &params, &m_host, &n_host, p)
     }
 
     const WIDTHS: [u32; 6] = [7, 17, 31, 33, 100, 129];
 
     #[test]
     fn the_right_product_passes() {
-        for width in WIDTHS {
+        for (seed, width) in SEEDS.into_iter().flat_map(|s| WIDTHS.map(|w| (s, w))) {
             let w = u64::from(width);
-            let p = sum_with(width, w, |i, k| Some(i * w + k), |k, j| Some(k * w + j));
+            let p = sum_with(
+                seed,
+                width,
+                w,
+                |i, k| Some(i * w + k),
+                |k, j| Some(k * w + j),
+            );
             assert!(
-                check(Variant::Tiled, &params(width, 16), &p).passed,
+                check_of(Variant::Tiled, seed, width, 16, &p).passed,
                 "W {width}"
             );
+        }
+    }
+
+    /// A kernel that accumulates in `int` (each product truncated as it is
+    /// added) passes the integer default inputs and fails seeded ones.
+    #[test]
+    fn an_int_accumulator_fails_seeded_inputs() {
+        for (seed, passes) in [(None, true), (Some(2026), false)] {
+            let width = 33;
+            let w = u64::from(width);
+            let (m_host, n_host) = Inputs { seed }.matrices(width).unwrap();
+            let p: Vec<f32> = (0..w * w)
+                .map(|x| {
+                    let (i, j) = (x / w, x % w);
+                    (0..w)
+                        .map(|k| {
+                            (m_host[(i * w + k) as usize] * n_host[(k * w + j) as usize]) as i32
+                        })
+                        .sum::<i32>() as f32
+                })
+                .collect();
+            let check = check_of(Variant::Naive, seed, width, 16, &p);
+            assert_eq!(check.passed, passes, "{seed:?}");
+            if !passes {
+                assert!(check.wrong > w * w * 9 / 10, "{}", check.wrong);
+                assert!(check.criterion.contains("seed 2026"));
+            }
         }
     }
 
     /// Each classic bug, as the matrix it produces, is rejected with its hint.
     #[test]
     fn each_classic_bug_is_rejected_with_its_hint() {
-        for width in WIDTHS {
+        for (seed, width) in SEEDS.into_iter().flat_map(|s| WIDTHS.map(|w| (s, w))) {
             let w = u64::from(width);
             for tile in [16u32, 32] {
                 let t = u64::from(tile);
@@ -201,21 +329,38 @@ mod tests {
                     (
                         "M transposed",
                         Variant::Naive,
-                        sum_with(width, w, |i, k| Some(k * w + i), |k, j| Some(k * w + j)),
+                        sum_with(
+                            seed,
+                            width,
+                            w,
+                            |i, k| Some(k * w + i),
+                            |k, j| Some(k * w + j),
+                        ),
                         "M is read transposed",
                     ),
                     (
                         "N transposed",
                         Variant::Naive,
-                        sum_with(width, w, |i, k| Some(i * w + k), |k, j| Some(j * w + k)),
+                        sum_with(
+                            seed,
+                            width,
+                            w,
+                            |i, k| Some(i * w + k),
+                            |k, j| Some(j * w + k),
+                        ),
                         "N is read transposed",
                     ),
                     (
                         "row and column swapped",
                         Variant::Naive,
                         {
-                            let right =
-                                sum_with(width, w, |i, k| Some(i * w + k), |k, j| Some(k * w + j));
+                            let right = sum_with(
+                                seed,
+                                width,
+                                w,
+                                |i, k| Some(i * w + k),
+                                |k, j| Some(k * w + j),
+                            );
                             computed(width, |i, j| right[(j * w + i) as usize])
                         },
                         "transposed",
@@ -224,8 +369,13 @@ mod tests {
                         "grid of ⌊W / block⌋ blocks",
                         Variant::Naive,
                         {
-                            let right =
-                                sum_with(width, w, |i, k| Some(i * w + k), |k, j| Some(k * w + j));
+                            let right = sum_with(
+                                seed,
+                                width,
+                                w,
+                                |i, k| Some(i * w + k),
+                                |k, j| Some(k * w + j),
+                            );
                             computed(width, |i, j| {
                                 if i < full && j < full {
                                     right[(i * w + j) as usize]
@@ -244,13 +394,20 @@ mod tests {
                     (
                         "last partial k tile skipped",
                         Variant::Tiled,
-                        sum_with(width, full, |i, k| Some(i * w + k), |k, j| Some(k * w + j)),
+                        sum_with(
+                            seed,
+                            width,
+                            full,
+                            |i, k| Some(i * w + k),
+                            |k, j| Some(k * w + j),
+                        ),
                         "last tile along k",
                     ),
                     (
                         "tile loads without the edge test (read on past the row)",
                         Variant::Tiled,
                         sum_with(
+                            seed,
                             width,
                             w.div_ceil(t) * t,
                             |i, k| Some(i * w + k),
@@ -262,6 +419,7 @@ mod tests {
                         "N's tile loaded one row off",
                         Variant::Tiled,
                         sum_with(
+                            seed,
                             width,
                             w,
                             |i, k| Some(i * w + k),
@@ -274,7 +432,7 @@ mod tests {
                     if w % t == 0 && bug.contains("tile") || full == w && bug.contains("grid") {
                         continue; // Without a partial tile these bugs do no harm.
                     }
-                    let check = check(variant, &params(width, tile), &p);
+                    let check = check_of(variant, seed, width, tile, &p);
                     assert!(!check.passed, "{bug} passed at W {width}, tile {tile}");
                     let said = check.hint.unwrap_or_default();
                     assert!(
@@ -288,7 +446,7 @@ mod tests {
 
     #[test]
     fn a_short_p_is_a_failure_not_a_panic() {
-        let check = check(Variant::Naive, &params(4, 16), &[0.0; 3]);
+        let check = check(Variant::Naive, &params(4, 16), &[], &[], &[0.0; 3]);
         assert!(!check.passed);
         assert!(check.hint.unwrap().contains("3 entries"));
     }

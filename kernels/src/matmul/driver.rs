@@ -6,10 +6,13 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use super::{DEFAULT_WIDTH, MAX_WIDTH, Parameters, Results, Variant, check, inputs, rms_vs_golden};
-use crate::cli::{self, CommonArgs};
+use super::{
+    DEFAULT_WIDTH, EMULATOR_WIDTH, MAX_WIDTH, Parameters, Results, Variant, check, checksum,
+    rms_vs_golden,
+};
+use crate::cli::{self, CommonArgs, SeedArg};
 use crate::error::CourseError;
-use crate::gpu::Gpu;
+use crate::gpu::{self, Gpu};
 use crate::protocol::{Real, Report, SCHEMA_VERSION, Timing};
 
 /// matmul-naive's flags.
@@ -17,13 +20,16 @@ use crate::protocol::{Real, Report, SCHEMA_VERSION, Timing};
 #[command(allow_negative_numbers = true)]
 pub struct NaiveArgs {
     /// Width W of the square matrices M, N and P, 1 to 32768.
-    #[arg(long, default_value_t = DEFAULT_WIDTH, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_WIDTH)))]
+    #[arg(long, default_value_t = gpu::default_size(DEFAULT_WIDTH, EMULATOR_WIDTH), value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_WIDTH)))]
     pub width: u32,
 
     /// Edge of the square thread block, 1 to 32 (block × block threads, at
     /// most 1024).
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=32))]
     pub block: u32,
+
+    #[command(flatten)]
+    pub seed: SeedArg,
 
     #[command(flatten)]
     pub common: CommonArgs,
@@ -34,13 +40,16 @@ pub struct NaiveArgs {
 #[command(allow_negative_numbers = true)]
 pub struct TiledArgs {
     /// Width W of the square matrices M, N and P, 1 to 32768.
-    #[arg(long, default_value_t = DEFAULT_WIDTH, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_WIDTH)))]
+    #[arg(long, default_value_t = gpu::default_size(DEFAULT_WIDTH, EMULATOR_WIDTH), value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_WIDTH)))]
     pub width: u32,
 
     /// Edge of the square tile, and of the thread block: 16 or 32 (the
     /// kernel is compiled for each).
     #[arg(long, default_value_t = 32, value_parser = parse_tile)]
     pub tile: u32,
+
+    #[command(flatten)]
+    pub seed: SeedArg,
 
     #[command(flatten)]
     pub common: CommonArgs,
@@ -84,14 +93,14 @@ pub fn run_exercise(variant: Variant, matmul_on_gpu: MatmulOnGpu) -> ExitCode {
             variant.name(),
             "P = M × N on the GPU, one thread per entry of P",
         )
-        .map(|args| (args.width, args.block, args.common)),
+        .map(|args| (args.width, args.block, args.seed, args.common)),
         Variant::Tiled => cli::parse_named::<TiledArgs>(
             variant.name(),
             "P = M × N on the GPU, with tiles of M and N staged in shared memory",
         )
-        .map(|args| (args.width, args.tile, args.common)),
+        .map(|args| (args.width, args.tile, args.seed, args.common)),
     };
-    let (width, block, common) = match parsed {
+    let (width, block, seed, common) = match parsed {
         Ok(parsed) => parsed,
         Err(exit) => return exit,
     };
@@ -99,6 +108,7 @@ pub fn run_exercise(variant: Variant, matmul_on_gpu: MatmulOnGpu) -> ExitCode {
         width,
         block,
         runs: common.runs,
+        seed: seed.seed,
     };
     cli::finish(
         variant.name(),
@@ -118,7 +128,9 @@ fn run(
         12 * w * w,
         &format!("--width {} (M, N and P)", params.width),
     )?;
-    let (m, n) = inputs(params.width)
+    let (m, n) = params
+        .inputs()
+        .matrices(params.width)
         .map_err(|err| CourseError::BadArguments(format!("--width {}: {err}", params.width)))?;
     let task = Task {
         m,
@@ -130,7 +142,7 @@ fn run(
 
     let output = matmul_on_gpu(&gpu, &task)?;
 
-    let check = check::check(variant, &params, &output.p);
+    let check = check::check(variant, &params, &task.m, &task.n, &output.p);
     let (rms, golden_rows) = if output.p.len() as u64 == w * w {
         rms_vs_golden(&output.p, &task.m, &task.n, params.width)
     } else {
@@ -144,6 +156,7 @@ fn run(
         results: Results {
             rms_vs_golden: Real(rms),
             golden_rows,
+            checksum: Real(checksum(&output.p, params.width)),
         },
         check,
         timings: vec![

@@ -45,7 +45,7 @@ fn parse_pattern(text: &str) -> Result<Pattern, String> {
 
 /// What the student's GPU code is given.
 pub struct Task {
-    /// data[j] = j, SIZE values.
+    /// data\[j] = j, SIZE values.
     pub data: Box<[f32; SIZE]>,
     pub blocks: u32,
     pub threads: u32,
@@ -134,6 +134,7 @@ fn run(
         .map(|r| (r.space, r.sums.clone()))
         .collect();
     let check = super::check(&outputs, &params);
+    let checksum = super::checksum(&outputs);
     let register_ms = output
         .runs
         .iter()
@@ -160,7 +161,10 @@ fn run(
         exercise: NAME.to_owned(),
         device: gpu.info().clone(),
         parameters: params,
-        results: Results { rows },
+        results: Results {
+            rows,
+            checksum: Some(checksum),
+        },
         check,
         timings,
         throughput: None,

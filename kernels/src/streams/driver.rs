@@ -12,9 +12,10 @@ use cust::event::Event;
 use cust::stream::{Stream, StreamFlags, StreamWaitEventFlags};
 
 use super::{NAME, Parameters, Results, bound_ms, chunks, input, poison};
+use crate::checksum::Checksum;
 use crate::cli::{self, CommonArgs};
 use crate::error::CourseError;
-use crate::gpu::Gpu;
+use crate::gpu::{self, Gpu};
 use crate::protocol::{Report, SCHEMA_VERSION, Timing};
 use crate::stopwatch::record;
 use crate::timeline::{self, Span, Stage};
@@ -25,8 +26,9 @@ use crate::{stats, units};
 #[derive(Parser, Debug, Clone)]
 #[command(name = NAME, allow_negative_numbers = true)]
 pub struct Args {
-    /// Elements (u32), 1 to 2147483648 [default: 2^26, 256 MiB each way].
-    #[arg(long, default_value_t = 1 << 26, value_parser = clap::value_parser!(u64).range(1..=1 << 31))]
+    /// Elements (u32), 1 to 2147483648 [default: 2^26, 256 MiB each way; 2^20 on
+    /// the CPU emulator].
+    #[arg(long, default_value_t = gpu::default_size(1 << 26, 1 << 20), value_parser = clap::value_parser!(u64).range(1..=1 << 31))]
     pub n: u64,
 
     /// Streams to spread the chunks over, 1 to 32.
@@ -39,8 +41,9 @@ pub struct Args {
     pub chunks: Option<u32>,
 
     /// Steps of arithmetic per element, 0 to 100000: sets the kernel's time
-    /// against the copies'. The default balances them on an H100.
-    #[arg(long, default_value_t = DEFAULT_WORK, value_parser = clap::value_parser!(u32).range(0..=100_000))]
+    /// against the copies'. The default balances them on an H100 (10 on the CPU
+    /// emulator).
+    #[arg(long, default_value_t = gpu::default_size(DEFAULT_WORK, 10), value_parser = clap::value_parser!(u32).range(0..=100_000))]
     pub work: u32,
 
     /// Write the overlapped run's timeline to FILE as an SVG picture.
@@ -85,7 +88,7 @@ pub trait Stages {
 
 /// What the student's GPU code is given.
 pub struct Task {
-    /// input[i] = i.
+    /// input\[i] = i.
     pub input: Vec<u32>,
     pub work: u32,
     params: Parameters,
@@ -320,6 +323,14 @@ fn run(
         copy_out_ms,
         bound_ms: bound,
         ratio_to_bound: bound / output.overlapped.ms,
+        checksum: Some(Checksum::of(
+            output
+                .serial
+                .output
+                .iter()
+                .chain(&output.overlapped.output)
+                .copied(),
+        )),
     };
     if let Some(path) = &args.timeline {
         let title = format!(

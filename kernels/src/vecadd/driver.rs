@@ -5,11 +5,11 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use super::{BYTES_PER_ELEMENT, DEFAULT_N, MAX_N, NAME, Parameters, Results};
-use crate::cli::{self, CommonArgs};
+use super::{BYTES_PER_ELEMENT, DEFAULT_N, EMULATOR_N, MAX_N, NAME, Parameters, Results};
+use crate::cli::{self, CommonArgs, SeedArg};
 use crate::copy_probe;
 use crate::error::CourseError;
-use crate::gpu::Gpu;
+use crate::gpu::{self, Gpu};
 use crate::launch::{self, MAX_BLOCKS};
 use crate::protocol::{Report, SCHEMA_VERSION, Throughput, Timing};
 
@@ -19,8 +19,9 @@ use crate::protocol::{Report, SCHEMA_VERSION, Throughput, Timing};
 // Negative numbers are values to reject with the flag named, not unknown flags.
 #[command(name = NAME, allow_negative_numbers = true)]
 pub struct Args {
-    /// Elements in a, b and c (a[i] = i mod 4096, b[i] = 2·(i mod 4096)).
-    #[arg(long, default_value_t = DEFAULT_N, value_parser = parse_n)]
+    /// Elements in a, b and c (a\[i] = i mod 4096, b\[i] = 2·(i mod 4096)
+    /// unless --seed is given).
+    #[arg(long, default_value_t = gpu::default_size(DEFAULT_N, EMULATOR_N), value_parser = parse_n)]
     pub n: u64,
 
     /// Threads per block, 1 to 1024.
@@ -31,6 +32,9 @@ pub struct Args {
     /// GPU runs at once, but at most half of what n needs, so every thread loops].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_BLOCKS)))]
     pub blocks: Option<u32>,
+
+    #[command(flatten)]
+    pub seed: SeedArg,
 
     #[command(flatten)]
     pub common: CommonArgs,
@@ -88,12 +92,15 @@ fn run(args: &Args, add_on_gpu: AddOnGpu) -> Result<Report<Parameters, Results>,
         threads: args.threads,
         blocks,
         runs: args.common.runs,
+        seed: args.seed.seed,
     };
     gpu.check_fits(
         args.n.saturating_mul(BYTES_PER_ELEMENT),
         &format!("--n {} (a, b and c)", args.n),
     )?;
-    let (a, b) = super::inputs(args.n)
+    let (a, b) = params
+        .inputs()
+        .vectors(args.n)
         .map_err(|err| CourseError::BadArguments(format!("--n {}: {err}", args.n)))?;
     let task = Task {
         a,
@@ -113,7 +120,7 @@ fn run(args: &Args, add_on_gpu: AddOnGpu) -> Result<Report<Parameters, Results>,
         schema_version: SCHEMA_VERSION,
         exercise: NAME.to_owned(),
         device: gpu.info().clone(),
-        results: Results::of(&output.c, args.n),
+        results: Results::of(&output.c, &params),
         parameters: params,
         check,
         timings: vec![
@@ -151,6 +158,15 @@ mod tests {
         let line = bad(&["--n", "100000000000"]);
         assert!(line.contains("more than any GPU holds"), "{line}");
         assert!(line.contains("1.20 TB"), "{line}");
+    }
+
+    #[test]
+    fn a_seed_must_be_a_whole_number() {
+        let line = bad(&["--seed", "-1"]);
+        assert!(line.contains("--seed"), "{line}");
+        let args = parse_from::<Args, _, _>([NAME, "--seed", "18446744073709551615"]).unwrap();
+        assert_eq!(args.seed.seed, Some(u64::MAX));
+        assert_eq!(parse_from::<Args, _, _>([NAME]).unwrap().seed.seed, None);
     }
 
     #[test]

@@ -21,7 +21,8 @@ extern "C" __global__ void dot(const float* __restrict__ a,
     // One float per thread, sized at launch (the launch's shared-memory bytes).
     extern __shared__ float cache[];
 
-    // Step 1: sum a[i] * b[i] over this thread's grid-stride loop into a running sum.
+    // Step 1: sum a[i] * b[i] over this thread's grid-stride loop into a
+    //     running sum.
     // 16 bytes per load (float4) keep the memory system busy (scripts/perf);
     // cudaMalloc aligns buffers to 256 bytes. The leftover n % 4 elements
     // take the scalar loop below.
@@ -39,7 +40,9 @@ extern "C" __global__ void dot(const float* __restrict__ a,
         sum += a[i] * b[i];
     }
 
-    // Step 2: store the running sum in cache[threadIdx.x], then add the cache up as a tree, with __syncthreads() after the store and after every step.
+    // Step 2: store the running sum in cache[threadIdx.x], then add the cache
+    //     up as a tree, with __syncthreads() after the store and after every
+    //     step.
     cache[threadIdx.x] = sum;
     __syncthreads();
     for (unsigned int half = blockDim.x / 2; half > 0; half /= 2) {
@@ -50,7 +53,8 @@ extern "C" __global__ void dot(const float* __restrict__ a,
         __syncthreads();
     }
 
-    // Step 3: let thread 0 add the block's total, cache[0], into *result with atomicAdd.
+    // Step 3: let thread 0 add the block's total, cache[0], into *result with
+    //     atomicAdd.
     if (threadIdx.x == 0) {
         atomicAdd(result, cache[0]);
     }

@@ -27,20 +27,29 @@ fn dot_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
     let stream = gpu.stream();
     let n = task.a.len();
 
-    // Step 4: allocate a and b on the GPU, n floats each, and the result, one float.
+    // Step 4: allocate a and b on the GPU, n floats each, and the result, one
+    //     float, with DeviceBuffer::zeroed
+    //     (https://docs.rs/cust/0.3.2/cust/memory/struct.DeviceBuffer.html).
     let mut d_a = DeviceBuffer::<f32>::zeroed(n)?;
     let mut d_b = DeviceBuffer::<f32>::zeroed(n)?;
     let mut d_result = DeviceBuffer::<f32>::zeroed(1)?;
 
     let mut stopwatch = Stopwatch::start(stream)?;
-    // Step 5: copy a and b from the host into their GPU buffers.
+    // Step 5: copy a and b from the host into their GPU buffers, with copy_from
+    //     (https://docs.rs/cust/0.3.2/cust/memory/trait.CopyDestination.html).
     d_a.copy_from(&task.a)?;
     d_b.copy_from(&task.b)?;
 
     let h2d_ms = stopwatch.lap_ms()?;
 
     let kernel_ms = median_ms(stream, task.runs, || {
-        // Step 6: zero the result on `stream` before every launch, then launch dot with task.blocks blocks of task.threads threads and one float of shared memory per thread, passing a, b, result and n.
+        // Step 6: zero the result on `stream` before every launch, with
+        //     set_zero_async
+        //     (https://docs.rs/cust/0.3.2/cust/memory/struct.DeviceSlice.html),
+        //     then launch dot with task.blocks blocks of task.threads threads
+        //     and one float of shared memory per thread, passing a, b, result
+        //     and n, with cust's launch! macro
+        //     (https://docs.rs/cust/0.3.2/cust/macro.launch.html).
         // Every launch adds into the result: without the zero, the second
         // run would start from the first run's total.
         // SAFETY: the zeroing is queued on `stream` before the kernel, so
@@ -63,16 +72,20 @@ fn dot_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
     // Allocated (and touched, by the NaN fill) before timing: the copy alone is timed.
     let mut result = vec![f32::NAN; 1];
     let mut stopwatch = Stopwatch::start(stream)?;
-    // Step 7: copy the result from the GPU into the host vector result.
+    // Step 7: copy the result from the GPU into the host vector result, with
+    //     copy_to
+    //     (https://docs.rs/cust/0.3.2/cust/memory/trait.CopyDestination.html).
     d_result.copy_to(&mut result)?;
 
     let d2h_ms = stopwatch.lap_ms()?;
 
-    // Step 8: free the three GPU buffers with DeviceBuffer::drop, which reports errors a plain drop hides.
+    // Step 8: free the three GPU buffers with DeviceBuffer::drop
+    //     (https://docs.rs/cust/0.3.2/cust/memory/struct.DeviceBuffer.html),
+    //     which reports errors a plain drop hides.
     // An error here is left over from earlier work, such as a kernel fault.
-    for buffer in [d_a, d_b, d_result] {
-        DeviceBuffer::drop(buffer).map_err(|(err, _)| err)?;
-    }
+    DeviceBuffer::drop(d_a)?;
+    DeviceBuffer::drop(d_b)?;
+    DeviceBuffer::drop(d_result)?;
 
     Ok(GpuOutput {
         values: result,

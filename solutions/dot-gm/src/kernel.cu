@@ -12,7 +12,8 @@ extern "C" __global__ void dot(const float* __restrict__ a,
                                float* __restrict__ c,
                                size_t n)
 {
-    // Step 1: store a[i] * b[i] into c[i] for every i below n, with a grid-stride loop.
+    // Step 1: store a[i] * b[i] into c[i] for every i below n, with a
+    //     grid-stride loop.
     // As in vecadd-anyN, 16 bytes per access (float4) keep the memory system
     // busier than 4 (scripts/perf); cudaMalloc aligns buffers to 256 bytes.
     const size_t stride = (size_t)blockDim.x * gridDim.x;

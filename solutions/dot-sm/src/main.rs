@@ -27,7 +27,9 @@ fn partials_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
     let n = task.a.len();
     let blocks = task.blocks as usize;
 
-    // Step 4: allocate a and b on the GPU, n floats each, and partials, one float per block.
+    // Step 4: allocate a and b on the GPU, n floats each, and partials, one
+    //     float per block, with DeviceBuffer::zeroed
+    //     (https://docs.rs/cust/0.3.2/cust/memory/struct.DeviceBuffer.html).
     let mut d_a = DeviceBuffer::<f32>::zeroed(n)?;
     let mut d_b = DeviceBuffer::<f32>::zeroed(n)?;
     let mut d_partials = DeviceBuffer::<f32>::zeroed(blocks)?;
@@ -35,14 +37,18 @@ fn partials_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
     // NaN in every partial, so a block that never writes its own cannot pass.
     d_partials.set_32(f32::NAN.to_bits())?;
     let mut stopwatch = Stopwatch::start(stream)?;
-    // Step 5: copy a and b from the host into their GPU buffers.
+    // Step 5: copy a and b from the host into their GPU buffers, with copy_from
+    //     (https://docs.rs/cust/0.3.2/cust/memory/trait.CopyDestination.html).
     d_a.copy_from(&task.a)?;
     d_b.copy_from(&task.b)?;
 
     let h2d_ms = stopwatch.lap_ms()?;
 
     let kernel_ms = median_ms(stream, task.runs, || {
-        // Step 6: launch dot on `stream` with task.blocks blocks of task.threads threads and one float of shared memory per thread, passing a, b, partials and n.
+        // Step 6: launch dot on `stream` with task.blocks blocks of
+        //     task.threads threads and one float of shared memory per thread,
+        //     passing a, b, partials and n, with cust's launch! macro
+        //     (https://docs.rs/cust/0.3.2/cust/macro.launch.html).
         let shared_bytes = task.threads * std::mem::size_of::<f32>() as u32;
         // SAFETY: the arguments match the kernel's parameters in order and
         // type (three float pointers, then size_t n); a and b hold n floats,
@@ -60,16 +66,20 @@ fn partials_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
     // Allocated (and touched, by the NaN fill) before timing: the copy alone is timed.
     let mut partials = vec![f32::NAN; blocks];
     let mut stopwatch = Stopwatch::start(stream)?;
-    // Step 7: copy the partials from the GPU into the host vector partials.
+    // Step 7: copy the partials from the GPU into the host vector partials,
+    //     with copy_to
+    //     (https://docs.rs/cust/0.3.2/cust/memory/trait.CopyDestination.html).
     d_partials.copy_to(&mut partials)?;
 
     let d2h_ms = stopwatch.lap_ms()?;
 
-    // Step 8: free the three GPU buffers with DeviceBuffer::drop, which reports errors a plain drop hides.
+    // Step 8: free the three GPU buffers with DeviceBuffer::drop
+    //     (https://docs.rs/cust/0.3.2/cust/memory/struct.DeviceBuffer.html),
+    //     which reports errors a plain drop hides.
     // An error here is left over from earlier work, such as a kernel fault.
-    for buffer in [d_a, d_b, d_partials] {
-        DeviceBuffer::drop(buffer).map_err(|(err, _)| err)?;
-    }
+    DeviceBuffer::drop(d_a)?;
+    DeviceBuffer::drop(d_b)?;
+    DeviceBuffer::drop(d_partials)?;
 
     Ok(GpuOutput {
         values: partials,

@@ -20,7 +20,9 @@ extern "C" __global__ void matmul(const float* __restrict__ m,
                                   float* __restrict__ p,
                                   int width)
 {
-    // Step 1: compute P[row][col] = the sum over k of M[row][k] * N[k][col], rows from the y indices and columns from the x indices, for threads inside the matrix only.
+    // Step 1: compute P[row][col] = the sum over k of M[row][k] * N[k][col],
+    //     rows from the y indices and columns from the x indices, for threads
+    //     inside the matrix only.
     // int indices: W is at most 32768, so row * width + col stays below 2^30.
     const int col = blockIdx.x * blockDim.x + threadIdx.x;
     const int row = blockIdx.y * blockDim.y + threadIdx.y;

@@ -3,12 +3,15 @@
 //! marked `#[cfg(solution)]` or `#[cfg(not(solution))]` (build.rs sets it).
 //!
 //! GPU tests are ignored here; on a GPU: `cargo test -- --include-ignored`.
-//! They test the course as shipped: once you finish the stub, its
-//! `stub_fails_cleanly` test fails, as it should.
+//! The last test, `the_exercise_is_done`, passes exactly when the exercise
+//! is done on this machine, and until then says which step is next.
 
 use kernels::testing::Exercise;
 
 const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernel.ptx"));
+/// The sources as compiled, so a test can name the step that is next.
+const KERNEL_CU: &str = include_str!("../src/kernel.cu");
+const MAIN_RS: &str = include_str!("../src/main.rs");
 
 /// Widths with and without partial tiles, from 1 up.
 const WIDTHS: [&str; 9] = ["1", "7", "16", "17", "31", "33", "100", "1000", "1024"];
@@ -25,6 +28,8 @@ fn bad_arguments_exit_2_with_one_line_naming_the_flag() {
         (&["--width", "wide"], "--width"),
         (&["--width", "-3"], "--width"),
         (&["--runs", "0"], "--runs"),
+        (&["--seed", "-1"], "--seed"),
+        (&["--seed", "many"], "--seed"),
         (&["--block", "0"], "--block"),
         (&["--block", "33"], "--block"),
     ]);
@@ -37,7 +42,7 @@ fn without_a_gpu_it_exits_3_and_says_so() {
 
 #[test]
 fn help_lists_every_flag() {
-    exercise().assert_help_lists(&["--width", "--block", "--runs", "--json"]);
+    exercise().assert_help_lists(&["--width", "--block", "--runs", "--seed", "--json"]);
 }
 
 #[test]
@@ -71,8 +76,32 @@ fn solution_passes_at_every_test_width() {
 }
 
 #[test]
+#[cfg(solution)]
+#[ignore = "needs an NVIDIA GPU"]
+fn solution_passes_seeded_inputs() {
+    // Entries that are odd multiples of 1/8, drawn from the seed, as the
+    // grader passes them.
+    for block in ["8", "32"] {
+        for width in ["33", "1024"] {
+            let json = exercise().assert_matmul_passes(&[
+                "--width", width, "--block", block, "--seed", "2026", "--runs", "2",
+            ]);
+            assert_eq!(json["parameters"]["seed"], 2026);
+        }
+    }
+}
+
+#[test]
 #[cfg(not(solution))]
 #[ignore = "needs an NVIDIA GPU"]
-fn stub_fails_cleanly() {
-    exercise().assert_fails_cleanly(&["--width", "100"]);
+fn while_a_step_is_left_it_fails_cleanly() {
+    exercise().assert_fails_cleanly_while_steps_are_left(KERNEL_CU, MAIN_RS, &["--width", "100"]);
+}
+
+/// Last: passes exactly when the exercise is done on this machine's GPU;
+/// until then it says which step is next.
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn the_exercise_is_done() {
+    exercise().assert_done(cfg!(solution), PTX, KERNEL_CU, MAIN_RS);
 }

@@ -31,14 +31,18 @@ __device__ void matmul_tiled(const float* __restrict__ m,
     float sum = 0.0f;
 
     for (int phase = 0; phase < (width + TILE - 1) / TILE; ++phase) {
-        // Step 1: load this phase's tiles, m_tile[ty][tx] from M[row][phase * TILE + tx] and n_tile[ty][tx] from N[phase * TILE + ty][col], 0 past the matrix's edge, then __syncthreads().
+        // Step 1: load this phase's tiles, m_tile[ty][tx] from M[row][phase *
+        //     TILE + tx] and n_tile[ty][tx] from N[phase * TILE + ty][col], 0
+        //     past the matrix's edge, then __syncthreads().
         const int m_col = phase * TILE + tx;
         const int n_row = phase * TILE + ty;
         m_tile[ty][tx] = (row < width && m_col < width) ? m[row * width + m_col] : 0.0f;
         n_tile[ty][tx] = (n_row < width && col < width) ? n[n_row * width + col] : 0.0f;
         __syncthreads();
 
-        // Step 2: add m_tile[ty][k] * n_tile[k][tx] for every k in the tile to the sum, then __syncthreads() before the next phase overwrites the tiles.
+        // Step 2: add m_tile[ty][k] * n_tile[k][tx] for every k in the tile to
+        //     the sum, then __syncthreads() before the next phase overwrites
+        //     the tiles.
         // In a warp, m_tile[ty][k] is one address (a broadcast) and
         // n_tile[k][tx] 32 consecutive ones (32 banks): no bank conflicts.
         #pragma unroll
@@ -48,7 +52,8 @@ __device__ void matmul_tiled(const float* __restrict__ m,
         __syncthreads();
     }
 
-    // Step 3: write the sum to P[row][col] if the thread lies inside the matrix.
+    // Step 3: write the sum to P[row][col] if the thread lies inside the
+    //     matrix.
     if (row < width && col < width) {
         p[row * width + col] = sum;
     }

@@ -27,7 +27,9 @@ fn matmul_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
     let stream = gpu.stream();
     let entries = task.m.len();
 
-    // Step 4: allocate M, N and P on the GPU, width × width floats each.
+    // Step 4: allocate M, N and P on the GPU, width × width floats each, with
+    //     DeviceBuffer::zeroed
+    //     (https://docs.rs/cust/0.3.2/cust/memory/struct.DeviceBuffer.html).
     // Zeroed rather than uninitialized: the fill costs little and keeps
     // this step free of unsafe code.
     let mut d_m = DeviceBuffer::<f32>::zeroed(entries)?;
@@ -37,14 +39,19 @@ fn matmul_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
     // NaN in every entry, so one the kernel never writes cannot pass the check.
     d_p.set_32(f32::NAN.to_bits())?;
     let mut stopwatch = Stopwatch::start(stream)?;
-    // Step 5: copy M and N from the host into their GPU buffers.
+    // Step 5: copy M and N from the host into their GPU buffers, with copy_from
+    //     (https://docs.rs/cust/0.3.2/cust/memory/trait.CopyDestination.html).
     d_m.copy_from(&task.m)?;
     d_n.copy_from(&task.n)?;
 
     let h2d_ms = stopwatch.lap_ms()?;
 
     let kernel_ms = median_ms(stream, task.runs, || {
-        // Step 6: launch matmul on `stream` with task.block × task.block threads per block (one per entry of a tile) and enough blocks each way to cover the width, passing M, N, P and the width.
+        // Step 6: launch matmul on `stream` with task.block × task.block
+        //     threads per block (one per entry of a tile) and enough blocks
+        //     each way to cover the width, passing M, N, P and the width, with
+        //     cust's launch! macro
+        //     (https://docs.rs/cust/0.3.2/cust/macro.launch.html).
         // ⌈W / TILE⌉ blocks each way: rounded up, so the last partial
         // tile row and column are covered too. The tiles are declared in the
         // kernel, so the launch asks for no dynamic shared memory.
@@ -65,16 +72,19 @@ fn matmul_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
     // Allocated (and touched, by the NaN fill) before timing: the copy alone is timed.
     let mut p = vec![f32::NAN; entries];
     let mut stopwatch = Stopwatch::start(stream)?;
-    // Step 7: copy P from the GPU into the host vector p.
+    // Step 7: copy P from the GPU into the host vector p, with copy_to
+    //     (https://docs.rs/cust/0.3.2/cust/memory/trait.CopyDestination.html).
     d_p.copy_to(&mut p)?;
 
     let d2h_ms = stopwatch.lap_ms()?;
 
-    // Step 8: free the three GPU buffers with DeviceBuffer::drop, which reports errors a plain drop hides.
+    // Step 8: free the three GPU buffers with DeviceBuffer::drop
+    //     (https://docs.rs/cust/0.3.2/cust/memory/struct.DeviceBuffer.html),
+    //     which reports errors a plain drop hides.
     // An error here is left over from earlier work, such as a kernel fault.
-    for buffer in [d_m, d_n, d_p] {
-        DeviceBuffer::drop(buffer).map_err(|(err, _)| err)?;
-    }
+    DeviceBuffer::drop(d_m)?;
+    DeviceBuffer::drop(d_n)?;
+    DeviceBuffer::drop(d_p)?;
 
     Ok(GpuOutput {
         p,

@@ -34,7 +34,8 @@ __device__ int thread_index()
 
 extern "C" __global__ void sum_global(const float* __restrict__ data, float* __restrict__ out, int per_thread)
 {
-    // Step 1: add data[j] for every j below SIZE (data[shifted(j)] if per_thread is set), and store the sum in out[thread_index()].
+    // Step 1: add data[j] for every j below SIZE (data[shifted(j)] if
+    //     per_thread is set), and store the sum in out[thread_index()].
     float sum = 0.0f;
     if (per_thread) {
         for (int j = 0; j < SIZE; ++j) {
@@ -50,7 +51,8 @@ extern "C" __global__ void sum_global(const float* __restrict__ data, float* __r
 
 extern "C" __global__ void sum_constant(float* __restrict__ out, int per_thread)
 {
-    // Step 2: add const_data[j] for every j below SIZE (const_data[shifted(j)] if per_thread is set), and store the sum in out[thread_index()].
+    // Step 2: add const_data[j] for every j below SIZE (const_data[shifted(j)]
+    //     if per_thread is set), and store the sum in out[thread_index()].
     float sum = 0.0f;
     if (per_thread) {
         for (int j = 0; j < SIZE; ++j) {
@@ -66,7 +68,8 @@ extern "C" __global__ void sum_constant(float* __restrict__ out, int per_thread)
 
 extern "C" __global__ void sum_register(float value, float* __restrict__ out)
 {
-    // Step 3: add value to a running sum SIZE times, and store the sum in out[thread_index()].
+    // Step 3: add value to a running sum SIZE times, and store the sum in
+    //     out[thread_index()].
     float sum = 0.0f;
     for (int j = 0; j < SIZE; ++j) {
         sum += value;
@@ -79,7 +82,10 @@ extern "C" __global__ void sum_shared(const float* __restrict__ data, float* __r
     // 16 KiB per block: one copy of all the values.
     __shared__ float tile[SIZE];
 
-    // Step 4: copy data into tile with the block's threads sharing the work, wait at __syncthreads(), then add tile[j] for every j below SIZE (tile[shifted(j)] if per_thread is set) and store the sum in out[thread_index()].
+    // Step 4: copy data into tile with the block's threads sharing the work,
+    //     wait at __syncthreads(), then add tile[j] for every j below SIZE
+    //     (tile[shifted(j)] if per_thread is set) and store the sum in
+    //     out[thread_index()].
     for (int j = threadIdx.x; j < SIZE; j += blockDim.x) {
         tile[j] = data[j];
     }

@@ -31,17 +31,25 @@ fn measure_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
     let threads_in_grid = task.blocks as usize * task.threads as usize;
     let per_thread = task.per_thread;
 
-    // Step 5: fill the module's __constant__ array const_data with task.data, through the symbol the module exports for it.
+    // Step 5: fill the module's __constant__ array const_data with task.data,
+    //     through the symbol the module exports for it, with Module::get_global
+    //     (https://docs.rs/cust/0.3.2/cust/module/struct.Module.html).
     // The symbol's type must match the array's size exactly.
     let mut const_data = module.get_global::<[f32; SIZE]>(c"const_data")?;
     const_data.copy_from(&task.data)?;
 
-    // Step 6: allocate data on the GPU with task.data copied in, and out, one float per thread of the grid.
+    // Step 6: allocate data on the GPU with task.data copied in, and out, one
+    //     float per thread of the grid, with DeviceBuffer::from_slice and
+    //     DeviceBuffer::zeroed
+    //     (https://docs.rs/cust/0.3.2/cust/memory/struct.DeviceBuffer.html).
     let d_data = DeviceBuffer::from_slice(&task.data[..])?;
     let mut d_out = DeviceBuffer::<f32>::zeroed(threads_in_grid)?;
 
     let global = measure(stream, &mut d_out, task.runs, Space::Global, |out| {
-        // Step 7: launch sum_global on `stream` with task.blocks blocks of task.threads threads, passing data, out and per_thread.
+        // Step 7: launch sum_global on `stream` with task.blocks blocks of
+        //     task.threads threads, passing data, out and per_thread, with
+        //     cust's launch! macro
+        //     (https://docs.rs/cust/0.3.2/cust/macro.launch.html).
         // SAFETY: the arguments match the kernel's parameters in order and
         // type; data holds SIZE floats and out one per thread of the grid.
         unsafe {
@@ -53,19 +61,22 @@ fn measure_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
         }
     })?;
     let constant = measure(stream, &mut d_out, task.runs, Space::Constant, |out| {
-        // Step 8: launch sum_constant the same way, passing out and per_thread: it reads const_data.
+        // Step 8: launch sum_constant the same way, passing out and per_thread:
+        //     it reads const_data.
         // SAFETY: as for sum_global; const_data was filled in step 5.
         unsafe { launch!(sum_constant<<<task.blocks, task.threads, 0, stream>>>(out, per_thread)) }
     })?;
     let register = measure(stream, &mut d_out, task.runs, Space::Register, |out| {
-        // Step 9: launch sum_register the same way, passing REGISTER_VALUE and out.
+        // Step 9: launch sum_register the same way, passing REGISTER_VALUE and
+        //     out.
         // SAFETY: as for sum_global.
         unsafe {
             launch!(sum_register<<<task.blocks, task.threads, 0, stream>>>(REGISTER_VALUE, out))
         }
     })?;
     let shared = measure(stream, &mut d_out, task.runs, Space::Shared, |out| {
-        // Step 10: launch sum_shared the same way, passing data, out and per_thread.
+        // Step 10: launch sum_shared the same way, passing data, out and
+        //     per_thread.
         // SAFETY: as for sum_global; the kernel declares its 16 KiB tile
         // itself, so the launch asks for no dynamic shared memory.
         unsafe {
@@ -77,10 +88,11 @@ fn measure_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
         }
     })?;
 
-    // Step 11: free data and out with DeviceBuffer::drop, which reports errors a plain drop hides.
-    for buffer in [d_data, d_out] {
-        DeviceBuffer::drop(buffer).map_err(|(err, _)| err)?;
-    }
+    // Step 11: free data and out with DeviceBuffer::drop
+    //     (https://docs.rs/cust/0.3.2/cust/memory/struct.DeviceBuffer.html),
+    //     which reports errors a plain drop hides.
+    DeviceBuffer::drop(d_data)?;
+    DeviceBuffer::drop(d_out)?;
 
     Ok(GpuOutput {
         runs: vec![global, constant, register, shared],

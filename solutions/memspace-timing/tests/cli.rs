@@ -3,12 +3,17 @@
 //! are marked `#[cfg(solution)]` or `#[cfg(not(solution))]` (build.rs sets it).
 //!
 //! GPU tests are ignored here; on a GPU: `cargo test -- --include-ignored`.
-//! They test the course as shipped: once you finish the stub, its
-//! `stub_fails_cleanly` test fails, as it should.
+//! The last test, `the_exercise_is_done`, passes exactly when the exercise
+//! is done on this machine, and until then says which step is next.
 
+use kernels::checksum::Checksum;
+use kernels::memspace;
 use kernels::testing::Exercise;
 
 const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernel.ptx"));
+/// The sources as compiled, so a test can name the step that is next.
+const KERNEL_CU: &str = include_str!("../src/kernel.cu");
+const MAIN_RS: &str = include_str!("../src/main.rs");
 
 fn exercise() -> Exercise {
     Exercise::new(env!("CARGO_PKG_NAME"), "memspace-timing")
@@ -99,12 +104,27 @@ fn solution_passes_with_both_patterns_and_odd_shapes() {
         let threads = json["parameters"]["blocks"].as_u64().unwrap()
             * json["parameters"]["threads"].as_u64().unwrap();
         assert_eq!(json["check"]["compared"], 4 * threads);
+        // The sums themselves, as the grader rechecks them.
+        let want = Checksum::of((0..4 * threads).map(|_| memspace::EXPECTED_SUM.to_bits()));
+        let got = &json["results"]["checksum"];
+        assert!(
+            got["count"] == want.count && got["sum"] == want.sum && got["hash"] == want.hash,
+            "checksum {got}, want {want:?}"
+        );
     }
 }
 
 #[test]
 #[cfg(not(solution))]
 #[ignore = "needs an NVIDIA GPU"]
-fn stub_fails_cleanly() {
-    exercise().assert_fails_cleanly(&[]);
+fn while_a_step_is_left_it_fails_cleanly() {
+    exercise().assert_fails_cleanly_while_steps_are_left(KERNEL_CU, MAIN_RS, &[]);
+}
+
+/// Last: passes exactly when the exercise is done on this machine's GPU;
+/// until then it says which step is next.
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn the_exercise_is_done() {
+    exercise().assert_done(cfg!(solution), PTX, KERNEL_CU, MAIN_RS);
 }

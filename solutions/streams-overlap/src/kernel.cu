@@ -12,7 +12,8 @@ extern "C" __global__ void transform(const unsigned int* __restrict__ in,
                                      size_t n,
                                      unsigned int work)
 {
-    // Step 1: for every i below n, with a grid-stride loop, apply the step work times to in[i] and store the result in out[i].
+    // Step 1: for every i below n, with a grid-stride loop, apply the step work
+    //     times to in[i] and store the result in out[i].
     const size_t stride = (size_t)blockDim.x * gridDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
         unsigned int x = in[i];

@@ -44,7 +44,9 @@ struct Transform<'m> {
 impl Stages for Transform<'_> {
     fn copy_in(&mut self, chunk: &Chunk) -> Result<(), CourseError> {
         let range = chunk.range.clone();
-        // Step 4: copy this chunk of h_in into the same chunk of d_in, asynchronously on chunk.stream.
+        // Step 4: copy this chunk of h_in into the same chunk of d_in,
+        //     asynchronously on chunk.stream, with async_copy_from
+        //     (https://docs.rs/cust/0.3.2/cust/memory/trait.AsyncCopyDestination.html).
         // SAFETY: h_in is pinned and outlives the copy: the harness waits
         // for every stream before the buffers are read or freed.
         unsafe {
@@ -59,7 +61,10 @@ impl Stages for Transform<'_> {
     fn compute(&mut self, chunk: &Chunk) -> Result<(), CourseError> {
         let range = chunk.range.clone();
         let (transform, stream) = (&self.kernel, chunk.stream);
-        // Step 5: launch transform on chunk.stream over this chunk, passing d_in and d_out from the chunk's start, the chunk's length and work.
+        // Step 5: launch transform on chunk.stream over this chunk, passing
+        //     d_in and d_out from the chunk's start, the chunk's length and
+        //     work, with cust's launch! macro
+        //     (https://docs.rs/cust/0.3.2/cust/macro.launch.html).
         // Enough blocks for one element per thread; the loop covers the rest.
         let blocks = (range.len() as u32).div_ceil(THREADS).clamp(1, 65_535);
         // SAFETY: the arguments match the kernel's parameters in order and
@@ -78,7 +83,9 @@ impl Stages for Transform<'_> {
 
     fn copy_out(&mut self, chunk: &Chunk) -> Result<(), CourseError> {
         let range = chunk.range.clone();
-        // Step 6: copy this chunk of d_out into the same chunk of h_out, asynchronously on chunk.stream.
+        // Step 6: copy this chunk of d_out into the same chunk of h_out,
+        //     asynchronously on chunk.stream, with async_copy_to
+        //     (https://docs.rs/cust/0.3.2/cust/memory/trait.AsyncCopyDestination.html).
         // SAFETY: as in copy_in; nothing reads h_out until the streams finish.
         unsafe {
             self.d_out
@@ -105,11 +112,15 @@ fn overlap_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
     let module = gpu.load_module(PTX)?;
     let n = task.input.len();
 
-    // Step 2: copy the input into pinned host memory, and allocate pinned host memory for the output, n values each.
+    // Step 2: copy the input into pinned host memory, and allocate pinned host
+    //     memory for the output, n values each, with LockedBuffer
+    //     (https://docs.rs/cust/0.3.2/cust/memory/struct.LockedBuffer.html).
     let h_in = LockedBuffer::from_slice(&task.input)?;
     let h_out = LockedBuffer::new(&0u32, n)?;
 
-    // Step 3: allocate the input and the output on the GPU, n values each.
+    // Step 3: allocate the input and the output on the GPU, n values each, with
+    //     DeviceBuffer::zeroed
+    //     (https://docs.rs/cust/0.3.2/cust/memory/struct.DeviceBuffer.html).
     let d_in = DeviceBuffer::<u32>::zeroed(n)?;
     let d_out = DeviceBuffer::<u32>::zeroed(n)?;
 
@@ -123,7 +134,9 @@ fn overlap_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
     };
     let measured = measure_pipelines(gpu, task, &mut stages)?;
 
-    // Step 7: free the four buffers with their drop functions, which report errors a plain drop hides.
+    // Step 7: free the four buffers with their drop functions,
+    //     DeviceBuffer::drop and LockedBuffer::drop, which report errors a
+    //     plain drop hides.
     let Transform {
         h_in,
         h_out,
@@ -131,12 +144,10 @@ fn overlap_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
         d_out,
         ..
     } = stages;
-    for buffer in [d_in, d_out] {
-        DeviceBuffer::drop(buffer).map_err(|(err, _)| err)?;
-    }
-    for buffer in [h_in, h_out] {
-        LockedBuffer::drop(buffer).map_err(|(err, _)| err)?;
-    }
+    DeviceBuffer::drop(d_in)?;
+    DeviceBuffer::drop(d_out)?;
+    LockedBuffer::drop(h_in)?;
+    LockedBuffer::drop(h_out)?;
 
     Ok(measured)
 }

@@ -3,12 +3,16 @@
 //! are marked `#[cfg(solution)]` or `#[cfg(not(solution))]` (build.rs sets it).
 //!
 //! GPU tests are ignored here; on a GPU: `cargo test -- --include-ignored`.
-//! They test the course as shipped: once you finish the stub, its
-//! `stub_fails_cleanly` test fails, as it should.
+//! The last test, `the_exercise_is_done`, passes exactly when the exercise
+//! is done on this machine, and until then says which step is next.
 
+use kernels::streams;
 use kernels::testing::Exercise;
 
 const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernel.ptx"));
+/// The sources as compiled, so a test can name the step that is next.
+const KERNEL_CU: &str = include_str!("../src/kernel.cu");
+const MAIN_RS: &str = include_str!("../src/main.rs");
 
 fn exercise() -> Exercise {
     Exercise::new(env!("CARGO_PKG_NAME"), "streams-overlap")
@@ -84,6 +88,19 @@ fn solution_passes_with_any_number_of_streams_and_uneven_chunks() {
         ]);
         assert_eq!(code, 0, "{streams} streams: {json}");
         assert_eq!(json["check"]["compared"], 2 * 1_000_003, "{json}");
+        // The values themselves, as the grader rechecks them.
+        let want = streams::expected_checksum(&streams::Parameters {
+            n: 1_000_003,
+            streams: 0,
+            chunks: 0,
+            work: 50,
+            runs: 0,
+        });
+        let got = &json["results"]["checksum"];
+        assert!(
+            got["count"] == want.count && got["sum"] == want.sum && got["hash"] == want.hash,
+            "checksum {got}, want {want:?}"
+        );
     }
     // 7 chunks of 1000003: sizes differ, offsets are not multiples of anything.
     let (code, json) = exercise().json(&[
@@ -126,6 +143,14 @@ fn overlapping_beats_one_stream_at_the_defaults_and_draws_its_timeline() {
 #[test]
 #[cfg(not(solution))]
 #[ignore = "needs an NVIDIA GPU"]
-fn stub_fails_cleanly() {
-    exercise().assert_fails_cleanly(&["--n", "100000"]);
+fn while_a_step_is_left_it_fails_cleanly() {
+    exercise().assert_fails_cleanly_while_steps_are_left(KERNEL_CU, MAIN_RS, &["--n", "100000"]);
+}
+
+/// Last: passes exactly when the exercise is done on this machine's GPU;
+/// until then it says which step is next.
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn the_exercise_is_done() {
+    exercise().assert_done(cfg!(solution), PTX, KERNEL_CU, MAIN_RS);
 }

@@ -13,7 +13,8 @@ extern "C" __global__ void vecadd(const float* __restrict__ a,
                                   float* __restrict__ c,
                                   size_t n)
 {
-    // Step 1: store a[i] + b[i] into c[i] for every i below n, with a grid-stride loop.
+    // Step 1: store a[i] + b[i] into c[i] for every i below n, with a
+    //     grid-stride loop.
     // size_t, not int: past 2^31 elements an int index would overflow.
     const size_t stride = (size_t)blockDim.x * gridDim.x;
     const size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;

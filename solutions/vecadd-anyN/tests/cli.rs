@@ -3,13 +3,16 @@
 //! marked `#[cfg(solution)]` or `#[cfg(not(solution))]` (build.rs sets it).
 //!
 //! GPU tests are ignored here; on a GPU: `cargo test -- --include-ignored`.
-//! They test the course as shipped: once you finish the stub, its
-//! `stub_fails_cleanly` test fails, as it should.
+//! The last test, `the_exercise_is_done`, passes exactly when the exercise
+//! is done on this machine, and until then says which step is next.
 
 use kernels::testing::Exercise;
 use predicates::prelude::*;
 
 const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernel.ptx"));
+/// The sources as compiled, so a test can name the step that is next.
+const KERNEL_CU: &str = include_str!("../src/kernel.cu");
+const MAIN_RS: &str = include_str!("../src/main.rs");
 
 fn exercise() -> Exercise {
     Exercise::new(env!("CARGO_PKG_NAME"), "vecadd-anyN")
@@ -27,6 +30,8 @@ fn bad_arguments_exit_2_with_one_line_naming_the_flag() {
         (&["--blocks", "0"], "--blocks"),
         (&["--blocks", "-1"], "--blocks"),
         (&["--runs", "0"], "--runs"),
+        (&["--seed", "-1"], "--seed"),
+        (&["--seed", "many"], "--seed"),
     ]);
 }
 
@@ -47,7 +52,7 @@ fn without_a_gpu_it_exits_3_and_says_so() {
 
 #[test]
 fn help_lists_every_flag() {
-    exercise().assert_help_lists(&["--n", "--threads", "--blocks", "--runs", "--json"]);
+    exercise().assert_help_lists(&["--n", "--threads", "--blocks", "--runs", "--seed", "--json"]);
 }
 
 #[test]
@@ -114,10 +119,43 @@ fn solution_passes_with_a_grid_smaller_than_n() {
 }
 
 #[test]
+#[cfg(solution)]
+#[ignore = "needs an NVIDIA GPU"]
+fn solution_passes_seeded_inputs() {
+    let seed = 2026;
+    let n = 1_000_003;
+    let (code, json) = exercise().json(&[
+        "--n",
+        "1000003",
+        "--threads",
+        "1024",
+        "--blocks",
+        "7",
+        "--seed",
+        "2026",
+        "--runs",
+        "2",
+    ]);
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(json["check"]["passed"], true, "{json}");
+    assert_eq!(json["parameters"]["seed"], seed);
+    // Σ (a[i] + b[i]) from the seeded values, summed here in f64 (exact:
+    // multiples of 1/8), not the binary's own expected_checksum.
+    let brute: f64 = (0..n)
+        .map(|i| {
+            f64::from(kernels::seeded::odd_eighth(seed, 1, i, 64))
+                + f64::from(kernels::seeded::odd_eighth(seed, 2, i, 64))
+        })
+        .sum();
+    assert_eq!(json["results"]["checksum"].as_f64().unwrap(), brute);
+    assert_ne!(brute as u64, brute_force_checksum(n));
+}
+
+#[test]
 #[cfg(not(solution))]
 #[ignore = "needs an NVIDIA GPU"]
-fn stub_fails_cleanly() {
-    exercise().assert_fails_cleanly(&["--n", "1000"]);
+fn while_a_step_is_left_it_fails_cleanly() {
+    exercise().assert_fails_cleanly_while_steps_are_left(KERNEL_CU, MAIN_RS, &["--n", "1000"]);
 }
 
 #[test]
@@ -131,4 +169,12 @@ fn person_report_shows_pass_timings_and_bandwidth() {
         .stdout(predicate::str::contains("PASS"))
         .stdout(predicate::str::contains("kernel"))
         .stdout(predicate::str::contains("device-to-device copy"));
+}
+
+/// Last: passes exactly when the exercise is done on this machine's GPU;
+/// until then it says which step is next.
+#[test]
+#[ignore = "needs an NVIDIA GPU"]
+fn the_exercise_is_done() {
+    exercise().assert_done(cfg!(solution), PTX, KERNEL_CU, MAIN_RS);
 }

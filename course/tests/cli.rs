@@ -1,0 +1,386 @@
+//! `cargo course` as a student meets it: every verb, on a copy of the
+//! course's exercise files (a fixture folder) or, for `check`, on this
+//! workspace itself.
+
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command as StdCommand, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use tempfile::TempDir;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+/// A folder with every exercise's src/ as shipped, a Cargo.toml that holds
+/// no packages (so a build there fails at once), and its own target dir.
+fn fixture() -> TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("Cargo.toml"), "[workspace]\nmembers = []\n").unwrap();
+    for entry in fs::read_dir(repo().join("exercises")).unwrap() {
+        let name = entry.unwrap().file_name();
+        copy_src(
+            &repo().join("exercises").join(&name),
+            &dir.path().join("exercises").join(&name),
+        );
+    }
+    dir
+}
+
+fn copy_src(from: &Path, to: &Path) {
+    fs::create_dir_all(to.join("src")).unwrap();
+    for entry in fs::read_dir(from.join("src")).unwrap() {
+        let path = entry.unwrap().path();
+        fs::copy(&path, to.join("src").join(path.file_name().unwrap())).unwrap();
+    }
+}
+
+/// Marks every step of the exercise in `dir` written: its TODO markers and
+/// placeholders gone (the code need not compile: the fixture builds nothing).
+/// Not the solution, which a student's copy of the course does not have.
+fn finish(dir: &Path, name: &str) {
+    let src = dir.join("exercises").join(name).join("src");
+    for entry in fs::read_dir(&src).unwrap() {
+        let path = entry.unwrap().path();
+        let text = fs::read_to_string(&path).unwrap();
+        let written = text
+            .replace("TODO(step ", "Written(step ")
+            .replace("kernels::unfinished", "written_by_the_student");
+        fs::write(&path, written).unwrap();
+    }
+}
+
+fn course(dir: &Path) -> Command {
+    let mut command = Command::cargo_bin("course").unwrap();
+    command
+        .arg("--root")
+        .arg(dir)
+        .env("CARGO_TARGET_DIR", dir.join("target"));
+    command
+}
+
+fn stdout_of(command: &mut Command) -> String {
+    let output = command.output().unwrap();
+    String::from_utf8(output.stdout).unwrap()
+}
+
+fn success_stdout(command: &mut Command) -> String {
+    let assert = command.assert().success();
+    String::from_utf8(assert.get_output().stdout.clone()).unwrap()
+}
+
+#[test]
+fn list_at_the_stub_state() {
+    let dir = fixture();
+    let out = success_stdout(course(dir.path()).arg("list"));
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn list_with_one_exercise_finished() {
+    let dir = fixture();
+    finish(dir.path(), "vecadd-anyN");
+    let out = success_stdout(course(dir.path()).arg("list"));
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn next_names_the_first_exercise_and_its_first_step() {
+    let dir = fixture();
+    course(dir.path())
+        .arg("next")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "vecadd-anyN: Vector add, any length",
+        ))
+        .stdout(predicate::str::contains("Step 1 of 6 is next"))
+        .stdout(predicate::str::contains("docs/src/vecadd-anyN.md"));
+    finish(dir.path(), "vecadd-anyN");
+    // Written but not passed here: still next, and the way on is a check.
+    course(dir.path())
+        .arg("next")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Every step is written"))
+        .stdout(predicate::str::contains("cargo course check vecadd-anyN"));
+}
+
+#[test]
+fn hint_gives_one_hint_for_the_next_step_or_the_one_asked() {
+    let dir = fixture();
+    let first = stdout_of(course(dir.path()).args(["hint", "dot-sm"]));
+    assert!(
+        first.starts_with("dot-sm step 1 of 8 (src/kernel.cu):"),
+        "{first}"
+    );
+    assert_eq!(first.matches("Hint:").count(), 1, "{first}");
+    course(dir.path())
+        .args(["hint", "dot-sm", "8"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("step 8 of 8 (src/main.rs)"))
+        .stdout(predicate::str::contains("DeviceBuffer::drop"));
+}
+
+#[test]
+fn unknown_exercises_and_steps_exit_2_naming_what_there_is() {
+    let dir = fixture();
+    for verb in [
+        &["hint", "dot-xx"][..],
+        &["check", "dot-xx"],
+        &["watch", "dot-xx"],
+        &["reset", "dot-xx", "--yes"],
+    ] {
+        course(dir.path())
+            .args(verb)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(
+                "there is no exercise \"dot-xx\"; the exercises are: vecadd-anyN, dot-gm,",
+            ));
+    }
+    course(dir.path())
+        .args(["hint", "dot-sm", "9"])
+        .assert()
+        .code(2)
+        .stderr("error: dot-sm has no step 9; its steps are 1 to 8\n");
+    course(dir.path())
+        .args(["hint", "dot-sm", "many"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn check_of_a_stub_builds_it_and_says_what_is_left() {
+    // On this workspace: the stub as shipped builds.
+    let assert = Command::cargo_bin("course")
+        .unwrap()
+        .current_dir(repo().join("exercises"))
+        .args(["check", "vecadd-anyN"])
+        .assert()
+        .code(1);
+    let out = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    assert!(
+        out.contains("steps      6 of 6 left (1, 2, 3, 4, 5, 6)"),
+        "{out}"
+    );
+    assert!(out.contains("build      ok"), "{out}");
+    assert!(out.contains("ptx        lacks gridDim.x read"), "{out}");
+    assert!(out.contains("not done yet: 6 steps are left"), "{out}");
+    // With no GPU it says so; on a GPU the stub stops at its first host step.
+    assert!(
+        out.contains("needs a GPU, and none is usable here")
+            || out.contains("stopped at a step not written yet"),
+        "{out}"
+    );
+}
+
+#[test]
+fn check_of_an_exercise_that_does_not_build_says_so() {
+    let dir = fixture();
+    finish(dir.path(), "dot-gm");
+    course(dir.path())
+        .args(["check", "dot-gm"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("steps      all 6 written"))
+        .stdout(predicate::str::contains("build      fails"))
+        .stdout(predicate::str::contains("not done yet: it does not build."));
+    let list = stdout_of(course(dir.path()).arg("list"));
+    assert!(list.contains("dot-gm           does not build"), "{list}");
+}
+
+/// Lines of a running child's stdout, as they come.
+fn lines_of(child: &mut std::process::Child) -> mpsc::Receiver<String> {
+    let (send, receive) = mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if send.send(line.unwrap_or_default()).is_err() {
+                break;
+            }
+        }
+    });
+    receive
+}
+
+/// Reads lines until one contains `text`; all lines read, or a panic.
+fn wait_for(lines: &mpsc::Receiver<String>, text: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut seen = String::new();
+    while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+        match lines.recv_timeout(left) {
+            Ok(line) => {
+                seen.push_str(&line);
+                seen.push('\n');
+                if line.contains(text) {
+                    return seen;
+                }
+            }
+            Err(_) => break,
+        }
+    }
+    panic!("no line with {text:?} within 60 s; saw:\n{seen}");
+}
+
+#[test]
+fn watch_checks_again_when_a_file_is_saved() {
+    let dir = fixture();
+    let mut child = StdCommand::new(assert_cmd::cargo::cargo_bin("course"))
+        .arg("--root")
+        .arg(dir.path())
+        .args(["watch", "vecadd-anyN"])
+        .env("CARGO_TARGET_DIR", dir.path().join("target"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let lines = lines_of(&mut child);
+    let first = wait_for(&lines, "Watching exercises/vecadd-anyN/src");
+    assert!(first.contains("6 of 6 left"), "{first}");
+
+    finish(dir.path(), "vecadd-anyN");
+    let again = wait_for(&lines, "Watching exercises/vecadd-anyN/src");
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(again.contains("changed: checking again."), "{again}");
+    assert!(again.contains("steps      all 6 written"), "{again}");
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let status = StdCommand::new("git")
+        .current_dir(dir)
+        .args(args)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
+
+#[test]
+fn reset_asks_first_and_changes_nothing_without_yes() {
+    let dir = fixture();
+    git(dir.path(), &["init", "-q"]);
+    git(dir.path(), &["add", "."]);
+    git(
+        dir.path(),
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "stubs",
+        ],
+    );
+    let stub = fs::read_to_string(dir.path().join("exercises/vecadd-anyN/src/main.rs")).unwrap();
+    finish(dir.path(), "vecadd-anyN");
+    let main = dir.path().join("exercises/vecadd-anyN/src/main.rs");
+    let edited = fs::read_to_string(&main).unwrap();
+    assert_ne!(edited, stub);
+
+    for answer in ["", "no\n", "n\n"] {
+        course(dir.path())
+            .args(["reset", "vecadd-anyN"])
+            .write_stdin(answer)
+            .assert()
+            .code(1)
+            .stdout(predicate::str::contains("Type yes to go on"))
+            .stdout(predicate::str::contains("Nothing changed."));
+        assert_eq!(fs::read_to_string(&main).unwrap(), edited);
+    }
+
+    course(dir.path())
+        .args(["reset", "vecadd-anyN"])
+        .write_stdin("yes\n")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("is the stub again"));
+    assert_eq!(fs::read_to_string(&main).unwrap(), stub);
+
+    finish(dir.path(), "vecadd-anyN");
+    course(dir.path())
+        .args(["reset", "vecadd-anyN", "--yes"])
+        .assert()
+        .success();
+    assert_eq!(fs::read_to_string(&main).unwrap(), stub);
+}
+
+#[test]
+fn reset_without_git_history_changes_nothing_and_says_why() {
+    let dir = fixture();
+    course(dir.path())
+        .args(["reset", "vecadd-anyN", "--yes"])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "reset needs the course's git history",
+        ));
+}
+
+/// A stand-in for an exercise binary built elsewhere: a script that holds
+/// `ptx` (as a real binary embeds its PTX) and prints a passing report.
+fn prebuilt(dir: &Path, ptx: &str) -> PathBuf {
+    let report = r#"{"schema_version":1,"exercise":"vecadd-anyN","device":{"name":"Test GPU","compute_capability":"9.0","multiprocessors":132,"memory_bytes":85899345920,"driver_cuda_version":"13.0"},"parameters":{"n":1000},"results":{},"check":{"passed":true,"criterion":"every c[i] equals a[i] + b[i]","compared":1000,"wrong":0,"failures":[]},"timings":[]}"#;
+    let path = dir.join("vecadd-anyN");
+    let script = format!("#!/bin/sh\n: '{ptx}'\necho '{report}'\n");
+    fs::write(&path, script).unwrap();
+    let mut permissions = fs::metadata(&path).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    fs::set_permissions(&path, permissions).unwrap();
+    path
+}
+
+#[test]
+fn check_says_done_only_when_steps_ptx_and_run_all_are() {
+    let dir = fixture();
+    let good_ptx = ".visible .entry vecadd(\n mov.u32 %r1, %nctaid.x;\n}";
+    let binary = prebuilt(dir.path(), good_ptx);
+    // The stub's steps are still there: a passing run is not enough.
+    course(dir.path())
+        .args(["check", "vecadd-anyN", "--prebuilt"])
+        .arg(&binary)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("ptx        has gridDim.x read"))
+        .stdout(predicate::str::contains("PASS").or(predicate::str::contains("pass")))
+        .stdout(predicate::str::contains("not done yet: 6 steps are left."));
+
+    finish(dir.path(), "vecadd-anyN");
+    course(dir.path())
+        .args(["check", "vecadd-anyN", "--prebuilt"])
+        .arg(&binary)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("steps      all 6 written"))
+        .stdout(predicate::str::contains(
+            "done: vecadd-anyN is done. Every step is written, the kernel has what the",
+        ))
+        .stdout(predicate::str::contains("passes on Test GPU."));
+    let list = stdout_of(course(dir.path()).arg("list"));
+    assert!(
+        list.contains("vecadd-anyN      passes on this machine"),
+        "{list}"
+    );
+    assert!(list.contains("] 1 of 8 pass on this machine"), "{list}");
+
+    // The same run with a kernel that never reads gridDim.x is not done.
+    let binary = prebuilt(dir.path(), ".visible .entry vecadd(\n ret;\n}");
+    course(dir.path())
+        .args(["check", "vecadd-anyN", "--prebuilt"])
+        .arg(&binary)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("ptx        lacks gridDim.x read"))
+        .stdout(predicate::str::contains("not done yet: the kernel lacks"));
+}

@@ -1,0 +1,256 @@
+//! The pre-decoded form a kernel runs in: a register machine whose registers
+//! are indices into one `u64` array per thread, with immediates, symbols and
+//! launch constants placed in registers before the first instruction, labels
+//! resolved to instruction indices, and each operation's types and rounding
+//! chosen up front as a function pointer. Nothing is parsed while running.
+
+/// A register index. Values live in the low bits, zero-extended.
+pub type Reg = u16;
+
+pub type UnaryFn = fn(u64) -> u64;
+pub type BinaryFn = fn(u64, u64) -> u64;
+pub type TernaryFn = fn(u64, u64, u64) -> u64;
+pub type CompareFn = fn(u64, u64) -> bool;
+
+/// Registers every kernel has, at fixed indices.
+pub mod fixed {
+    use super::Reg;
+    /// Always 0: the base of `[8]` and of parameter and variable addresses.
+    pub const ZERO: Reg = 0;
+    /// Always 1: the guard of unguarded instructions.
+    pub const TRUE: Reg = 1;
+    /// Written by outputs nobody reads (`_`, setp's absent second output).
+    pub const SINK: Reg = 2;
+    pub const TID: Reg = 3; // .x .y .z
+    pub const NTID: Reg = 6;
+    pub const CTAID: Reg = 9;
+    pub const NCTAID: Reg = 12;
+    pub const LANEID: Reg = 15;
+    pub const WARPID: Reg = 16;
+    pub const NWARPID: Reg = 17;
+    pub const LANEMASK_EQ: Reg = 18;
+    pub const LANEMASK_LT: Reg = 19;
+    pub const LANEMASK_LE: Reg = 20;
+    pub const LANEMASK_GT: Reg = 21;
+    pub const LANEMASK_GE: Reg = 22;
+    pub const SMID: Reg = 23;
+    pub const NSMID: Reg = 24;
+    pub const WARP_SIZE: Reg = 25;
+    /// The first register the kernel's own declarations get.
+    pub const FIRST_FREE: Reg = 26;
+}
+
+/// Where a load or store goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Space {
+    Global,
+    Shared,
+    Const,
+    Local,
+    Param,
+    /// A generic address: global, or inside the shared or local window.
+    Generic,
+}
+
+/// The atomic operations (`atom`, `red`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicOp {
+    Add,
+    AddF32,
+    AddF64,
+    MinU,
+    MinS,
+    MaxU,
+    MaxS,
+    Inc,
+    Dec,
+    And,
+    Or,
+    Xor,
+    Exch,
+    Cas,
+}
+
+/// Warp-wide operations: every participating lane must arrive first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarpOp {
+    /// shfl.sync mode; d, d_pred, a (value), b (lane/delta), c (clamp), mask.
+    Shuffle(ShuffleMode),
+    VoteAll,
+    VoteAny,
+    VoteUni,
+    VoteBallot,
+    /// bar.warp.sync: only the meeting.
+    Sync,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShuffleMode {
+    Up,
+    Down,
+    Butterfly,
+    Index,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum Op {
+    Mov {
+        d: Reg,
+        a: Reg,
+    },
+    Unary {
+        f: UnaryFn,
+        d: Reg,
+        a: Reg,
+    },
+    Convert {
+        conversion: crate::exec::convert::Conversion,
+        d: Reg,
+        a: Reg,
+    },
+    Binary {
+        f: BinaryFn,
+        d: Reg,
+        a: Reg,
+        b: Reg,
+    },
+    Ternary {
+        f: TernaryFn,
+        d: Reg,
+        a: Reg,
+        b: Reg,
+        c: Reg,
+    },
+    /// d = compare(a, b) `combine` c; d_not = !compare(a, b) `combine` c.
+    Setp {
+        f: CompareFn,
+        combine: Combine,
+        d: Reg,
+        d_not: Reg,
+        a: Reg,
+        b: Reg,
+        c: Reg,
+    },
+    /// d = c ? a : b
+    Select {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+        c: Reg,
+    },
+    Load {
+        space: Space,
+        /// Bytes of each element.
+        size: u8,
+        /// 0: zero-extend; otherwise sign-extend to this many bits (the
+        /// destination register's width).
+        sign_to: u8,
+        /// `.nc`: read-only for the whole kernel, so no conflict tracking.
+        read_only: bool,
+        count: u8,
+        d: [Reg; 4],
+        base: Reg,
+        offset: i64,
+    },
+    Store {
+        space: Space,
+        size: u8,
+        count: u8,
+        s: [Reg; 4],
+        base: Reg,
+        offset: i64,
+    },
+    Atomic {
+        space: Space,
+        op: AtomicOp,
+        size: u8,
+        d: Reg,
+        base: Reg,
+        offset: i64,
+        b: Reg,
+        c: Reg,
+    },
+    /// Shared -> generic (`cvta.shared`) and back (`cvta.to.shared`), and
+    /// the same for local.
+    ToGeneric {
+        d: Reg,
+        a: Reg,
+        window: u64,
+    },
+    FromGeneric {
+        d: Reg,
+        a: Reg,
+        window: u64,
+    },
+    Branch {
+        target: u32,
+    },
+    Barrier,
+    Warp {
+        op: WarpOp,
+        d: Reg,
+        d_pred: Reg,
+        a: Reg,
+        b: Reg,
+        c: Reg,
+        mask: Reg,
+    },
+    Exit,
+    /// An instruction the emulator cannot run: the launch stops with the
+    /// message at this index of `Kernel::unsupported` if a thread gets here.
+    Unsupported(u32),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Combine {
+    And,
+    Or,
+    Xor,
+}
+
+/// One decoded instruction: runs when `regs[guard] != 0` differs from
+/// `negate`.
+#[derive(Clone, Copy, Debug)]
+pub struct Inst {
+    pub op: Op,
+    pub guard: Reg,
+    pub negate: bool,
+}
+
+/// Where an instruction came from, for messages.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Origin {
+    pub ptx_line: u32,
+    /// `kernel.cu:35` when the PTX has `.loc` lines.
+    pub source: Option<String>,
+    pub opcode: String,
+}
+
+impl Origin {
+    /// "kernel.cu line 35" or "PTX line 120".
+    pub fn describe(&self) -> String {
+        match &self.source {
+            Some(source) => format!("{source} (PTX line {})", self.ptx_line),
+            None => format!("PTX line {}", self.ptx_line),
+        }
+    }
+}
+
+/// A kernel ready to run.
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    pub name: String,
+    pub code: Vec<Inst>,
+    pub origins: Vec<Origin>,
+    /// Initial register values: constants, symbol addresses; per-thread and
+    /// per-block slots are filled at launch.
+    pub template: Vec<u64>,
+    /// (offset, size) of each parameter in the parameter buffer.
+    pub params: Vec<(usize, usize)>,
+    pub param_bytes: usize,
+    /// Static shared memory; dynamic shared memory starts here.
+    pub static_shared: u64,
+    /// Per-thread `.local` bytes.
+    pub local_bytes: u64,
+    pub unsupported: Vec<String>,
+}

@@ -1,0 +1,170 @@
+//! Device memory: allocations at addresses that are never reused, with
+//! unmapped gaps between them, so every access can be checked against the
+//! bounds of the allocation it falls in.
+
+use std::cell::UnsafeCell;
+use std::sync::Arc;
+
+/// Where the first allocation starts: far from null and from the shared and
+/// local windows of the generic address space.
+const FIRST_ADDRESS: u64 = 0x7f00_0000_0000;
+/// Unmapped bytes left after each allocation, so running off its end lands
+/// in no allocation at all.
+const GAP: u64 = 1 << 20;
+/// cudaMalloc's alignment.
+const ALIGN: u64 = 256;
+/// The memory the emulated device claims to have.
+pub const TOTAL_BYTES: u64 = 4 << 30;
+
+/// Bytes of one allocation. Blocks running on different host threads read and
+/// write it at once, as a GPU's threads do; the race checker reports kernels
+/// where two threads touch the same word, so plain accesses go through raw
+/// pointers and atomics through `Atomic*::from_ptr`.
+pub struct Bytes {
+    words: Box<[UnsafeCell<u64>]>,
+    len: usize,
+}
+
+// SAFETY: all access goes through raw pointers whose bounds are checked by
+// the callers (`Allocation::ptr`); concurrent access to one word is what the
+// kernel itself does and the race checker reports.
+unsafe impl Sync for Bytes {}
+// SAFETY: as above; the buffer is plain memory with no thread affinity.
+unsafe impl Send for Bytes {}
+
+impl Bytes {
+    fn zeroed(len: usize) -> Bytes {
+        let words = (0..len.div_ceil(8)).map(|_| UnsafeCell::new(0)).collect();
+        Bytes { words, len }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The first byte; callers keep offsets below `len`.
+    pub fn base_ptr(&self) -> *mut u8 {
+        UnsafeCell::raw_get(self.words.as_ptr()).cast()
+    }
+}
+
+/// One allocation: device memory, a module's `.const` or `.global` variable.
+pub struct Allocation {
+    pub base: u64,
+    pub bytes: Bytes,
+    /// What the allocation is, for messages ("cuMemAlloc", a variable name).
+    pub label: String,
+}
+
+impl Allocation {
+    pub fn end(&self) -> u64 {
+        self.base + self.bytes.len() as u64
+    }
+
+    /// A pointer to `len` bytes at `address`, or None when any of them lies
+    /// outside this allocation.
+    pub fn ptr(&self, address: u64, len: u64) -> Option<*mut u8> {
+        let offset = address.checked_sub(self.base)?;
+        if offset.checked_add(len)? > self.bytes.len() as u64 {
+            return None;
+        }
+        // SAFETY: offset + len is within the buffer, checked just above.
+        Some(unsafe { self.bytes.base_ptr().add(offset as usize) })
+    }
+}
+
+/// Every live allocation, in address order (addresses only grow).
+#[derive(Default)]
+pub struct Heap {
+    live: Vec<Arc<Allocation>>,
+    next: u64,
+    in_use: u64,
+}
+
+impl Heap {
+    /// A fresh zeroed allocation of `len` bytes (at least one), or None when
+    /// the emulated device has no room left.
+    pub fn allocate(&mut self, len: u64, label: &str) -> Option<u64> {
+        if self.in_use.checked_add(len)? > TOTAL_BYTES {
+            return None;
+        }
+        let base = if self.next == 0 {
+            FIRST_ADDRESS
+        } else {
+            self.next
+        };
+        let bytes = Bytes::zeroed(usize::try_from(len.max(1)).ok()?);
+        self.next = (base + len.max(1) + GAP).next_multiple_of(ALIGN);
+        self.in_use += len;
+        self.live.push(Arc::new(Allocation {
+            base,
+            bytes,
+            label: label.to_string(),
+        }));
+        Some(base)
+    }
+
+    /// Frees the allocation starting at `base`; false when none does.
+    pub fn free(&mut self, base: u64) -> bool {
+        match self.live.binary_search_by_key(&base, |a| a.base) {
+            Ok(index) => {
+                let gone = self.live.remove(index);
+                self.in_use -= gone.bytes.len() as u64;
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    pub fn free_bytes(&self) -> u64 {
+        TOTAL_BYTES - self.in_use
+    }
+
+    /// The allocation holding `address`, if any.
+    pub fn find(&self, address: u64) -> Option<&Arc<Allocation>> {
+        find_in(&self.live, address)
+    }
+
+    /// A pointer to `len` bytes at `address` when they all lie in one
+    /// allocation: what host copies and memsets use.
+    pub fn range(&self, address: u64, len: u64) -> Option<*mut u8> {
+        self.find(address)?.ptr(address, len)
+    }
+
+    /// The allocations as they are now, for a launch to run against.
+    pub fn snapshot(&self) -> Vec<Arc<Allocation>> {
+        self.live.clone()
+    }
+}
+
+/// The allocation in `live` (address order) holding `address`.
+pub fn find_in(live: &[Arc<Allocation>], address: u64) -> Option<&Arc<Allocation>> {
+    let index = live.partition_point(|a| a.base <= address);
+    let candidate = live.get(index.checked_sub(1)?)?;
+    (address < candidate.end()).then_some(candidate)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allocations_are_apart_and_never_reused() {
+        let mut heap = Heap::default();
+        let a = heap.allocate(100, "a").unwrap();
+        let b = heap.allocate(100, "b").unwrap();
+        assert!(b >= a + 100 + GAP);
+        assert!(heap.range(a, 100).is_some());
+        assert!(heap.range(a, 101).is_none(), "one past the end");
+        assert!(heap.find(a + 100).is_none(), "the gap is unmapped");
+        assert!(heap.free(a));
+        assert!(heap.find(a).is_none());
+        let c = heap.allocate(100, "c").unwrap();
+        assert!(c > b, "a freed address is not handed out again");
+        assert_eq!(heap.free_bytes(), TOTAL_BYTES - 200);
+    }
+}

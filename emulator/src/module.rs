@@ -1,0 +1,62 @@
+//! A loaded module: its PTX parsed, its `.const` and `.global` variables
+//! placed in device memory, its kernels decoded.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::decode;
+use crate::ir::Kernel;
+use crate::memory::Heap;
+use crate::ptx::parser;
+
+pub struct Module {
+    pub kernels: Vec<Arc<Kernel>>,
+    /// Variable name -> (address, bytes): what `cuModuleGetGlobal` answers.
+    pub globals: HashMap<String, (u64, u64)>,
+}
+
+impl Module {
+    /// Parses and decodes `ptx`, allocating its variables in `heap`. The
+    /// error names the PTX line.
+    pub fn load(ptx: &str, heap: &mut Heap) -> Result<Module, String> {
+        let parsed = parser::parse(ptx).map_err(|e| e.to_string())?;
+        let mut globals = HashMap::new();
+        let mut addresses = HashMap::new();
+        for variable in &parsed.variables {
+            if !matches!(variable.space.as_str(), "const" | "global") {
+                continue;
+            }
+            let bytes = variable.element * variable.count.unwrap_or(1);
+            let address = heap
+                .allocate(
+                    bytes,
+                    &format!("__{}__ variable {}", variable.space, variable.name),
+                )
+                .ok_or_else(|| format!("no room for variable {}", variable.name))?;
+            if let Some(ptr) = heap.range(address, variable.init.len() as u64) {
+                // SAFETY: `ptr` covers init.len() bytes of the fresh allocation.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(variable.init.as_ptr(), ptr, variable.init.len())
+                };
+            }
+            globals.insert(variable.name.clone(), (address, bytes));
+            addresses.insert(variable.name.clone(), address);
+        }
+        let shared: Vec<_> = parsed
+            .variables
+            .iter()
+            .filter(|v| v.space == "shared")
+            .cloned()
+            .collect();
+        let kernels = parsed
+            .kernels
+            .iter()
+            .map(|k| decode::decode_kernel(k, &addresses, &shared, &parsed.files).map(Arc::new))
+            .collect::<Result<_, _>>()?;
+        Ok(Module { kernels, globals })
+    }
+
+    pub fn kernel(&self, name: &str) -> Option<usize> {
+        self.kernels.iter().position(|k| k.name == name)
+    }
+}

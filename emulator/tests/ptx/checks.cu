@@ -1,0 +1,77 @@
+// Kernels for the emulator's tests: correct ones with known results, and
+// mutants with one fault each. Rebuild checks.ptx with
+//   nvcc -ptx -lineinfo -arch=compute_75 checks.cu -o checks.ptx
+#include <cstdio>
+
+extern "C" __global__ void shared_race(const float *a, float *out) {
+    __shared__ float cache[64];
+    int t = threadIdx.x;
+    cache[t] = a[t];
+    // Missing __syncthreads(): thread t reads cache[t + s] while its owner
+    // may not have written it yet.
+    for (int s = blockDim.x / 2; s > 0; s /= 2) {
+        if (t < s) cache[t] += cache[t + s];
+    }
+    if (t == 0) out[blockIdx.x] = cache[0];
+}
+
+extern "C" __global__ void global_conflict(const float *a, float *c) {
+    if (threadIdx.x == 0) *c += a[blockIdx.x];
+}
+
+extern "C" __global__ void out_of_bounds(const float *a, float *c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    c[i] = a[i] + (float)n;
+}
+
+extern "C" __global__ void misaligned(const float *a, float *c) {
+    const float *shifted = (const float *)((const char *)a + 2);
+    c[threadIdx.x] = shifted[threadIdx.x];
+}
+
+extern "C" __global__ void divergent_barrier(float *c) {
+    __shared__ float s[64];
+    s[threadIdx.x] = threadIdx.x;
+    if (threadIdx.x < 16) {
+        __syncthreads();
+        c[threadIdx.x] = s[threadIdx.x];
+    } else {
+        __syncthreads();
+        c[threadIdx.x] = 2 * s[threadIdx.x];
+    }
+}
+
+extern "C" __global__ void warp_sum(const int *a, int *sums, unsigned *ballots) {
+    int v = a[blockIdx.x * blockDim.x + threadIdx.x];
+    unsigned ballot = __ballot_sync(0xffffffff, v % 2 == 1);
+    for (int offset = 16; offset > 0; offset /= 2) {
+        v += __shfl_down_sync(0xffffffff, v, offset);
+    }
+    if (threadIdx.x % 32 == 0) {
+        sums[(blockIdx.x * blockDim.x + threadIdx.x) / 32] = v;
+        ballots[(blockIdx.x * blockDim.x + threadIdx.x) / 32] = ballot;
+    }
+}
+
+extern "C" __global__ void atomics(const int *a, int *out) {
+    int v = a[blockIdx.x * blockDim.x + threadIdx.x];
+    atomicAdd(&out[0], v);
+    atomicMax(&out[1], v);
+    atomicMin(&out[2], v);
+    atomicOr(&out[3], 1 << (v % 31));
+}
+
+extern "C" __global__ void math(const float *x, float *out, int *iout) {
+    int i = threadIdx.x;
+    float v = x[i];
+    out[4 * i] = sqrtf(v);
+    out[4 * i + 1] = __fdiv_rd(1.0f, v);
+    out[4 * i + 2] = fminf(v, 2.0f) * __int_as_float(0x3f800000);
+    out[4 * i + 3] = (float)(int)v / 3.0f;
+    iout[2 * i] = (int)v % 7 - (i >> 1);
+    iout[2 * i + 1] = __float2int_rn(v * 2.5f) ^ __popc(i);
+}
+
+extern "C" __global__ void prints(float *c) {
+    printf("hello %f\n", c[0]);
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Writes a student's copy of the course to OUT: the stubs (exercises/), the
+# course toolkit (kernels/), the course command (course/, `cargo course`),
+# the CPU emulator (emulator/, scripts/cuda-runner), the book (docs/) and the
+# toolkit installer, as a workspace that builds and
+# whose `cargo test --workspace` passes. Left out: solutions/, the grader
+# (its mutants are edits of the solutions), the GPU and grading bundles, and
+# the stub drift test (it reads solutions/). The copy is a git repository
+# whose first commit is tagged course-start, which `cargo course reset`
+# restores from.
+#
+# Usage: scripts/student-copy.sh OUT   (OUT must not exist yet, or be empty)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ $# -ne 1 ]; then
+    echo "usage: scripts/student-copy.sh OUT   (a folder that does not exist yet)" >&2
+    exit 2
+fi
+out=$1
+if [ -e "$out" ] && [ -n "$(ls -A "$out")" ]; then
+    echo "student-copy: $out exists and is not empty; name a new folder" >&2
+    exit 2
+fi
+mkdir -p "$out"
+
+# Tracked files only: no target/, no bundles, nothing a build left behind.
+git ls-files -z -- .cargo .gitignore Cargo.lock kernels course emulator exercises docs \
+        scripts/install-cuda-toolkit.sh scripts/cuda-runner \
+    | grep -zv '^kernels/tests/stub_drift.rs$' \
+    | xargs -0 cp --parents -t "$out"
+
+# The workspace of what was copied: without the solutions, the grader and
+# the course's other tools.
+grep -q '^members = ' Cargo.toml || {
+    echo "student-copy: no members line in Cargo.toml; update this script" >&2
+    exit 1
+}
+sed "s|^members = .*|members = [\"kernels\", \"course\", \"emulator\", \"exercises/*\"]|" Cargo.toml >"$out/Cargo.toml"
+
+cat >"$out/README.md" <<'README'
+# cuda-course
+
+A CUDA programming course as a Rust workspace. Each exercise is a small
+program: you write the kernel in CUDA C (`src/kernel.cu`) and the host steps
+in Rust (`src/main.rs`, on the cust driver API); the program runs it on your
+GPU, checks every result and reports PASS or FAIL with timings.
+
+You need Rust 1.85 or newer and the CUDA toolkit (`nvcc`; on Debian or
+Ubuntu, `sudo scripts/install-cuda-toolkit.sh`); to run an exercise, an
+NVIDIA GPU of compute capability 7.5 or newer. Everything builds and
+`cargo test --workspace` passes without a GPU.
+
+```
+cargo course list                 # every exercise, its state, a progress bar
+cargo course next                 # the exercise and the step to do next
+cargo course hint dot-sm          # one hint, for the next step (or: hint dot-sm 4)
+cargo course watch                # check again on every save (Ctrl-C stops)
+cargo course check dot-sm         # build, look at the PTX, run: says "done"
+cargo course reset dot-sm         # back to the stub, after you type yes
+cargo run -p dot-sm -- --help     # the exercise's own flags
+```
+
+Each part for you to write is marked `TODO(step N)` in
+`exercises/<name>/src/kernel.cu` and `src/main.rs`, numbered in the order to
+do them. The book is in `docs/` (`mdbook serve docs`). Your instructor's
+grading runs your exercises at more sizes and inputs than `check` does.
+README
+
+# Nothing of the solutions may come along: their step marker is `// Step N:`.
+if grep -rqE '^\s*// Step [0-9]+:' "$out" || [ -e "$out/solutions" ] || [ -e "$out/grader" ]; then
+    echo "student-copy: solution code reached $out; it must not" >&2
+    exit 1
+fi
+
+# The lock without the packages only the grader used, as cargo would leave
+# it after the first build (no versions change).
+(cd "$out" && cargo update --workspace --offline --quiet)
+
+if command -v git >/dev/null; then
+    git -C "$out" init -q
+    git -C "$out" add -A
+    git -C "$out" -c user.name=cuda-course -c user.email=cuda-course@localhost \
+        commit -qm "The course, as handed out"
+    git -C "$out" tag course-start
+fi
+echo "student-copy: $(git -C "$out" ls-files 2>/dev/null | wc -l) files in $out; start with: cd $out && cargo course list"
