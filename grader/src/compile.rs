@@ -239,9 +239,18 @@ impl Builder<'_> {
         if members.is_empty() {
             return Ok(vec![]);
         }
-        if !folders.target.exists() {
-            let deps = self.deps();
+        // Linked from the dependencies as they are now: after they were
+        // built again (the course changed), a crate keeps its hash but not
+        // its contents, and the old read-only files would stop cargo.
+        let deps = self.deps();
+        let ready = fs::read(deps.target.join("grader-ready")).map_err(io("reading"))?;
+        let linked = folders.target.join("grader-linked");
+        if fs::read(&linked).ok().as_ref() != Some(&ready) {
+            if folders.target.exists() {
+                fs::remove_dir_all(&folders.target).map_err(io("removing a stale build"))?;
+            }
             link_tree(&deps.target, &folders.target, &members).map_err(io("linking"))?;
+            fs::write(&linked, &ready).map_err(io("linking"))?;
         }
         let limits = Limits {
             timeout: self.timeout,
