@@ -4,7 +4,8 @@
 //! verdict, nothing outside the grader's output changes, no process is left,
 //! no secret leaks, and the honest students' grades are those of a class
 //! graded without the hostile ones. Needs nvcc and bubblewrap, not a GPU:
-//! without one, honest runs end in "cuda-error", which is all it needs.
+//! honest runs pass on a device and end in "cuda-error" without one, and
+//! either way must match the honest students graded alone.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -355,7 +356,13 @@ fn every_attack_fails_and_the_honest_students_do_not_notice() {
             "forged",
             "\u{1b}",
         ];
+        // similarity.md is the instructor's: it shows the code honest1 and
+        // honest2 share (the solution's) on purpose.
+        let instructors = path == out.join("similarity.md");
         for leak in leaks {
+            if instructors && ["__global__", "run_exercise("].contains(&leak) {
+                continue;
+            }
             assert!(!text.contains(leak), "{} holds {leak:?}", path.display());
         }
     }
@@ -369,12 +376,7 @@ fn every_attack_fails_and_the_honest_students_do_not_notice() {
     let alone = work.path().join("alone");
     for name in ["honest1", "honest2"] {
         honest(&alone, name);
-        let record = &results["students"][name];
-        assert_eq!(record["exercises"]["dot-sm"]["points"], 1, "{record}");
-        assert_eq!(
-            record["exercises"]["dot-sm"]["runs"][0]["verdict"]["kind"],
-            "cuda-error"
-        );
+        honest_outcome(&results["students"][name]);
     }
     let alone_out = work.path().join("alone-out");
     let (by_themselves, _) = grade(&alone, &alone_out);
@@ -444,4 +446,24 @@ fn every_attack_fails_and_the_honest_students_do_not_notice() {
     assert!(summary.contains("--no-sandbox"), "{summary}");
     let feedback = fs::read_to_string(work.path().join("unsandboxed/feedback/honest1.md")).unwrap();
     assert!(feedback.contains("--no-sandbox"), "{feedback}");
+}
+
+/// An honest student's dot-sm, whatever the device: with none every run a
+/// CUDA error and the PTX point alone; on a GPU (or the CPU emulator) every
+/// run passed at full marks. Nothing a classmate did may make it anything
+/// else.
+fn honest_outcome(record: &Value) {
+    let exercise = &record["exercises"]["dot-sm"];
+    let kinds: std::collections::BTreeSet<&str> = exercise["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["verdict"]["kind"].as_str().unwrap())
+        .collect();
+    let points = exercise["points"].as_u64().unwrap();
+    match kinds.iter().copied().collect::<Vec<_>>()[..] {
+        ["cuda-error"] => assert_eq!(points, 1, "{record}"),
+        ["passed"] => assert_eq!(Some(points), exercise["max_points"].as_u64(), "{record}"),
+        _ => panic!("an honest student's runs: {record}"),
+    }
 }
