@@ -6,6 +6,10 @@
 # and verifies every expectation (no cargo needed there);
 # grader-bundle/instructor.sh grades the instructor's four-student class
 # (scripts/instructor-class.sh) and prints its Canvas and Moodle exports.
+# The bundle also carries bubblewrap's .deb (the GPU machine has no network;
+# bwrap.sh unpacks it with dpkg -x for both scripts) and a GPU-hostile class
+# (grader/tests/fixtures/hostile-gpu) graded in the sandbox between honest
+# students.
 # Usage: scripts/grader-bundle.sh [OUT_DIR]   (default grader-bundle)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,14 +21,38 @@ mkdir -p "$out"
 class=$(mktemp -d)
 target/release/grader mutants write "$class/submissions"
 target/release/grader build "$class/submissions" --seed 2026 --bundle "$out/class" --target-dir target/grader-class
+# The GPU-hostile class: each case the dot-sm solution with its own files
+# laid over it, each followed (in name order) by an honest student.
+hostile=$class/hostile
+for case in grader/tests/fixtures/hostile-gpu/*/; do
+    name=$(basename "$case")
+    mkdir -p "$hostile/$name" "$hostile/$name-then-honest/dot-sm"
+    cp -r solutions/dot-sm "$hostile/$name/"
+    cp "$case"dot-sm/src/* "$hostile/$name/dot-sm/src/"
+    cp -r solutions/dot-sm/src "$hostile/$name-then-honest/dot-sm/"
+done
+target/release/grader build "$hostile" --exercise dot-sm --seed 2026 --bundle "$out/hostile" --target-dir target/grader-class
 # The instructor's four-student class (issue 14), graded by instructor.sh.
 scripts/instructor-class.sh "$class/instructor"
 target/release/grader build "$class/instructor/submissions" --seed 14 --bundle "$out/instructor" --target-dir target/grader-class
 target/release/grader similarity "$class/instructor/submissions" --out "$out/instructor"
 cp "$class/instructor/roster.csv" "$out/instructor/"
-rm -rf "$class" "$out/class/.build" "$out/instructor/.build"
+rm -rf "$class" "$out/class/.build" "$out/hostile/.build" "$out/instructor/.build"
 cp target/release/grader "$out/"
-strip "$out"/class/bin/* "$out"/instructor/bin/* "$out/grader"
+strip "$out"/class/bin/* "$out"/hostile/bin/* "$out"/instructor/bin/* "$out/grader"
+(cd "$out" && apt-get download bubblewrap)
+cat >"$out/bwrap.sh" <<'BWRAP'
+# Sourced by run.sh and instructor.sh: bubblewrap from the bundle's .deb,
+# unpacked privately (no network here), in a folder nobody may enter: the
+# grader starts it as nobody.
+if ! command -v bwrap >/dev/null 2>&1 && [ -z "${GRADER_BWRAP:-}" ]; then
+    bwrap_root=$(mktemp -d /tmp/grader-bwrap.XXXXXX)
+    chmod 755 "$bwrap_root"
+    dpkg -x "$here"/bubblewrap_*.deb "$bwrap_root"
+    export GRADER_BWRAP=$bwrap_root/usr/bin/bwrap
+fi
+echo "sandbox: ${GRADER_BWRAP:-$(command -v bwrap)}"
+BWRAP
 cat >"$out/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # Grades the class on this GPU, then checks every expectation: solutions
@@ -33,8 +61,32 @@ cat >"$out/run.sh" <<'RUN'
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$(mktemp -d)}
 shift || true
+. "$here/bwrap.sh"
+gpu_processes() { nvidia-smi --query-compute-apps=pid,process_name --format=csv,noheader; }
 "$here/grader" run "$here/class" --timeout 120 --out "$out" "$@"
 "$here/grader" mutants verify "$out"
+grep -m1 '"sandbox"' "$out/results.json"
+# The GPU-hostile class, in the sandbox: each case its verdict, the honest
+# student after it passes, and nothing left on the GPU.
+"$here/grader" run "$here/hostile" --timeout 20 --out "$out/hostile"
+left=$(gpu_processes)
+[ -z "$left" ] || { echo "run.sh: processes left on the GPU: $left" >&2; exit 1; }
+python3 - "$out/hostile/results.json" <<'CHECK'
+import json, sys
+students = json.load(open(sys.argv[1]))["students"]
+expected = {"gpu-infinite": "timed-out", "gpu-oob": "cuda-error",
+            "gpu-oom": "garbage", "gpu-setsid": "garbage"}
+broken = 0
+for name, record in sorted(students.items()):
+    runs = record["exercises"]["dot-sm"]["runs"]
+    kinds = sorted({r["verdict"]["kind"] for r in runs})
+    want = expected.get(name, "passed")
+    ok = kinds == [want]
+    broken += not ok
+    print(f"{'ok ' if ok else 'BROKEN'} {name}: {kinds} (expected {want}): {runs[0]['verdict']['message'][:160]}")
+sys.exit(1 if broken else 0)
+CHECK
+echo "run.sh: hostile class as expected; no process on the GPU"
 RUN
 chmod +x "$out/run.sh"
 cat >"$out/instructor.sh" <<'RUN'
@@ -45,6 +97,7 @@ cat >"$out/instructor.sh" <<'RUN'
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$(mktemp -d)}
+. "$here/bwrap.sh"
 "$here/grader" run "$here/instructor" --timeout 120 --out "$out"
 for lms in canvas moodle; do
     "$here/grader" export "$out" --lms "$lms" --roster "$here/instructor/roster.csv"

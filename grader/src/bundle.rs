@@ -5,17 +5,21 @@
 //! student and exercise its binary or build errors, refusals and missing
 //! PTX features. A GPU node then needs no cargo, no course and no network.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use crate::catalogue::{self, EXERCISES};
-use crate::compile;
+use crate::compile::{Builder, Built};
+use crate::digest;
 use crate::discovery::discover;
 use crate::overlay;
 use crate::results::write_atomically;
-use crate::workspace::{self, Entry};
+use crate::sandbox::Isolation;
+use crate::workspace::Entry;
 
 pub const BUNDLE_SCHEMA: u32 = 1;
 
@@ -39,6 +43,9 @@ pub struct Item {
     pub build_errors: Option<String>,
     /// The binary, relative to the bundle.
     pub binary: Option<PathBuf>,
+    /// The binary's sha256, as built: a run checks it first.
+    #[serde(default)]
+    pub digest: Option<String>,
     pub ptx_missing: Vec<String>,
 }
 
@@ -54,9 +61,27 @@ pub struct Request<'a> {
     pub students: &'a [String],
     pub seed: u64,
     pub jobs: Option<usize>,
-    /// Where cargo builds [default: BUNDLE/.build/target]; keep it between
-    /// batches so dependencies compile once.
+    /// Where the dependencies are built [default: BUNDLE/.build]; keep it
+    /// between batches and classes so they compile once. Each student's
+    /// own build folder is in BUNDLE/.build/students.
     pub target: Option<&'a Path>,
+    pub isolation: &'a Isolation,
+    /// How long one student's build may take.
+    pub build_timeout: Duration,
+    /// Told when each student's build starts.
+    pub progress: &'a dyn Fn(&Progress),
+}
+
+/// How far a build is.
+pub enum Progress<'a> {
+    /// Compiling the dependencies (once per class; minutes when cold).
+    Preparing,
+    Building {
+        student: &'a str,
+        done: usize,
+        total: usize,
+    },
+    Done,
 }
 
 /// Builds the bundle; returns it as written to BUNDLE/bundle.json.
@@ -108,50 +133,98 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
                 refused,
                 build_errors: None,
                 binary: None,
+                digest: None,
                 ptx_missing: vec![],
             });
         }
     }
 
-    let build_dir = request.bundle.join(".build");
-    let scratch = build_dir.join("workspace");
-    // The workspace is updated in place and the target folder kept, so a
-    // rebuild recompiles only the crates whose sources changed.
-    let present: Vec<usize> = (0..items.len())
-        .filter(|&i| items[i].absent.is_none())
-        .collect();
-    let entries: Vec<Entry> = present
-        .iter()
-        .map(|&i| Entry {
-            student: &items[i].student,
-            exercise: &items[i].exercise,
-            taken: &taken[i],
-        })
-        .collect();
-    if !entries.is_empty() {
-        let members = workspace::create(request.course, &scratch, &entries)
-            .map_err(io("writing the workspace"))?;
-        let target = request
-            .target
-            .map_or_else(|| build_dir.join("target"), Path::to_owned);
-        let built = compile::build(&scratch, &target, &members, request.jobs)
-            .map_err(io("running cargo"))?;
-        let bin = request.bundle.join("bin");
-        fs::create_dir_all(&bin).map_err(io("creating the bundle"))?;
-        for (&i, result) in present.iter().zip(&built) {
-            let item = &mut items[i];
-            item.build_errors = result.errors.clone();
-            if let Some(binary) = &result.binary {
-                let relative = Path::new("bin").join(&result.package);
-                fs::copy(binary, request.bundle.join(&relative)).map_err(io("copying a binary"))?;
-                item.binary = Some(relative);
-            }
-            let exercise = catalogue::find(&item.exercise).expect("chosen from the catalogue");
-            item.ptx_missing = match result.ptx.as_ref().and_then(|p| fs::read_to_string(p).ok()) {
-                Some(ptx) => catalogue::missing_in_ptx(exercise, &ptx),
-                None if result.binary.is_some() => vec!["no PTX was found for the kernel".into()],
-                None => vec![],
-            };
+    let root = request
+        .target
+        .map_or_else(|| request.bundle.join(".build"), Path::to_owned);
+    let students = request.bundle.join(".build").join("students");
+    let builder = Builder {
+        isolation: request.isolation,
+        course: request
+            .course
+            .canonicalize()
+            .map_err(io(&request.course.display().to_string()))?,
+        root: &root,
+        jobs: request.jobs,
+        timeout: request.build_timeout,
+    };
+    let bin = request.bundle.join("bin");
+    fs::create_dir_all(&bin).map_err(io("creating the bundle"))?;
+    let mut by_student: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, item) in items.iter().enumerate() {
+        if item.absent.is_none() {
+            by_student.entry(&item.student).or_default().push(i);
+        }
+    }
+    if !by_student.is_empty() {
+        (request.progress)(&Progress::Preparing);
+        builder.prepare()?;
+    }
+    // Each student's build folder and binaries are named by their id,
+    // which student_id made unique and safe as a file name.
+    let mut built_students = BTreeSet::new();
+    let mut binaries = BTreeSet::new();
+    let total = by_student.len();
+    let mut built_by_item: Vec<(usize, Built)> = Vec::new();
+    for (done, (student, indices)) in by_student.into_iter().enumerate() {
+        (request.progress)(&Progress::Building {
+            student,
+            done,
+            total,
+        });
+        built_students.insert(student.to_owned());
+        let entries: Vec<Entry> = indices
+            .iter()
+            .map(|&i| Entry {
+                student,
+                exercise: &items[i].exercise,
+                taken: &taken[i],
+            })
+            .collect();
+        let built = builder.build_student(&students.join(student), &entries)?;
+        built_by_item.extend(indices.iter().copied().zip(built));
+    }
+    (request.progress)(&Progress::Done);
+    // Regrading some students (`--student`) keeps everyone else's build
+    // folders and binaries: the earlier bundle's items still name them.
+    let sweep = request.students.is_empty();
+    // Build folders of students no longer in the submissions go.
+    for entry in fs::read_dir(&students).into_iter().flatten().flatten() {
+        if sweep && !built_students.contains(&*entry.file_name().to_string_lossy()) {
+            fs::remove_dir_all(entry.path()).map_err(io("removing a stale build folder"))?;
+        }
+    }
+    for (i, result) in built_by_item {
+        let item = &mut items[i];
+        item.build_errors = result.errors.clone();
+        if let Some(binary) = &result.binary {
+            let name = format!("{}--{}", item.exercise, item.student);
+            let relative = Path::new("bin").join(&name);
+            let copy = request.bundle.join(&relative);
+            // A fresh file, never written through an existing one.
+            let _ = fs::remove_file(&copy);
+            fs::copy(binary, &copy).map_err(io("copying a binary"))?;
+            item.digest = Some(digest::file(&copy).map_err(io("reading a binary"))?);
+            binaries.insert(name);
+            item.binary = Some(relative);
+        }
+        let exercise = catalogue::find(&item.exercise).expect("chosen from the catalogue");
+        item.ptx_missing = match result.ptx.as_ref().and_then(|p| fs::read_to_string(p).ok()) {
+            Some(ptx) => catalogue::missing_in_ptx(exercise, &ptx),
+            None if result.binary.is_some() => vec!["no PTX was found for the kernel".into()],
+            None => vec![],
+        };
+    }
+    // Binaries of students no longer in the submissions go.
+    for entry in fs::read_dir(&bin).map_err(io("reading the bundle"))? {
+        let entry = entry.map_err(io("reading the bundle"))?;
+        if sweep && !binaries.contains(&*entry.file_name().to_string_lossy()) {
+            fs::remove_file(entry.path()).map_err(io("removing a stale binary"))?;
         }
     }
     let bundle = Bundle {

@@ -11,15 +11,20 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::bundle::{self, Bundle, Item};
+use crate::digest;
 use crate::plan::{self, recheck};
 use crate::results::{self, Results, Student};
 use crate::runner::{self, Ended, Limits};
+use crate::sandbox::{self, Isolation};
 use crate::sanitizer;
 use crate::verdict::{self, Verdict};
 
 pub struct Settings {
     pub limits: Limits,
-    /// Skip students results.json already holds.
+    /// Where the binaries run.
+    pub isolation: Isolation,
+    /// Skip students whose records results.json holds were graded from
+    /// the same inputs (binary, plan, build outcome).
     pub resume: bool,
     /// Also run compute-sanitizer on each exercise's first run.
     pub sanitize: bool,
@@ -62,13 +67,47 @@ pub fn run(
         bundle.items.iter().map(|i| i.student.as_str()),
         &settings.only,
     )?;
+    let sandbox = match &settings.isolation {
+        Isolation::Sandboxed(sandbox) => Some(sandbox.description().to_owned()),
+        Isolation::Unsandboxed => None,
+    };
+    if results.sandbox != sandbox {
+        // One results.json says how all its records were made: regrading
+        // some students under another confinement would mix the two.
+        if keep_others && !results.students.is_empty() {
+            return Err(format!(
+                "--student: {} was graded {}, this run would be {}; regrade with the same \
+                 confinement, or grade the whole class again",
+                path.display(),
+                confinement(results.sandbox.as_deref()),
+                confinement(sandbox.as_deref())
+            ));
+        }
+        // Records made under another confinement are not carried over: the
+        // reports say how all of them were made.
+        results.students.clear();
+    }
+    results.sandbox = sandbox;
     let mut by_student: BTreeMap<&str, Vec<&Item>> = BTreeMap::new();
     for item in &bundle.items {
         by_student.entry(&item.student).or_default().push(item);
     }
+    // Who is no longer in the bundle is no longer in the results.
+    results
+        .students
+        .retain(|student, _| by_student.contains_key(student.as_str()));
     for (student, items) in by_student {
         let chosen = settings.only.is_empty() || settings.only.iter().any(|s| s == student);
-        if !chosen || results.students.contains_key(student) {
+        // Kept only when every record was graded from these very inputs.
+        let unchanged = results.students.get(student).is_some_and(|earlier| {
+            earlier.exercises.len() == items.len()
+                && items.iter().all(|item| {
+                    earlier.exercises.get(&item.exercise).is_some_and(|e| {
+                        e.inputs.is_some() && e.inputs == inputs(bundle_dir, &bundle, item)
+                    })
+                })
+        });
+        if !chosen || unchanged {
             continue;
         }
         let graded = Student {
@@ -92,6 +131,31 @@ pub fn run(
     Ok(results)
 }
 
+/// The digest of what an item's grade depends on: the binary as it is now
+/// and as it was built, the test plan, and what the build found.
+fn inputs(bundle_dir: &Path, bundle: &Bundle, item: &Item) -> Option<String> {
+    let plan = plan::plan(&item.exercise, bundle.seed);
+    let binary = item
+        .binary
+        .as_ref()
+        .map(|b| digest::file(&bundle_dir.join(b)).ok());
+    Some(digest::bytes(
+        format!(
+            "{binary:?}\n{:?}\n{plan:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+            item.digest, item.build_errors, item.refused, item.ptx_missing, item.absent
+        )
+        .as_bytes(),
+    ))
+}
+
+/// How a results.json's records were confined, in words.
+fn confinement(sandbox: Option<&str>) -> String {
+    match sandbox {
+        Some(sandbox) => format!("in the sandbox ({sandbox})"),
+        None => "with --no-sandbox".to_owned(),
+    }
+}
+
 /// Points for a kernel whose PTX shows what the exercise is about.
 const PTX_POINTS: u32 = 1;
 
@@ -111,17 +175,33 @@ fn grade(
         points: 0,
         max_points,
         sanitizer: vec![],
+        inputs: inputs(bundle_dir, bundle, item),
         absent: item.absent.clone(),
     };
     let Some(binary) = &item.binary else {
         return graded;
     };
+    let binary = bundle_dir.join(binary);
+    // The binary as built, or nothing runs: a bundle changed since (by a
+    // run, or by hand) is not graded.
+    let found = digest::file(&binary).ok();
+    if item.digest.is_none() || found != item.digest {
+        graded.build_errors = Some(format!(
+            "the grader refused to run {}: it is not the binary that was built \
+             (sha256 {} expected, {} found)",
+            item.exercise,
+            item.digest.as_deref().unwrap_or("none"),
+            found.as_deref().unwrap_or("unreadable"),
+        ));
+        return graded;
+    }
     let ptx_ok = item.ptx_missing.is_empty();
     graded.runs = plan
         .iter()
         .map(|run| {
             run_one(
-                &bundle_dir.join(binary),
+                &settings.isolation,
+                &binary,
                 &item.exercise,
                 run,
                 settings.limits,
@@ -139,13 +219,14 @@ fn grade(
                 args[at + 1] = "1";
             }
             graded.sanitizer =
-                sanitizer::sanitize(&bundle_dir.join(binary), &args, settings.limits);
+                sanitizer::sanitize(&settings.isolation, &binary, &args, settings.limits);
         }
     }
     graded
 }
 
 fn run_one(
+    isolation: &Isolation,
     binary: &Path,
     exercise: &str,
     run: &plan::Run,
@@ -154,7 +235,10 @@ fn run_one(
 ) -> results::Run {
     let mut args: Vec<&str> = run.args.iter().map(String::as_str).collect();
     args.push("--json");
-    let outcome = runner::run(binary, &args, &[], limits);
+    let mut outcome = runner::run_command(isolation.run_command(binary, &args, &[]), limits);
+    if isolation.is_sandboxed() {
+        outcome.ended = sandbox::ended_inside(outcome.ended);
+    }
     let mut verdict = verdict::judge(&outcome, limits.timeout.as_secs_f64());
     let report: Option<Value> = serde_json::from_str(outcome.stdout.trim()).ok();
     if verdict.passed() {

@@ -7,22 +7,25 @@
 //! run ([`verdict`]), compute-sanitizer's checks ([`sanitizer`]), grading a
 //! bundle ([`grading`]), results.json
 //! ([`results`]), the reports ([`reports`]), and the grader's own test class
-//! of mutants ([`mutants`]).
+//! of mutants ([`mutants`]); student code builds and runs in a [`sandbox`].
 
 pub mod bundle;
 pub mod catalogue;
 pub mod compile;
 pub mod course;
+pub mod digest;
 pub mod discovery;
 pub mod export;
 pub mod grading;
 pub mod mutants;
 pub mod overlay;
 pub mod plan;
+pub mod quote;
 pub mod regrade;
 pub mod reports;
 pub mod results;
 pub mod runner;
+pub mod sandbox;
 pub mod sanitizer;
 pub mod similarity;
 pub mod student_id;

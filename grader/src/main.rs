@@ -8,10 +8,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use grader::bundle::{self, Request};
+use grader::bundle::{self, Progress, Request};
 use grader::grading::{self, Settings};
 use grader::results::Results;
 use grader::runner::Limits;
+use grader::sandbox::Isolation;
 use grader::{catalogue, regrade, reports};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -38,6 +39,8 @@ enum Command {
         choose: Choose,
         #[command(flatten)]
         running: Running,
+        #[command(flatten)]
+        safety: Safety,
         /// Where results.json, grades.csv and feedback/ go.
         #[arg(long, value_parser = absolute, default_value = "grading")]
         out: PathBuf,
@@ -48,6 +51,8 @@ enum Command {
         submissions: PathBuf,
         #[command(flatten)]
         choose: Choose,
+        #[command(flatten)]
+        safety: Safety,
         /// The bundle folder to write.
         #[arg(long, value_parser = absolute)]
         bundle: PathBuf,
@@ -58,6 +63,8 @@ enum Command {
         bundle: PathBuf,
         #[command(flatten)]
         running: Running,
+        #[command(flatten)]
+        safety: Safety,
         #[arg(long, value_parser = absolute, default_value = "grading")]
         out: PathBuf,
         /// Only this student (their id); repeat for several. The others'
@@ -107,6 +114,8 @@ enum Command {
         path: Option<PathBuf>,
         #[command(flatten)]
         running: Running,
+        #[command(flatten)]
+        safety: Safety,
         /// Test plan seed [default: a fresh one].
         #[arg(long)]
         seed: Option<u64>,
@@ -147,14 +156,26 @@ struct Choose {
     /// the grader is run from].
     #[arg(long, value_parser = absolute)]
     course: Option<PathBuf>,
-    /// Where cargo builds [default: BUNDLE/.build/target]; keep it between
+    /// Where cargo builds [default: BUNDLE/.build]; keep it between
     /// batches so dependencies compile once.
     #[arg(long, value_parser = absolute)]
     target_dir: Option<PathBuf>,
+    /// Seconds one student's build may take, 1 to 3600.
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    build_timeout: u64,
     /// Only this student (their id); repeat for several. Everyone else's
     /// records are kept as they are.
     #[arg(long = "student", value_name = "ID")]
     students: Vec<String>,
+}
+
+/// Whether student code is confined.
+#[derive(clap::Args, Debug)]
+struct Safety {
+    /// Build and run student code without the bubblewrap sandbox, with
+    /// your rights (every report says so).
+    #[arg(long)]
+    no_sandbox: bool,
 }
 
 /// How runs are made.
@@ -230,24 +251,28 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
         Command::Build {
             submissions,
             choose,
+            safety,
             bundle,
         } => {
+            let isolation = Isolation::choose(safety.no_sandbox)?;
             let course = course(choose.course.as_deref())?;
-            build(&course, &submissions, &choose, &bundle)?;
+            build(&course, &submissions, &choose, &bundle, &isolation)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Run {
             bundle,
             running,
+            safety,
             out,
             students,
         } => {
+            let isolation = Isolation::choose(safety.no_sandbox)?;
             eprintln!(
                 "grader: grading the bundle {} into {}",
                 bundle.display(),
                 out.display()
             );
-            let results = run(&bundle, &running, &out, &students)?;
+            let results = run(&bundle, &running, &out, &students, isolation)?;
             print!("{}", reports::summary(&results));
             Ok(ExitCode::SUCCESS)
         }
@@ -255,12 +280,14 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
             submissions,
             choose,
             running,
+            safety,
             out,
         } => {
+            let isolation = Isolation::choose(safety.no_sandbox)?;
             let course = course(choose.course.as_deref())?;
             let bundle = out.join("bundle");
-            build(&course, &submissions, &choose, &bundle)?;
-            let results = run(&bundle, &running, &out, &choose.students)?;
+            build(&course, &submissions, &choose, &bundle, &isolation)?;
+            let results = run(&bundle, &running, &out, &choose.students, isolation)?;
             similarity(&course, &submissions, &choose.exercises, &out)?;
             print!("{}", reports::summary(&results));
             Ok(ExitCode::SUCCESS)
@@ -313,8 +340,9 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
             exercise,
             path,
             running,
+            safety,
             seed,
-        } => check(&exercise, path, &running, seed),
+        } => check(&exercise, path, &running, &safety, seed),
         Command::Mutants(MutantsCommand::Write { dir }) => {
             grader::mutants::write_class(&course(None)?, &dir)?;
             Ok(ExitCode::SUCCESS)
@@ -338,7 +366,13 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
     }
 }
 
-fn build(course: &Path, submissions: &Path, choose: &Choose, bundle: &Path) -> Result<(), String> {
+fn build(
+    course: &Path,
+    submissions: &Path,
+    choose: &Choose,
+    bundle: &Path,
+    isolation: &Isolation,
+) -> Result<(), String> {
     // Regrading some students: the rest of the bundle, and its seed, stay.
     let earlier = (!choose.students.is_empty())
         .then(|| bundle::load(bundle).ok())
@@ -347,11 +381,32 @@ fn build(course: &Path, submissions: &Path, choose: &Choose, bundle: &Path) -> R
         Some(seed) => seed,
         None => fresh_seed(),
     };
-    let spinner = ProgressBar::new_spinner().with_style(
-        ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("a fixed template"),
+    warn_if_unsandboxed(isolation);
+    let bar = ProgressBar::new(0).with_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} students built, {elapsed} {msg}")
+            .expect("a fixed template"),
     );
-    spinner.set_message(format!("building {} (seed {seed})", submissions.display()));
-    spinner.enable_steady_tick(Duration::from_millis(120));
+    bar.set_message(format!(
+        "dependencies of {} (seed {seed})",
+        submissions.display()
+    ));
+    bar.enable_steady_tick(Duration::from_millis(120));
+    let progress = |step: &Progress| match step {
+        Progress::Preparing => bar.set_message("compiling the dependencies, once"),
+        Progress::Building {
+            student,
+            done,
+            total,
+        } => {
+            bar.set_length(*total as u64);
+            bar.set_position(*done as u64);
+            bar.set_message(student.to_string());
+            if bar.is_hidden() {
+                eprintln!("grader: building {} of {total}", done + 1);
+            }
+        }
+        Progress::Done => bar.set_position(bar.length().unwrap_or(0)),
+    };
     let built = bundle::build(&Request {
         course,
         submissions,
@@ -361,8 +416,11 @@ fn build(course: &Path, submissions: &Path, choose: &Choose, bundle: &Path) -> R
         seed,
         jobs: choose.jobs.map(|j| j as usize),
         target: choose.target_dir.as_deref(),
+        isolation,
+        build_timeout: Duration::from_secs(choose.build_timeout),
+        progress: &progress,
     });
-    spinner.finish_and_clear();
+    bar.finish_and_clear();
     let mut built = built?;
     for line in reports::submission_problems(&built.items) {
         eprintln!("grader: {line}");
@@ -380,8 +438,23 @@ fn build(course: &Path, submissions: &Path, choose: &Choose, bundle: &Path) -> R
     Ok(())
 }
 
-fn run(bundle: &Path, running: &Running, out: &Path, only: &[String]) -> Result<Results, String> {
+/// Said once per command, before any student code is touched.
+fn warn_if_unsandboxed(isolation: &Isolation) {
+    if !isolation.is_sandboxed() {
+        eprintln!("grader: warning: --no-sandbox: student code builds and runs with your rights");
+    }
+}
+
+fn run(
+    bundle: &Path,
+    running: &Running,
+    out: &Path,
+    only: &[String],
+    isolation: Isolation,
+) -> Result<Results, String> {
+    warn_if_unsandboxed(&isolation);
     let settings = Settings {
+        isolation,
         limits: limits(running),
         resume: running.resume,
         sanitize: running.sanitize,
@@ -399,7 +472,8 @@ fn run(bundle: &Path, running: &Running, out: &Path, only: &[String]) -> Result<
     let results = grading::run(bundle, out, &settings, |student| {
         // A bar on a terminal; a line per student where there is none.
         if bar.is_hidden() {
-            eprintln!("grader: graded {student}");
+            // Escaped: a name cannot start a line that looks like the grader's.
+            eprintln!("grader: graded {}", student.escape_debug());
         }
         bar.set_message(student.to_owned());
         bar.inc(1);
@@ -435,8 +509,10 @@ fn check(
     exercise: &str,
     path: Option<PathBuf>,
     running: &Running,
+    safety: &Safety,
     seed: Option<u64>,
 ) -> Result<ExitCode, String> {
+    let isolation = Isolation::choose(safety.no_sandbox)?;
     let course = course(None)?;
     let folder = path.unwrap_or_else(|| course.join("exercises").join(exercise));
     let work = course.join("target").join("grader-check");
@@ -449,8 +525,11 @@ fn check(
         exercises: vec![exercise.to_owned()],
         seed,
         jobs: None,
-        target_dir: Some(course.join("target").join("grader-check-target")),
+        // Where the grader's own tests keep the class dependencies too
+        // (cargo's CARGO_TARGET_TMPDIR), so they compile once there.
+        target_dir: Some(course.join("target").join("tmp").join("grader-deps")),
         course: None,
+        build_timeout: 300,
         students: vec![],
     };
     build(
@@ -458,8 +537,15 @@ fn check(
         &work.join("submission"),
         &choose,
         &work.join("bundle"),
+        &isolation,
     )?;
-    let results = run(&work.join("bundle"), running, &work.join("grading"), &[])?;
+    let results = run(
+        &work.join("bundle"),
+        running,
+        &work.join("grading"),
+        &[],
+        isolation,
+    )?;
     let you = &results.students["you"];
     print!("{}", reports::feedback("you", you, results.seed));
     let (got, max) = you.points();

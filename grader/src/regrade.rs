@@ -98,6 +98,7 @@ mod tests {
             refused: vec![],
             build_errors: None,
             binary: Some(binary.into()),
+            digest: None,
             ptx_missing: vec![],
         }
     }

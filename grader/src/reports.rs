@@ -8,6 +8,7 @@ use std::path::Path;
 
 use crate::bundle::Item;
 use crate::catalogue::EXERCISES;
+use crate::quote;
 use crate::results::{Results, Student, write_atomically};
 
 /// One row per student: points per exercise (blank where not submitted),
@@ -84,8 +85,8 @@ pub fn feedback(name: &str, student: &Student, seed: u64) -> String {
         if let Some(errors) = &graded.build_errors {
             let _ = write!(
                 out,
-                "It did not build:\n\n```text\n{}\n```\n",
-                errors.trim_end()
+                "It did not build:\n\n{}",
+                quote::fenced(&quote::errors_first(errors), "text")
             );
             continue;
         }
@@ -118,10 +119,13 @@ pub fn feedback(name: &str, student: &Student, seed: u64) -> String {
             );
         }
         for run in &graded.runs {
+            // The message may quote the run's own output: fenced.
             let outcome = if run.verdict.passed {
                 "passed".to_owned()
             } else {
-                format!("FAILED: {}", run.verdict.message)
+                let quoted = quote::fenced(&run.verdict.message, "text");
+                let indented: Vec<String> = quoted.lines().map(|l| format!("  {l}")).collect();
+                format!("FAILED:\n\n{}\n", indented.join("\n"))
             };
             // The same run on the student's own machine.
             // Without --json: the student wants the report for people.
@@ -225,7 +229,7 @@ pub fn summary(results: &Results) -> String {
             counted.join(", ")
         }
     );
-    out
+    out + &unsandboxed(results)
 }
 
 /// What the build says about a bundle's items: exercises submitted, how
@@ -280,9 +284,20 @@ pub fn write(results: &Results, out: &Path) -> std::io::Result<()> {
     write_atomically(&out.join("grades.csv"), grades_csv(results).as_bytes())?;
     for (name, student) in &results.students {
         let path = out.join("feedback").join(format!("{}.md", file_name(name)));
-        write_atomically(&path, feedback(name, student, results.seed).as_bytes())?;
+        let text = feedback(name, student, results.seed) + &unsandboxed(results);
+        write_atomically(&path, text.as_bytes())?;
     }
     Ok(())
+}
+
+/// What every report says when student code ran without the sandbox.
+pub fn unsandboxed(results: &Results) -> String {
+    match results.sandbox {
+        Some(_) => String::new(),
+        None => "\nWARNING: graded with --no-sandbox: student code was built and run \
+                 with the instructor's rights, unconfined.\n"
+            .to_owned(),
+    }
 }
 
 #[cfg(test)]
@@ -327,6 +342,7 @@ mod tests {
 
     fn results() -> Results {
         let mut results = Results::new(7);
+        results.sandbox = Some("bubblewrap, as nobody".into());
         let vecadd = Exercise {
             refused: vec![
                 "src/main.rs is a symbolic link: submissions must hold the files themselves".into(),
@@ -337,6 +353,7 @@ mod tests {
             points: 3,
             max_points: 5,
             sanitizer: vec![],
+            inputs: None,
             absent: None,
         };
         let broken = Exercise {
@@ -347,6 +364,7 @@ mod tests {
             points: 0,
             max_points: 7,
             sanitizer: vec![],
+            inputs: None,
             absent: None,
         };
         results.students.insert(

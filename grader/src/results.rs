@@ -20,6 +20,10 @@ pub struct Results {
     /// The seed the test plans were drawn from: a regrade with it repeats
     /// every run.
     pub seed: u64,
+    /// How student code was confined: the sandbox, or `None` when it was
+    /// run with `--no-sandbox`, which every report then says.
+    #[serde(default)]
+    pub sandbox: Option<String>,
     pub students: BTreeMap<String, Student>,
 }
 
@@ -53,6 +57,10 @@ pub struct Exercise {
     /// With --sanitize: what compute-sanitizer found, per tool.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sanitizer: Vec<Sanitized>,
+    /// sha256 of what was graded: the binary's digest and the test plan;
+    /// `--resume` regrades the exercise when they differ.
+    #[serde(default)]
+    pub inputs: Option<String>,
     /// Why nothing was graded, when the student did not submit it (not
     /// found, or two differing copies): grades.csv leaves its cell blank.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -98,6 +106,7 @@ impl Results {
         Results {
             schema_version: RESULTS_SCHEMA,
             seed,
+            sandbox: None,
             students: BTreeMap::new(),
         }
     }
@@ -177,6 +186,7 @@ mod tests {
             points: 3,
             max_points: 3,
             sanitizer: vec![],
+            inputs: None,
             absent: None,
         };
         results.students.insert(

@@ -45,11 +45,15 @@ pub struct Outcome {
 
 /// Runs `program` with `args` and `env` added to the environment.
 pub fn run(program: &Path, args: &[&str], env: &[(&str, &str)], limits: Limits) -> Outcome {
-    let started = Instant::now();
     let mut command = Command::new(program);
+    command.args(args).envs(env.iter().copied());
+    run_command(command, limits)
+}
+
+/// Runs `command` (a sandbox's, or a plain one) within `limits`.
+pub fn run_command(mut command: Command, limits: Limits) -> Outcome {
+    let started = Instant::now();
     command
-        .args(args)
-        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

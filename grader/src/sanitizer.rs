@@ -8,15 +8,25 @@ use std::time::Duration;
 
 use crate::results::Sanitized;
 use crate::runner::{self, Ended, Limits};
+use crate::sandbox::Isolation;
 
 /// The tools run, in order.
 pub const TOOLS: [&str; 2] = ["memcheck", "racecheck"];
 
 /// Runs each tool over `binary args`; `timeout` is stretched, since the
 /// tools slow a run down many times.
-pub fn sanitize(binary: &Path, args: &[&str], limits: Limits) -> Vec<Sanitized> {
-    let program =
-        std::env::var_os("COMPUTE_SANITIZER").unwrap_or_else(|| "compute-sanitizer".into());
+pub fn sanitize(
+    isolation: &Isolation,
+    binary: &Path,
+    args: &[&str],
+    limits: Limits,
+) -> Vec<Sanitized> {
+    // Found here, so that the sandbox can be given its absolute path.
+    let program = std::env::var_os("COMPUTE_SANITIZER")
+        .map(std::path::PathBuf::from)
+        .or_else(|| crate::sandbox::on_path("compute-sanitizer"))
+        .unwrap_or_else(|| "compute-sanitizer".into());
+    let program = program.to_string_lossy();
     let limits = Limits {
         timeout: limits.timeout * 10,
         ..limits
@@ -24,10 +34,9 @@ pub fn sanitize(binary: &Path, args: &[&str], limits: Limits) -> Vec<Sanitized> 
     TOOLS
         .iter()
         .map(|tool| {
-            let binary = binary.to_string_lossy();
-            let mut command = vec!["--tool", tool, binary.as_ref()];
-            command.extend_from_slice(args);
-            let outcome = runner::run(Path::new(&program), &command, &[], limits);
+            let wrapper = [program.as_ref(), "--tool", tool];
+            let outcome =
+                runner::run_command(isolation.run_command(binary, args, &wrapper), limits);
             judge(
                 tool,
                 &outcome.ended,

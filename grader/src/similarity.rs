@@ -345,35 +345,27 @@ pub fn markdown(found: &Found) -> String {
             .shared
             .lines()
             .take(SHOWN_LINES)
-            .map(|l| {
-                l.chars()
-                    .filter(|c| !c.is_control() || *c == '\t')
-                    .collect::<String>()
-                    + "\n"
-            })
+            .map(|l| format!("{l}\n"))
             .collect();
         let more = group.shared.lines().count().saturating_sub(SHOWN_LINES);
         if more > 0 {
             let _ = write!(shown, "... ({more} more lines)");
         }
-        let fence = "`".repeat(longest_backtick_run(&shown).max(2) + 1);
         let language = if group.file.ends_with(".cu") {
             "cuda"
         } else {
             "rust"
         };
+        // Student text: escapes and control characters go, and the fence
+        // outlasts any backticks in it.
         let _ = write!(
             out,
-            "\nThe shared code, as {} wrote it:\n\n{fence}{language}\n{}\n{fence}\n",
+            "\nThe shared code, as {} wrote it:\n\n{}",
             group.holders[0],
-            shown.trim_end()
+            crate::quote::fenced(&shown, language)
         );
     }
     out
-}
-
-fn longest_backtick_run(text: &str) -> usize {
-    text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
 }
 
 #[cfg(test)]

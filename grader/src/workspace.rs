@@ -1,11 +1,10 @@
-//! The scratch workspace the grader builds in: one crate per student and
-//! exercise, each the course's crate with the student's files laid over it
-//! (see `overlay`) under a package name of its own, all depending on the
-//! course's `kernels` by path and sharing one target directory. It starts
-//! from the course's Cargo.lock: build it with `--offline` but not
-//! `--locked`, so cargo keeps every dependency's version and only adds the
-//! renamed members. A solution's crate built this way (`cargo build
-//! --release --offline`, 18 s from cold here) runs like the course's own.
+//! A student's workspace, as the grader builds it: one crate per exercise,
+//! each the course's crate with the student's files laid over it (see
+//! `overlay`) under the exercise's own name, depending on the course's
+//! `kernels` by path. Every student's workspace looks alike to cargo, so
+//! the dependencies built once serve them all. It starts from the course's
+//! Cargo.lock: build it with `--offline` but not `--locked`, so cargo keeps
+//! every dependency's version.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -18,79 +17,68 @@ use crate::overlay::{self, Taken};
 pub struct Member {
     pub student: String,
     pub exercise: String,
-    /// Package and binary name: `<exercise>--<student slug>`.
+    /// Package and binary name: the exercise's.
     pub package: String,
     pub dir: PathBuf,
 }
 
 /// What to put in the workspace: a student's taken files for an exercise.
+#[derive(Clone, Copy)]
 pub struct Entry<'a> {
     pub student: &'a str,
     pub exercise: &'a str,
     pub taken: &'a [Taken],
 }
 
-/// A student id as a package-name part: lower-case letters, digits and
-/// '_' (anything else becomes '_'), never empty.
-pub fn slug(student: &str) -> String {
-    let slug: String = student
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if slug.is_empty() { "_".into() } else { slug }
-}
-
-/// Writes the workspace under `scratch` for `entries`, from the course at
-/// `course` (the folder of its root Cargo.toml). An existing workspace is
-/// updated in place: unchanged files keep their times, so cargo rebuilds
-/// only the crates whose sources changed, and crates no longer wanted are
-/// removed.
-pub fn create(course: &Path, scratch: &Path, entries: &[Entry]) -> std::io::Result<Vec<Member>> {
+/// Writes the workspace under `scratch` for `entries` (one student's, or
+/// the course's own with nothing taken), from the course at `course` (the
+/// folder of its root Cargo.toml), whose manifest names the course at
+/// `course_seen` (where cargo finds it: the sandbox binds it elsewhere).
+/// Each crate keeps its exercise's name, so every student's workspace
+/// looks alike to cargo. An existing workspace is updated in place:
+/// unchanged files keep their times, so cargo rebuilds only the crates
+/// whose sources changed, and crates no longer wanted are removed.
+pub fn create(
+    course: &Path,
+    course_seen: &Path,
+    scratch: &Path,
+    entries: &[Entry],
+) -> std::io::Result<Vec<Member>> {
     fs::create_dir_all(scratch)?;
     let course = course.canonicalize()?;
     let mut members = Vec::new();
-    let mut slugs: BTreeSet<(String, String)> = BTreeSet::new();
+    let mut wanted = BTreeSet::new();
     for entry in entries {
-        // Students whose ids fold to the same slug get _2, _3, ...
-        let base = slug(entry.student);
-        let mut unique = base.clone();
-        let mut k = 2;
-        while !slugs.insert((entry.exercise.to_owned(), unique.clone())) {
-            unique = format!("{base}_{k}");
-            k += 1;
+        if !wanted.insert(entry.exercise.to_owned()) {
+            return Err(invalid(format!(
+                "{} is listed twice for {}",
+                entry.exercise, entry.student
+            )));
         }
-        let package = format!("{}--{unique}", entry.exercise);
-        let dir = scratch.join(entry.exercise).join(&unique);
+        let dir = scratch.join(entry.exercise);
         let pristine = course.join("exercises").join(entry.exercise);
-        let manifest = renamed(
-            &fs::read_to_string(pristine.join("Cargo.toml"))?,
-            entry.exercise,
-            &package,
-        )?;
+        let manifest = fs::read_to_string(pristine.join("Cargo.toml"))?;
         overlay::lay_over(&pristine, &manifest, entry.taken, &dir)?;
         members.push(Member {
             student: entry.student.to_owned(),
             exercise: entry.exercise.to_owned(),
-            package,
+            package: entry.exercise.to_owned(),
             dir,
         });
     }
-    remove_stale(scratch, &slugs)?;
+    remove_stale(scratch, &wanted)?;
     let manifest = workspace_manifest(
         &fs::read_to_string(course.join("Cargo.toml"))?,
-        &course,
+        course_seen,
         scratch,
         &members,
     )?;
     overlay::write_if_changed(&scratch.join("Cargo.toml"), manifest.as_bytes())?;
-    // Cargo adds the renamed members to the lock and keeps every version.
-    fs::copy(course.join("Cargo.lock"), scratch.join("Cargo.lock"))?;
+    // Cargo keeps every version and drops the packages no member needs.
+    overlay::write_if_changed(
+        &scratch.join("Cargo.lock"),
+        &fs::read(course.join("Cargo.lock"))?,
+    )?;
     // Cargo reads its configuration from the folder it builds in: the
     // course's (CUDA_LIBRARY_PATH for distribution toolkits) must come along.
     fs::create_dir_all(scratch.join(".cargo"))?;
@@ -101,32 +89,15 @@ pub fn create(course: &Path, scratch: &Path, entries: &[Entry]) -> std::io::Resu
     Ok(members)
 }
 
-/// Removes crates of earlier builds that `wanted` (exercise, slug) lacks.
-fn remove_stale(scratch: &Path, wanted: &BTreeSet<(String, String)>) -> std::io::Result<()> {
+/// Removes crates of earlier builds that `wanted` lacks.
+fn remove_stale(scratch: &Path, wanted: &BTreeSet<String>) -> std::io::Result<()> {
     for exercise in crate::catalogue::EXERCISES {
-        let Ok(entries) = fs::read_dir(scratch.join(exercise.name)) else {
-            continue;
-        };
-        for entry in entries {
-            let entry = entry?;
-            let slug = entry.file_name().to_string_lossy().into_owned();
-            if !wanted.contains(&(exercise.name.to_owned(), slug)) {
-                fs::remove_dir_all(entry.path())?;
-            }
+        let dir = scratch.join(exercise.name);
+        if dir.exists() && !wanted.contains(exercise.name) {
+            fs::remove_dir_all(dir)?;
         }
     }
     Ok(())
-}
-
-/// The course's crate manifest, with the package renamed.
-fn renamed(manifest: &str, exercise: &str, package: &str) -> std::io::Result<String> {
-    let old = format!("name = \"{exercise}\"");
-    if !manifest.contains(&old) {
-        return Err(invalid(format!(
-            "the {exercise} manifest has no line {old}"
-        )));
-    }
-    Ok(manifest.replacen(&old, &format!("name = \"{package}\""), 1))
 }
 
 /// The course's root manifest with its members replaced by the scratch
@@ -193,57 +164,55 @@ mod tests {
             .to_owned()
     }
 
-    #[test]
-    fn writing_again_keeps_unchanged_files_and_drops_who_left() {
-        let scratch = tempfile::tempdir().unwrap();
+    fn main_only() -> (tempfile::TempDir, Vec<Taken>) {
         let student = tempfile::tempdir().unwrap();
         fs::create_dir_all(student.path().join("src")).unwrap();
         fs::write(student.path().join("src/main.rs"), "fn main() {}\n").unwrap();
         let (taken, _) = overlay::select(student.path());
-        let entry = |who| Entry {
-            student: who,
-            exercise: "dot-sm",
+        (student, taken)
+    }
+
+    #[test]
+    fn writing_again_keeps_unchanged_files_and_drops_what_left() {
+        let scratch = tempfile::tempdir().unwrap();
+        let (_student, taken) = main_only();
+        let entry = |exercise| Entry {
+            student: "ann",
+            exercise,
             taken: &taken,
         };
-        let first = create(&course(), scratch.path(), &[entry("ann"), entry("bo")]).unwrap();
+        let first = create(
+            &course(),
+            &course(),
+            scratch.path(),
+            &[entry("dot-sm"), entry("dot-gm")],
+        )
+        .unwrap();
         let main = first[0].dir.join("src/main.rs");
         let before = fs::metadata(&main).unwrap().modified().unwrap();
         std::thread::sleep(std::time::Duration::from_millis(20));
 
-        let second = create(&course(), scratch.path(), &[entry("ann")]).unwrap();
+        let second = create(&course(), &course(), scratch.path(), &[entry("dot-sm")]).unwrap();
         assert_eq!(second.len(), 1);
         assert_eq!(fs::metadata(&main).unwrap().modified().unwrap(), before);
-        assert!(!first[1].dir.exists(), "bo's crate outlived bo");
+        assert!(
+            !first[1].dir.exists(),
+            "dot-gm's crate outlived its exercise"
+        );
         assert!(
             !fs::read_to_string(scratch.path().join("Cargo.toml"))
                 .unwrap()
-                .contains("dot-sm/bo")
+                .contains("dot-gm")
         );
     }
 
     #[test]
-    fn slugs_are_package_safe() {
-        assert_eq!(slug("Ada Lovelace"), "ada_lovelace");
-        assert_eq!(slug("s1234-B"), "s1234_b");
-        assert_eq!(slug("é"), "_");
-        assert_eq!(slug(""), "_");
-    }
-
-    #[test]
-    fn two_students_with_one_exercise_each_get_their_own_crate_and_cargo_accepts_it() {
+    fn a_students_crates_keep_the_exercise_names_and_cargo_accepts_them() {
         let scratch = tempfile::tempdir().unwrap();
-        let student = tempfile::tempdir().unwrap();
-        fs::create_dir_all(student.path().join("src")).unwrap();
-        fs::write(student.path().join("src/main.rs"), "fn main() {}\n").unwrap();
-        let (taken, _) = overlay::select(student.path());
+        let (_student, taken) = main_only();
         let entries = [
             Entry {
                 student: "Ann",
-                exercise: "dot-sm",
-                taken: &taken,
-            },
-            Entry {
-                student: "ann",
                 exercise: "dot-sm",
                 taken: &taken,
             },
@@ -253,18 +222,25 @@ mod tests {
                 taken: &taken,
             },
         ];
-        let members = create(&course(), scratch.path(), &entries).unwrap();
+        let members = create(&course(), &course(), scratch.path(), &entries).unwrap();
         let packages: Vec<&str> = members.iter().map(|m| m.package.as_str()).collect();
-        assert_eq!(
-            packages,
-            ["dot-sm--ann", "dot-sm--ann_2", "vecadd-anyN--ann"]
-        );
+        assert_eq!(packages, ["dot-sm", "vecadd-anyN"]);
         let main = fs::read_to_string(members[0].dir.join("src/main.rs")).unwrap();
         assert_eq!(main, "fn main() {}\n");
         assert!(
             fs::read_to_string(members[0].dir.join("build.rs"))
                 .unwrap()
                 .contains("build_kernel")
+        );
+        // Twice the same exercise is the caller's mistake, said.
+        assert!(
+            create(
+                &course(),
+                &course(),
+                scratch.path(),
+                &[entries[0], entries[0]]
+            )
+            .is_err()
         );
 
         // Cargo resolves the workspace offline, keeping the course's versions.

@@ -1,13 +1,17 @@
-//! A small class built for real: the scratch workspace, one cargo run for
-//! everyone, and each failure attributed to its student with its own errors.
-//! Needs the CUDA toolkit (nvcc), not a GPU.
+//! A small class built for real, each student in their own sandbox over
+//! dependencies built once, and each failure attributed to its student
+//! with its own errors. Needs the CUDA toolkit (nvcc) and bubblewrap, not
+//! a GPU.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use grader::compile::build;
+use std::time::Duration;
+
+use grader::compile::{Builder, Built};
 use grader::overlay;
-use grader::workspace::{Entry, create};
+use grader::sandbox::Isolation;
+use grader::workspace::Entry;
 
 fn course() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -70,20 +74,37 @@ fn each_student_gets_their_own_binary_or_their_own_errors() {
         })
         .collect();
 
-    let scratch = tempfile::tempdir().unwrap();
-    let members = create(&course(), scratch.path(), &entries).unwrap();
-    // A target folder kept between test runs, so dependencies build once.
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("grader-build-class");
-    let built = build(scratch.path(), &target, &members, None).unwrap();
+    let isolation = Isolation::choose(false).unwrap();
+    // Kept between test runs and shared by the grader's tests, so the
+    // dependencies build once.
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("grader-deps");
+    fs::create_dir_all(&root).unwrap();
+    let builder = Builder {
+        isolation: &isolation,
+        course: course(),
+        root: &root,
+        jobs: None,
+        timeout: Duration::from_secs(300),
+    };
+    builder.prepare().unwrap();
+    let builds = tempfile::tempdir().unwrap();
+    let built: Vec<(&str, Built)> = entries
+        .iter()
+        .map(|entry| {
+            let dir = builds.path().join(entry.student);
+            let mut built = builder.build_student(&dir, &[*entry]).unwrap();
+            (entry.student, built.remove(0))
+        })
+        .collect();
 
-    let by_name = |package: &str| built.iter().find(|b| b.package == package).unwrap();
-    let good = by_name("dot-sm--good");
+    let by_name = |student: &str| &built.iter().find(|b| b.0 == student).unwrap().1;
+    let good = by_name("good");
     assert!(good.errors.is_none(), "{:?}", good.errors);
     assert!(good.binary.as_ref().is_some_and(|b| b.is_file()));
     let ptx = fs::read_to_string(good.ptx.as_ref().unwrap()).unwrap();
     assert!(ptx.contains(".entry dot(") && ptx.contains("bar.sync"));
 
-    let nvcc = by_name("dot-sm--nvcc");
+    let nvcc = by_name("nvcc");
     assert!(nvcc.binary.is_none());
     let said = nvcc.errors.as_deref().unwrap();
     assert!(
@@ -91,11 +112,15 @@ fn each_student_gets_their_own_binary_or_their_own_errors() {
         "{said}"
     );
     assert!(
-        !said.contains("dot-sm--rustc"),
+        !said.contains("let n: u8"),
         "another student's errors leaked in: {said}"
     );
 
-    let rustc = by_name("dot-sm--rustc");
+    // Errors name the student's files, not the instructor's folders.
+    let here = course().display().to_string();
+    assert!(!said.contains(&here), "{said}");
+
+    let rustc = by_name("rustc");
     assert!(rustc.binary.is_none());
     let said = rustc.errors.as_deref().unwrap();
     assert!(

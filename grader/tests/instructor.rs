@@ -109,25 +109,37 @@ fn a_four_student_class_graded_exported_and_regraded_from_another_folder() {
     assert!(out.join("bundle/bundle.json").is_file());
     assert!(!out.join("bundle/.build/workspace/grading").exists());
     assert!(!out.join("bundle/.build/target").exists());
-    assert!(tmp.join("grader-cli/release").is_dir());
+    // The dependencies, compiled once in the sandbox (compile::Builder::deps).
+    assert!(tmp.join("grader-cli/deps/target/release").is_dir());
 
     // The whole-workspace copy is graded as the bare folders are.
     let results: Value = serde_json::from_str(&read(&out.join("results.json"))).unwrap();
     assert_eq!(outcome(&results, "ada"), outcome(&results, "bo"));
-    assert_eq!(
-        results["students"]["ada"]["exercises"]["dot-sm"]["points"],
-        1
+    // The PTX point at least; the runs' points depend on the device (none
+    // here, the CPU emulator, or a GPU), which the counts below follow.
+    assert!(
+        results["students"]["ada"]["exercises"]["dot-sm"]["points"]
+            .as_u64()
+            .is_some_and(|p| p >= 1),
+        "{results}"
     );
-    let runs: usize = results["students"]
+    let mut verdicts = std::collections::BTreeMap::<String, usize>::new();
+    for run in results["students"]
         .as_object()
         .unwrap()
         .values()
         .flat_map(|s| s["exercises"].as_object().unwrap().values())
-        .map(|e| e["runs"].as_array().unwrap().len())
-        .sum();
+        .flat_map(|e| e["runs"].as_array().unwrap())
+    {
+        *verdicts
+            .entry(run["verdict"]["kind"].as_str().unwrap().to_owned())
+            .or_default() += 1;
+    }
+    let counted: Vec<String> = verdicts.iter().map(|(k, n)| format!("{n} {k}")).collect();
     assert!(
         summary.contains(&format!(
-            "4 students; 7 exercises submitted, 1 did not build, 1 not submitted; runs: {runs} cuda-error"
+            "4 students; 7 exercises submitted, 1 did not build, 1 not submitted; runs: {}",
+            counted.join(", ")
         )),
         "{summary}"
     );
