@@ -40,6 +40,19 @@ cp "$class/instructor/roster.csv" "$out/instructor/"
 rm -rf "$class" "$out/class/.build" "$out/hostile/.build" "$out/instructor/.build"
 cp target/release/grader "$out/"
 strip "$out"/class/bin/* "$out"/hostile/bin/* "$out"/instructor/bin/* "$out/grader"
+# Stripping changes the binaries, and bundle.json holds each one's sha256 (a
+# changed binary is refused at run time): record the stripped ones'.
+for bundle in "$out"/class "$out"/hostile "$out"/instructor; do
+    python3 - "$bundle" <<'SEAL'
+import hashlib, json, pathlib, sys
+bundle = pathlib.Path(sys.argv[1])
+manifest = json.loads((bundle / "bundle.json").read_text())
+for item in manifest["items"]:
+    if item.get("binary"):
+        item["digest"] = hashlib.sha256((bundle / item["binary"]).read_bytes()).hexdigest()
+(bundle / "bundle.json").write_text(json.dumps(manifest, indent=1) + "\n")
+SEAL
+done
 (cd "$out" && apt-get download bubblewrap)
 cat >"$out/bwrap.sh" <<'BWRAP'
 # Sourced by run.sh and instructor.sh: bubblewrap from the bundle's .deb,
@@ -86,6 +99,7 @@ for name, record in sorted(students.items()):
     print(f"{'ok ' if ok else 'BROKEN'} {name}: {kinds} (expected {want}): {runs[0]['verdict']['message'][:160]}")
 sys.exit(1 if broken else 0)
 CHECK
+[ $? -eq 0 ] || { echo "run.sh: the hostile class did not get its verdicts" >&2; exit 1; }
 echo "run.sh: hostile class as expected; no process on the GPU"
 RUN
 chmod +x "$out/run.sh"
