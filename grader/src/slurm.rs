@@ -143,14 +143,14 @@ impl Job<'_> {
 /// Submits the array, then the merge on its success; prints both job ids.
 const SUBMIT_SCRIPT: &str = r#"#!/bin/bash
 # Submits the grading: the shards' job array (grade.sbatch), then the merge
-# (merge.sbatch), which starts once every shard succeeded. Written by
-# `grader slurm`; run it again to grade again.
+# (merge.sbatch), which starts once every shard succeeded and is cancelled
+# if one fails. Written by `grader slurm`; run it again to grade again.
 set -euo pipefail
 cd "$(dirname "$0")"
 mkdir -p logs
 array=$(sbatch --parsable grade.sbatch)
 array=${array%%;*}
-merge=$(sbatch --parsable --dependency=afterok:"$array" merge.sbatch)
+merge=$(sbatch --parsable --dependency=afterok:"$array" --kill-on-invalid-dep=yes merge.sbatch)
 merge=${merge%%;*}
 echo "shards: job $array; merge: job $merge"
 "#;
