@@ -199,6 +199,7 @@ struct Scale {
 
 #[derive(clap::Args, Debug)]
 struct SlurmArgs {
+    /// The bundle (`grader build`'s folder), on the cluster's shared filesystem.
     #[arg(value_parser = absolute)]
     bundle: PathBuf,
     /// Where the merged grading goes; shards in OUT/shards/K.
