@@ -5,7 +5,8 @@
 # grader-bundle/. On the GPU machine, grader-bundle/run.sh grades the class
 # and verifies every expectation (no cargo needed there);
 # grader-bundle/instructor.sh grades the instructor's four-student class
-# (scripts/instructor-class.sh) and prints its Canvas and Moodle exports.
+# (scripts/instructor-class.sh) and prints its Canvas and Moodle exports;
+# grader-bundle/scale.sh grades the class over --gpus and in merged shards.
 # The bundle also carries bubblewrap's .deb (the GPU machine has no network;
 # bwrap.sh unpacks it with dpkg -x for both scripts) and a GPU-hostile class
 # (grader/tests/fixtures/hostile-gpu) graded in the sandbox between honest
@@ -119,4 +120,42 @@ for lms in canvas moodle; do
 done
 RUN
 chmod +x "$out/instructor.sh"
+# Issue 16: the class over every GPU of this machine (--gpus) and in two
+# shards merged, each against one plain run: the same grades, and the wall
+# times.
+cat >"$out/scale.sh" <<'RUN'
+#!/usr/bin/env bash
+# Grades the class three ways on this machine's GPUs: one `grader run`,
+# `--gpus` over all of them, and `--shard 1/2` + `--shard 2/2` then
+# `grader merge`. Each must pass `mutants verify` and give one run's
+# grades.csv; prints each way's wall time.
+# Usage: scale.sh [OUT_DIR]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=${1:-$(mktemp -d)}
+. "$here/bwrap.sh"
+gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
+timed() {
+    local start=$SECONDS
+    "$@" >/dev/null
+    echo "scale.sh: $((SECONDS - start)) s: grader ${*:2}"
+}
+timed "$here/grader" run "$here/class" --timeout 120 --out "$out/one"
+timed "$here/grader" run "$here/class" --timeout 120 --out "$out/gpus" --gpus "$gpus"
+timed "$here/grader" run "$here/class" --timeout 120 --out "$out/shard-1" --shard 1/2
+timed "$here/grader" run "$here/class" --timeout 120 --out "$out/shard-2" --shard 2/2
+"$here/grader" merge "$out/merged" "$out/shard-1" "$out/shard-2" >/dev/null
+for way in gpus merged; do
+    "$here/grader" mutants verify "$out/$way"
+    if cmp -s "$out/one/grades.csv" "$out/$way/grades.csv"; then
+        echo "scale.sh: $way: the grades of one run"
+    else
+        echo "scale.sh: $way: grades differ from one run's:" >&2
+        diff "$out/one/grades.csv" "$out/$way/grades.csv" >&2 || true
+        exit 1
+    fi
+done
+echo "scale.sh: GPUs $gpus; results in $out"
+RUN
+chmod +x "$out/scale.sh"
 echo "grader-bundle: $(ls "$out/class/bin" | wc -l) binaries, $(du -sh "$out" | cut -f1) in $out/"

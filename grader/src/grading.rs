@@ -6,7 +6,7 @@
 //! results.json is rewritten after every student.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -19,6 +19,7 @@ use crate::sandbox::{self, Isolation};
 use crate::sanitizer;
 use crate::verdict::{self, Verdict};
 
+#[derive(Clone)]
 pub struct Settings {
     pub limits: Limits,
     /// Where the binaries run.
@@ -41,6 +42,37 @@ pub fn run(
     settings: &Settings,
     mut progress: impl FnMut(&str),
 ) -> Result<Results, String> {
+    let Pending {
+        bundle,
+        mut results,
+        path,
+        students,
+    } = prepare(bundle_dir, out, settings)?;
+    for student in students {
+        let graded = grade_student(bundle_dir, &bundle, &student, settings);
+        results.students.insert(student.clone(), graded);
+        results
+            .save(&path)
+            .map_err(|err| format!("{}: {err}", path.display()))?;
+        progress(&student);
+    }
+    Ok(results)
+}
+
+/// A grading about to start: the bundle, the records kept from an earlier
+/// results.json, and who is left to grade.
+pub struct Pending {
+    pub bundle: Bundle,
+    pub results: Results,
+    /// `out`/results.json, to be saved after each student.
+    pub path: PathBuf,
+    /// The students to grade, in id order.
+    pub students: Vec<String>,
+}
+
+/// Loads the bundle and what `out`/results.json keeps (`--resume`,
+/// `--student`), and says who is left to grade.
+pub fn prepare(bundle_dir: &Path, out: &Path, settings: &Settings) -> Result<Pending, String> {
     let bundle = bundle::load(bundle_dir)?;
     let path = out.join("results.json");
     let keep_others = !settings.only.is_empty();
@@ -96,6 +128,7 @@ pub fn run(
     results
         .students
         .retain(|student, _| by_student.contains_key(student.as_str()));
+    let mut students = Vec::new();
     for (student, items) in by_student {
         let chosen = settings.only.is_empty() || settings.only.iter().any(|s| s == student);
         // Kept only when every record was graded from these very inputs.
@@ -107,28 +140,45 @@ pub fn run(
                     })
                 })
         });
-        if !chosen || unchanged {
-            continue;
+        if chosen && !unchanged {
+            students.push(student.to_owned());
         }
-        let graded = Student {
-            problems: items[0].problems.clone(),
-            exercises: items
-                .iter()
-                .map(|item| {
-                    (
-                        item.exercise.clone(),
-                        grade(bundle_dir, &bundle, item, settings),
-                    )
-                })
-                .collect(),
-        };
-        results.students.insert(student.to_owned(), graded);
-        results
-            .save(&path)
-            .map_err(|err| format!("{}: {err}", path.display()))?;
-        progress(student);
     }
-    Ok(results)
+    Ok(Pending {
+        bundle,
+        results,
+        path,
+        students,
+    })
+}
+
+/// Grades every exercise of `student` in the bundle.
+pub fn grade_student(
+    bundle_dir: &Path,
+    bundle: &Bundle,
+    student: &str,
+    settings: &Settings,
+) -> Student {
+    let items: Vec<&Item> = bundle
+        .items
+        .iter()
+        .filter(|i| i.student == student)
+        .collect();
+    Student {
+        problems: items
+            .first()
+            .map(|i| i.problems.clone())
+            .unwrap_or_default(),
+        exercises: items
+            .iter()
+            .map(|item| {
+                (
+                    item.exercise.clone(),
+                    grade(bundle_dir, bundle, item, settings),
+                )
+            })
+            .collect(),
+    }
 }
 
 /// The digest of what an item's grade depends on: the binary as it is now

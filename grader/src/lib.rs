@@ -8,6 +8,8 @@
 //! bundle ([`grading`]), results.json
 //! ([`results`]), the reports ([`reports`]), and the grader's own test class
 //! of mutants ([`mutants`]); student code builds and runs in a [`sandbox`].
+//! At scale: a run over several GPUs ([`gpus`], [`pool`]), shards of a
+//! class ([`shard`]) joined by [`merge`], and Slurm job scripts ([`slurm`]).
 
 pub mod bundle;
 pub mod catalogue;
@@ -16,10 +18,13 @@ pub mod course;
 pub mod digest;
 pub mod discovery;
 pub mod export;
+pub mod gpus;
 pub mod grading;
+pub mod merge;
 pub mod mutants;
 pub mod overlay;
 pub mod plan;
+pub mod pool;
 pub mod quote;
 pub mod regrade;
 pub mod reports;
@@ -27,7 +32,9 @@ pub mod results;
 pub mod runner;
 pub mod sandbox;
 pub mod sanitizer;
+pub mod shard;
 pub mod similarity;
+pub mod slurm;
 pub mod student_id;
 pub mod trace;
 pub mod verdict;

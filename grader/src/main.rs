@@ -69,9 +69,24 @@ enum Command {
         out: PathBuf,
         /// Only this student (their id); repeat for several. The others'
         /// records in results.json are kept as they are.
-        #[arg(long = "student", value_name = "ID")]
+        #[arg(long = "student", value_name = "ID", conflicts_with = "shard")]
         students: Vec<String>,
+        #[command(flatten)]
+        scale: Scale,
     },
+    /// Join the shards of a bundle (`run --shard`) into OUT and write the
+    /// reports there.
+    Merge {
+        /// Where results.json, grades.csv and feedback/ go.
+        #[arg(value_parser = absolute)]
+        out: PathBuf,
+        /// The shards' output folders, every shard once.
+        #[arg(required = true, value_parser = absolute)]
+        shards: Vec<PathBuf>,
+    },
+    /// Write Slurm job scripts that grade a bundle in shards and merge
+    /// them: OUT/slurm/grade.sbatch, merge.sbatch and submit.sh.
+    Slurm(SlurmArgs),
     /// Write grades.csv and feedback/ again from results.json in DIR.
     Report {
         #[arg(value_parser = absolute)]
@@ -169,6 +184,57 @@ struct Choose {
     students: Vec<String>,
 }
 
+/// Spreading `grader run` over GPUs and machines.
+#[derive(clap::Args, Debug)]
+struct Scale {
+    /// Grade only the K-th of N slices of the class (students in sorted
+    /// order, every N-th), for `grader merge`.
+    #[arg(long, value_name = "K/N", value_parser = grader::shard::parse)]
+    shard: Option<grader::shard::Shard>,
+    /// Grade over these GPUs (as nvidia-smi numbers them, e.g. 0,1): one
+    /// student at a time per GPU, each run seeing only its GPU.
+    #[arg(long, value_name = "LIST", value_parser = grader::gpus::parse)]
+    gpus: Option<grader::gpus::Indices>,
+}
+
+#[derive(clap::Args, Debug)]
+struct SlurmArgs {
+    /// The bundle (`grader build`'s folder), on the cluster's shared filesystem.
+    #[arg(value_parser = absolute)]
+    bundle: PathBuf,
+    /// Where the merged grading goes; shards in OUT/shards/K.
+    #[arg(long, value_parser = absolute)]
+    out: PathBuf,
+    /// Tasks of the job array, one shard each, 1 to 10000.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=i64::from(grader::shard::MAX_SHARDS)))]
+    shards: u32,
+    /// The Slurm partition [default: the cluster's].
+    #[arg(long, value_parser = slurm_word)]
+    partition: Option<String>,
+    /// Generic resources per shard, e.g. gpu:1 [default: none].
+    #[arg(long, value_parser = slurm_word)]
+    gres: Option<String>,
+    /// The grader binary on the nodes [default: this one].
+    #[arg(long, value_parser = absolute)]
+    grader: Option<PathBuf>,
+    /// Also submit them (OUT/slurm/submit.sh: sbatch --parsable).
+    #[arg(long)]
+    submit: bool,
+    /// Flags for every `grader run`, after --, e.g. -- --timeout 30 --no-sandbox.
+    #[arg(last = true, value_name = "RUN_FLAGS")]
+    run_args: Vec<String>,
+}
+
+/// A partition or gres: it goes into an #SBATCH line as is.
+fn slurm_word(text: &str) -> Result<String, String> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || "_-.:,=".contains(c);
+    if !text.is_empty() && text.chars().all(allowed) {
+        Ok(text.to_owned())
+    } else {
+        Err("letters, digits and _ - . : , = only".to_owned())
+    }
+}
+
 /// Whether student code is confined.
 #[derive(clap::Args, Debug)]
 struct Safety {
@@ -264,7 +330,8 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
             running,
             safety,
             out,
-            students,
+            mut students,
+            scale,
         } => {
             let isolation = Isolation::choose(safety.no_sandbox)?;
             eprintln!(
@@ -272,7 +339,26 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
                 bundle.display(),
                 out.display()
             );
-            let results = run(&bundle, &running, &out, &students, isolation)?;
+            let gpus = match &scale.gpus {
+                Some(indices) => grader::gpus::find(&indices.0)?,
+                None => vec![],
+            };
+            if let Some(shard) = scale.shard {
+                students = grader::shard::begin(
+                    &bundle,
+                    &out,
+                    shard,
+                    running.resume,
+                    isolation.description(),
+                )?;
+                eprintln!("grader: shard {shard}: {} students", students.len());
+            }
+            let results = if scale.shard.is_some() && students.is_empty() {
+                // A class smaller than its shards: this one holds nobody.
+                Results::load(&out.join("results.json"))?
+            } else {
+                run(&bundle, &running, &out, &students, isolation, &gpus)?
+            };
             print!("{}", reports::summary(&results));
             Ok(ExitCode::SUCCESS)
         }
@@ -287,7 +373,7 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
             let course = course(choose.course.as_deref())?;
             let bundle = out.join("bundle");
             build(&course, &submissions, &choose, &bundle, &isolation)?;
-            let results = run(&bundle, &running, &out, &choose.students, isolation)?;
+            let results = run(&bundle, &running, &out, &choose.students, isolation, &[])?;
             similarity(&course, &submissions, &choose.exercises, &out)?;
             print!("{}", reports::summary(&results));
             Ok(ExitCode::SUCCESS)
@@ -326,6 +412,8 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
             similarity(&course, &submissions, &[], &out)?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Merge { out, shards } => merge(&out, &shards),
+        Command::Slurm(args) => slurm(&args),
         Command::Report { dir } => {
             eprintln!(
                 "grader: reports from {}",
@@ -451,6 +539,7 @@ fn run(
     out: &Path,
     only: &[String],
     isolation: Isolation,
+    gpus: &[grader::gpus::Pin],
 ) -> Result<Results, String> {
     warn_if_unsandboxed(&isolation);
     let settings = Settings {
@@ -464,12 +553,13 @@ fn run(
         .items
         .into_iter()
         .map(|i| i.student)
+        .filter(|s| only.is_empty() || only.contains(s))
         .collect();
     let bar = ProgressBar::new(students.len() as u64).with_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} students, {elapsed} {msg}")
             .expect("a fixed template"),
     );
-    let results = grading::run(bundle, out, &settings, |student| {
+    let progress = |student: &str| {
         // A bar on a terminal; a line per student where there is none.
         if bar.is_hidden() {
             // Escaped: a name cannot start a line that looks like the grader's.
@@ -477,11 +567,103 @@ fn run(
         }
         bar.set_message(student.to_owned());
         bar.inc(1);
-    });
+    };
+    let results = if gpus.is_empty() {
+        grading::run(bundle, out, &settings, progress)
+    } else {
+        grader::pool::run(bundle, out, &settings, gpus, progress)
+    };
     bar.finish_and_clear();
     let results = results?;
     reports::write(&results, out).map_err(|err| format!("{}: {err}", out.display()))?;
     Ok(results)
+}
+
+/// `grader merge`: the shards joined into OUT, which loses nothing it held.
+fn merge(out: &Path, shards: &[PathBuf]) -> Result<ExitCode, String> {
+    let mut loaded = Vec::new();
+    for dir in shards {
+        if dir == out {
+            return Err(format!(
+                "{} is a shard; merge into another folder",
+                dir.display()
+            ));
+        }
+        loaded.push((dir.clone(), Results::load(&dir.join("results.json"))?));
+    }
+    let merged = grader::merge::join(&loaded)?;
+    let path = out.join("results.json");
+    if path.exists() {
+        grader::merge::check_out(out, &Results::load(&path)?, &merged)?;
+    }
+    merged
+        .save(&path)
+        .map_err(|err| format!("{}: {err}", path.display()))?;
+    reports::write(&merged, out).map_err(|err| format!("{}: {err}", out.display()))?;
+    eprintln!(
+        "grader: merged {} shards ({} students) into {}",
+        shards.len(),
+        merged.students.len(),
+        out.display()
+    );
+    print!("{}", reports::summary(&merged));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `grader slurm`: writes the job scripts, and submits them with --submit.
+fn slurm(args: &SlurmArgs) -> Result<ExitCode, String> {
+    use grader::slurm;
+    bundle::load(&args.bundle)?;
+    let grader = match &args.grader {
+        Some(path) => path.clone(),
+        None => std::env::current_exe().map_err(|err| format!("this grader's path: {err}"))?,
+    };
+    let job = slurm::Job {
+        grader: &grader,
+        bundle: &args.bundle,
+        out: &args.out,
+        shards: args.shards,
+        partition: args.partition.as_deref(),
+        gres: args.gres.as_deref(),
+        run_args: &args.run_args,
+    };
+    let scripts = job.scripts();
+    let folder = slurm::folder(&args.out);
+    let io = |err: std::io::Error| format!("{}: {err}", folder.display());
+    std::fs::create_dir_all(folder.join("logs")).map_err(io)?;
+    for (name, text) in [
+        (slurm::GRADE, &scripts.grade),
+        (slurm::MERGE, &scripts.merge),
+        (slurm::SUBMIT, &scripts.submit),
+    ] {
+        grader::results::write_atomically(&folder.join(name), text.as_bytes()).map_err(io)?;
+    }
+    eprintln!(
+        "grader: wrote {}, {} and {} in {}",
+        slurm::GRADE,
+        slurm::MERGE,
+        slurm::SUBMIT,
+        folder.display()
+    );
+    if args.submit {
+        let submit = folder.join(slurm::SUBMIT);
+        let output = std::process::Command::new("bash")
+            .arg(&submit)
+            .output()
+            .map_err(|err| format!("{}: {err}", submit.display()))?;
+        if !output.status.success() {
+            return Err(format!(
+                "{} failed ({}): {}",
+                submit.display(),
+                output.status,
+                String::from_utf8_lossy(&output.stderr).trim()
+            ));
+        }
+        print!("{}", String::from_utf8_lossy(&output.stdout));
+    } else {
+        println!("submit with: bash {}", folder.join(slurm::SUBMIT).display());
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Writes OUT/similarity.md for the instructor and says where.
@@ -545,6 +727,7 @@ fn check(
         &work.join("grading"),
         &[],
         isolation,
+        &[],
     )?;
     let you = &results.students["you"];
     print!("{}", reports::feedback("you", you, results.seed));

@@ -24,6 +24,10 @@ pub struct Results {
     /// run with `--no-sandbox`, which every report then says.
     #[serde(default)]
     pub sandbox: Option<String>,
+    /// Only in a shard's results (`grader run --shard`): which shard of
+    /// which bundle, for `grader merge`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::shard::Record>,
     pub students: BTreeMap<String, Student>,
 }
 
@@ -107,6 +111,7 @@ impl Results {
             schema_version: RESULTS_SCHEMA,
             seed,
             sandbox: None,
+            shard: None,
             students: BTreeMap::new(),
         }
     }

@@ -13,6 +13,7 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use crate::gpus::Pin;
 use crate::runner::Ended;
 
 /// The uid and gid student code runs as when the grader is root: nobody.
@@ -57,6 +58,8 @@ pub struct Sandbox {
     /// instructor's (a toolchain under /root), so bwrap starts as root and
     /// maps nobody inside, without capabilities.
     build_mode: Mode,
+    /// With `--gpus`: the one GPU runs see; all of the machine's when `None`.
+    gpu: Option<Pin>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,6 +112,27 @@ impl Isolation {
                  ${BWRAP_ENV}, or pass --no-sandbox to give student code your rights"
             )
         })
+    }
+
+    /// The same confinement with runs on `gpu` only; `None` without the
+    /// sandbox, which cannot hide the other GPUs.
+    pub fn on_gpu(&self, gpu: &Pin) -> Option<Isolation> {
+        match self {
+            Isolation::Sandboxed(sandbox) => Some(Isolation::Sandboxed(Sandbox {
+                gpu: Some(gpu.clone()),
+                ..sandbox.clone()
+            })),
+            Isolation::Unsandboxed => None,
+        }
+    }
+
+    /// How runs are confined, as results.json records it: `None` without
+    /// the sandbox.
+    pub fn description(&self) -> Option<String> {
+        match self {
+            Isolation::Sandboxed(sandbox) => Some(sandbox.description().to_owned()),
+            Isolation::Unsandboxed => None,
+        }
     }
 
     pub fn is_sandboxed(&self) -> bool {
@@ -185,6 +209,7 @@ impl Sandbox {
             bwrap,
             run_mode,
             build_mode,
+            gpu: None,
         })
     }
 
@@ -198,7 +223,11 @@ impl Sandbox {
     }
 
     fn run_command(&self, binary: &Path, args: &[&str], wrapper: &[&str]) -> Command {
-        let mut command = base(&self.bwrap, self.run_mode, true);
+        let devices = match &self.gpu {
+            Some(gpu) => Devices::One(gpu),
+            None => Devices::All,
+        };
+        let mut command = base(&self.bwrap, self.run_mode, devices);
         let mut inherit = Vec::new();
         let inside = copy_in(&mut command, &mut inherit, binary);
         let mut wrapper: Vec<String> = wrapper.iter().map(|w| w.to_string()).collect();
@@ -230,7 +259,7 @@ impl Sandbox {
 
     /// The command that runs cargo with `args` in the workspace.
     pub fn build_command(&self, mounts: &BuildMounts, args: &[&str]) -> Command {
-        let mut command = base(&self.bwrap, self.build_mode, false);
+        let mut command = base(&self.bwrap, self.build_mode, Devices::None);
         let course_manifest = mounts.course.join("Cargo.toml");
         command
             .arg("--ro-bind")
@@ -312,7 +341,7 @@ fn copy_in(command: &mut Command, inherit: &mut Vec<std::fs::File>, host: &Path)
 
 /// Whether bwrap starts a sandbox in `mode` here; if not, what it said.
 fn probe(bwrap: &Path, mode: Mode) -> Result<(), String> {
-    let mut command = base(bwrap, mode, false);
+    let mut command = base(bwrap, mode, Devices::None);
     command.arg("true").stdin(Stdio::null());
     confine(&mut command, mode, None, None, Vec::new());
     let output = command.output().map_err(|err| err.to_string())?;
@@ -323,9 +352,21 @@ fn probe(bwrap: &Path, mode: Mode) -> Result<(), String> {
     }
 }
 
+/// Which NVIDIA device nodes a sandbox binds.
+#[derive(Clone, Copy)]
+enum Devices<'a> {
+    /// Builds: none.
+    None,
+    /// Runs: every GPU's.
+    All,
+    /// Runs with `--gpus`: this GPU's, and the control and unified-memory
+    /// nodes every GPU shares.
+    One(&'a Pin),
+}
+
 /// bwrap with the namespaces, the environment and the minimal root every
-/// sandbox has; `gpu` adds the NVIDIA device nodes and /sys.
-fn base(bwrap: &Path, mode: Mode, gpu: bool) -> Command {
+/// sandbox has; `devices` adds NVIDIA device nodes and /sys.
+fn base(bwrap: &Path, mode: Mode, devices: Devices) -> Command {
     let mut command = Command::new(bwrap);
     command.args([
         "--unshare-all",
@@ -349,11 +390,15 @@ fn base(bwrap: &Path, mode: Mode, gpu: bool) -> Command {
         let id = NOBODY.to_string();
         command.args(["--uid", &id, "--gid", &id]);
     }
-    if let Some(devices) = std::env::var_os("CUDA_VISIBLE_DEVICES") {
+    let visible = match devices {
+        Devices::One(gpu) => Some(gpu.visible.clone().into()),
+        _ => std::env::var_os("CUDA_VISIBLE_DEVICES"),
+    };
+    if let Some(visible) = visible {
         command
             .arg("--setenv")
             .arg("CUDA_VISIBLE_DEVICES")
-            .arg(devices);
+            .arg(visible);
     }
     command.args(["--ro-bind", "/usr", "/usr"]);
     // Merged-/usr systems link these into /usr; older ones have folders.
@@ -385,16 +430,22 @@ fn base(bwrap: &Path, mode: Mode, gpu: bool) -> Command {
     command.args(["--proc", "/proc", "--dev", "/dev"]);
     command.args(["--size", TMP_BYTES, "--tmpfs", "/tmp"]);
     command.args(["--size", TMP_BYTES, "--tmpfs", "/dev/shm"]);
-    if gpu {
-        let mut any = false;
-        for node in gpu_nodes() {
-            any = true;
-            command.arg("--dev-bind").arg(&node).arg(&node);
-        }
-        if any {
-            // The driver reads the GPUs' topology there.
-            command.args(["--ro-bind", "/sys", "/sys"]);
-        }
+    let nodes: Vec<PathBuf> = match devices {
+        Devices::None => vec![],
+        Devices::All => gpu_nodes(),
+        // Only where they exist: on a machine without this GPU, runs find
+        // no GPU, as they would without --gpus.
+        Devices::One(gpu) => std::iter::once(gpu.node.clone())
+            .chain(GPU_NODES.iter().map(PathBuf::from))
+            .filter(|p| p.exists())
+            .collect(),
+    };
+    for node in &nodes {
+        command.arg("--dev-bind").arg(node).arg(node);
+    }
+    if !nodes.is_empty() {
+        // The driver reads the GPUs' topology there.
+        command.args(["--ro-bind", "/sys", "/sys"]);
     }
     command
 }
@@ -503,6 +554,46 @@ mod tests {
         std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
         path
+    }
+
+    #[test]
+    fn a_run_on_one_gpu_binds_only_that_gpus_node_and_is_told_its_uuid() {
+        let dir = tempfile::tempdir().unwrap();
+        // Stand-ins for the machine's nodes: a run must name only its own.
+        let node = dir.path().join("nvidia1");
+        std::fs::write(&node, "").unwrap();
+        let pin = Pin {
+            index: 1,
+            node: node.clone(),
+            visible: "GPU-1234".into(),
+        };
+        let sandbox = Sandbox {
+            bwrap: "/usr/bin/bwrap".into(),
+            run_mode: Mode::AsCaller,
+            build_mode: Mode::AsCaller,
+            gpu: None,
+        };
+        let pinned = Isolation::Sandboxed(sandbox).on_gpu(&pin).unwrap();
+        let command = pinned.run_command(Path::new("/bin/true"), &[], &[]);
+        let args: Vec<String> = command
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let bound: Vec<&String> = args
+            .windows(2)
+            .filter(|w| w[0] == "--dev-bind")
+            .map(|w| &w[1])
+            .collect();
+        assert_eq!(bound.first(), Some(&&node.to_string_lossy().into_owned()));
+        // The rest are the shared nodes, never another GPU's.
+        for other in &bound[1..] {
+            assert!(GPU_NODES.contains(&other.as_str()), "{other}");
+        }
+        let visible = args
+            .windows(3)
+            .find(|w| w[0] == "--setenv" && w[1] == "CUDA_VISIBLE_DEVICES");
+        assert_eq!(visible.map(|w| w[2].as_str()), Some("GPU-1234"));
+        assert!(Isolation::Unsandboxed.on_gpu(&pin).is_none());
     }
 
     #[test]

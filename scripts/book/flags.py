@@ -29,7 +29,10 @@ EXERCISES = [
     "vecadd-anyN", "dot-gm", "dot-sm", "dot-atomic",
     "matmul-naive", "matmul-tiled", "memspace-timing", "streams-overlap",
 ]
-GRADER = ["grader grade", "grader build", "grader run", "grader report", "grader check"]
+GRADER = [
+    "grader grade", "grader build", "grader run", "grader merge", "grader slurm",
+    "grader report", "grader check",
+]
 FIX = "python3 scripts/book/flags.py"
 BLOCK = re.compile(r"(<!-- flags: ([^>]+?) -->\n)(.*?)(<!-- /flags -->)", re.S)
 
@@ -55,7 +58,7 @@ def rows(help_output):
                 section = None
             continue
         stripped = line.strip()
-        if stripped.startswith(("-", "<")):
+        if stripped.startswith(("-", "<", "[")):
             spec, _, text = stripped.partition("  ")
             found.append([spec, text.strip()])
         elif found:
