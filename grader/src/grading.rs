@@ -31,6 +31,8 @@ pub struct Settings {
     /// Only these students (`--student`), every other record kept; all
     /// when empty.
     pub only: Vec<String>,
+    /// Run the kernels on the bundle's CPU emulator, at its capped sizes.
+    pub emulate: bool,
 }
 
 /// Grades the bundle at `bundle_dir` into `out`/results.json; `progress` is
@@ -88,6 +90,14 @@ pub fn run(
         results.students.clear();
     }
     results.sandbox = sandbox;
+    let driver = crate::emulate::driver(bundle_dir, &bundle, settings.emulate)?;
+    if results.emulated != settings.emulate {
+        if keep_others && !results.students.is_empty() {
+            return Err(crate::emulate::mixed(&path, results.emulated));
+        }
+        results.students.clear();
+    }
+    results.emulated = settings.emulate;
     let mut by_student: BTreeMap<&str, Vec<&Item>> = BTreeMap::new();
     for item in &bundle.items {
         by_student.entry(&item.student).or_default().push(item);
@@ -103,7 +113,8 @@ pub fn run(
             earlier.exercises.len() == items.len()
                 && items.iter().all(|item| {
                     earlier.exercises.get(&item.exercise).is_some_and(|e| {
-                        e.inputs.is_some() && e.inputs == inputs(bundle_dir, &bundle, item)
+                        e.inputs.is_some()
+                            && e.inputs == inputs(bundle_dir, &bundle, item, settings.emulate)
                     })
                 })
         });
@@ -117,7 +128,7 @@ pub fn run(
                 .map(|item| {
                     (
                         item.exercise.clone(),
-                        grade(bundle_dir, &bundle, item, settings),
+                        grade(bundle_dir, &bundle, item, settings, driver.as_deref()),
                     )
                 })
                 .collect(),
@@ -133,8 +144,8 @@ pub fn run(
 
 /// The digest of what an item's grade depends on: the binary as it is now
 /// and as it was built, the test plan, and what the build found.
-fn inputs(bundle_dir: &Path, bundle: &Bundle, item: &Item) -> Option<String> {
-    let plan = plan::plan(&item.exercise, bundle.seed);
+fn inputs(bundle_dir: &Path, bundle: &Bundle, item: &Item, emulated: bool) -> Option<String> {
+    let plan = crate::emulate::plan(&item.exercise, bundle.seed, emulated).runs;
     let binary = item
         .binary
         .as_ref()
@@ -164,8 +175,10 @@ fn grade(
     bundle: &Bundle,
     item: &Item,
     settings: &Settings,
+    driver: Option<&Path>,
 ) -> results::Exercise {
-    let plan = plan::plan(&item.exercise, bundle.seed);
+    let planned = crate::emulate::plan(&item.exercise, bundle.seed, settings.emulate);
+    let plan = planned.runs;
     let max_points = PTX_POINTS + plan.iter().map(|r| r.points).sum::<u32>();
     let mut graded = results::Exercise {
         refused: item.refused.clone(),
@@ -175,7 +188,7 @@ fn grade(
         points: 0,
         max_points,
         sanitizer: vec![],
-        inputs: inputs(bundle_dir, bundle, item),
+        inputs: inputs(bundle_dir, bundle, item, settings.emulate),
         absent: item.absent.clone(),
     };
     let Some(binary) = &item.binary else {
@@ -206,9 +219,11 @@ fn grade(
                 run,
                 settings.limits,
                 ptx_ok,
+                driver,
             )
         })
         .collect();
+    graded.runs.extend(planned.skipped);
     graded.points =
         u32::from(ptx_ok) * PTX_POINTS + graded.runs.iter().map(|r| r.points).sum::<u32>();
     if settings.sanitize {
@@ -232,14 +247,19 @@ fn run_one(
     run: &plan::Run,
     limits: Limits,
     counts: bool,
+    driver: Option<&Path>,
 ) -> results::Run {
     let mut args: Vec<&str> = run.args.iter().map(String::as_str).collect();
     args.push("--json");
-    let mut outcome = runner::run_command(isolation.run_command(binary, &args, &[]), limits);
+    let mut outcome =
+        runner::run_command(isolation.run_command_on(binary, &args, &[], driver), limits);
     if isolation.is_sandboxed() {
         outcome.ended = sandbox::ended_inside(outcome.ended);
     }
     let mut verdict = verdict::judge(&outcome, limits.timeout.as_secs_f64());
+    if driver.is_some() {
+        verdict = crate::emulate::with_findings(verdict, &outcome.stderr);
+    }
     let report: Option<Value> = serde_json::from_str(outcome.stdout.trim()).ok();
     if verdict.passed() {
         if let Err(why) = recheck(exercise, run, report.as_ref().unwrap_or(&Value::Null)) {

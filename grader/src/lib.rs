@@ -15,6 +15,8 @@ pub mod compile;
 pub mod course;
 pub mod digest;
 pub mod discovery;
+pub mod emulate;
+pub mod emulator_library;
 pub mod export;
 pub mod grading;
 pub mod mutants;

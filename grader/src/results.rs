@@ -24,6 +24,10 @@ pub struct Results {
     /// run with `--no-sandbox`, which every report then says.
     #[serde(default)]
     pub sandbox: Option<String>,
+    /// The kernels ran on the CPU emulator (`--emulate`), at its capped
+    /// sizes: every report says so.
+    #[serde(default)]
+    pub emulated: bool,
     pub students: BTreeMap<String, Student>,
 }
 
@@ -107,6 +111,7 @@ impl Results {
             schema_version: RESULTS_SCHEMA,
             seed,
             sandbox: None,
+            emulated: false,
             students: BTreeMap::new(),
         }
     }
