@@ -9,6 +9,7 @@ Usage: python3 scripts/perf/emulated-verdicts.py OUT/results.json
 `grader mutants write`). Python standard library only.
 """
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -17,9 +18,9 @@ H100 = ROOT / "grader" / "tests" / "fixtures" / "h100-class-results.json"
 
 
 def points(student):
-    got = sum(e["points"] for e in student["exercises"].values())
-    top = sum(e["max_points"] for e in student["exercises"].values())
-    return got, top
+    """Points got and possible over the exercises the student submitted."""
+    graded = [e for e in student["exercises"].values() if not e.get("absent")]
+    return sum(e["points"] for e in graded), sum(e["max_points"] for e in graded)
 
 
 def kinds(exercise):
@@ -27,15 +28,25 @@ def kinds(exercise):
     return [r["verdict"]["kind"] for r in exercise["runs"]]
 
 
+FINDINGS = [
+    "shared-memory race",
+    "global-memory conflict",
+    "out-of-bounds",
+    "misaligned",
+    "barrier not reached by every thread",
+    "waits forever",
+]
+
+
 def finding(exercise):
-    """The first emulator finding of a failed run, shortened."""
+    """The first emulator finding of a failed run: its kind and kernel.cu line."""
     for run in exercise["runs"]:
         for line in run["verdict"]["message"].splitlines():
-            if "the CPU emulator found: " in line:
-                text = line.split("the CPU emulator found: ", 1)[1]
-                kind = text.split(" in kernel")[0].split(": ")[-1]
-                at = text.rsplit(" at ", 1)[-1].split(" (PTX")[0]
-                return f"{kind} ({at})"
+            if "the CPU emulator found: " not in line:
+                continue
+            kind = next((k for k in FINDINGS if k in line), "finding")
+            at = re.search(r"kernel\.cu:\d+", line)
+            return f"{kind} ({at.group(0) if at else 'no line'})"
     return ""
 
 
