@@ -432,6 +432,35 @@ mod tests {
     }
 
     #[test]
+    fn an_emulated_grading_says_so_in_every_report_and_shows_skips_and_findings() {
+        let mut results = results();
+        results.emulated = true;
+        let ann = results.students.get_mut("ann").unwrap();
+        let vecadd = ann.exercises.get_mut("vecadd-anyN").unwrap();
+        vecadd.runs[1].verdict = Verdict {
+            passed: false,
+            kind: "cuda-error".into(),
+            message: "CUDA error CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure\n\
+                      the CPU emulator found: global-memory conflict in kernel `vecadd` at \
+                      global address 0x7f0000000010: block (0,0,0) thread (0,0,0) wrote it \
+                      (`st.global.f32` at kernel.cu:31 (PTX line 70)), then block (1,0,0) \
+                      thread (0,0,0) wrote it (`st.global.f32` at kernel.cu:31 (PTX line 70)) \
+                      with no barrier between; give each thread its own element or use an atomic"
+                .into(),
+        };
+        let streams = crate::emulate::plan("streams-overlap", 7, true);
+        vecadd.runs.extend(streams.skipped);
+        let ann = &results.students["ann"];
+        insta::assert_snapshot!(format!(
+            "{}\n{}\n{}{}",
+            grades_csv(&results),
+            summary(&results),
+            feedback("ann", ann, results.seed),
+            emulated(&results)
+        ));
+    }
+
+    #[test]
     fn file_names_are_safe() {
         assert_eq!(file_name("ann"), "ann");
         assert_eq!(file_name("../etc/passwd"), "_.._etc_passwd");
