@@ -2,8 +2,9 @@
 # The course on the CPU emulator, for CI machines without a GPU: the
 # emulator's own tests; every solution's tests with the GPU-only ones included
 # (less those that need GPU speed: the largest sizes, or timing); every stub's
-# "fails cleanly" test; every solution at its emulator default sizes; and the
-# grader's own class graded with --emulate.
+# "fails cleanly" test; every solution at its emulator default sizes; the
+# grader's own class graded with --emulate; and the solutions built from nvcc
+# 13's PTX (scripts/emulated-nvcc13.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -59,4 +60,7 @@ tail -n 3 "$class/summary.txt"
 grep -h "the CPU emulator found" "$class/out/feedback/"*.md >"$class/findings.txt" || true
 cut -c1-240 "$class/findings.txt" | sort -u
 "$grader" mutants verify "$class/out"
+
+# The solutions built from the GPU machine's nvcc 13 PTX run and pass too.
+scripts/emulated-nvcc13.sh
 echo "emulated-suite: passed"
