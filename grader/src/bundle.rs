@@ -1,7 +1,8 @@
 //! `grader build`: everything a GPU node needs to grade a class, made on a
 //! build node. Discovers the submissions, lays each student's files over
 //! the course's crates, builds them all, inspects each kernel's PTX, and
-//! writes `BUNDLE/bin/<package>` and `BUNDLE/bundle.json`: the seed, and per
+//! writes `BUNDLE/bin/<package>`, the CPU emulator's library
+//! (`BUNDLE/emulator/libcuda.so.1`) and `BUNDLE/bundle.json`: the seed, and per
 //! student and exercise its binary or build errors, refusals and missing
 //! PTX features. A GPU node then needs no cargo, no course and no network.
 
@@ -16,6 +17,7 @@ use crate::catalogue::{self, EXERCISES};
 use crate::compile::{Builder, Built};
 use crate::digest;
 use crate::discovery::discover;
+use crate::emulator_library::{self, Library};
 use crate::overlay;
 use crate::results::write_atomically;
 use crate::sandbox::Isolation;
@@ -28,6 +30,10 @@ pub struct Bundle {
     pub schema_version: u32,
     pub seed: u64,
     pub items: Vec<Item>,
+    /// The CPU emulator's library, for `grader run --emulate`; None when
+    /// it could not be built (the reason was said then).
+    #[serde(default)]
+    pub emulator: Option<Library>,
 }
 
 /// One student's one exercise.
@@ -227,10 +233,16 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
             fs::remove_file(entry.path()).map_err(io("removing a stale binary"))?;
         }
     }
+    // Every bundle can be graded on the CPU emulator too; a course
+    // without one still grades on a GPU.
+    let emulator = emulator_library::build(request.course, &root, request.bundle)
+        .inspect_err(|why| eprintln!("grader: warning: {why}; only a GPU can grade this bundle"))
+        .ok();
     let bundle = Bundle {
         schema_version: BUNDLE_SCHEMA,
         seed: request.seed,
         items,
+        emulator,
     };
     let text = serde_json::to_string_pretty(&bundle).map_err(|err| err.to_string())?;
     write_atomically(&request.bundle.join("bundle.json"), text.as_bytes())

@@ -32,6 +32,8 @@ pub struct Settings {
     /// Only these students (`--student`), every other record kept; all
     /// when empty.
     pub only: Vec<String>,
+    /// Run the kernels on the bundle's CPU emulator, at its capped sizes.
+    pub emulate: bool,
 }
 
 /// Grades the bundle at `bundle_dir` into `out`/results.json; `progress` is
@@ -47,9 +49,10 @@ pub fn run(
         mut results,
         path,
         students,
+        driver,
     } = prepare(bundle_dir, out, settings)?;
     for student in students {
-        let graded = grade_student(bundle_dir, &bundle, &student, settings);
+        let graded = grade_student(bundle_dir, &bundle, &student, settings, driver.as_deref());
         results.students.insert(student.clone(), graded);
         results
             .save(&path)
@@ -68,6 +71,8 @@ pub struct Pending {
     pub path: PathBuf,
     /// The students to grade, in id order.
     pub students: Vec<String>,
+    /// The bundle's CPU emulator library, when the kernels run on it.
+    pub driver: Option<PathBuf>,
 }
 
 /// Loads the bundle and what `out`/results.json keeps (`--resume`,
@@ -120,6 +125,14 @@ pub fn prepare(bundle_dir: &Path, out: &Path, settings: &Settings) -> Result<Pen
         results.students.clear();
     }
     results.sandbox = sandbox;
+    let driver = crate::emulate::driver(bundle_dir, &bundle, settings.emulate)?;
+    if results.emulated != settings.emulate {
+        if keep_others && !results.students.is_empty() {
+            return Err(crate::emulate::mixed(&path, results.emulated));
+        }
+        results.students.clear();
+    }
+    results.emulated = settings.emulate;
     let mut by_student: BTreeMap<&str, Vec<&Item>> = BTreeMap::new();
     for item in &bundle.items {
         by_student.entry(&item.student).or_default().push(item);
@@ -136,7 +149,8 @@ pub fn prepare(bundle_dir: &Path, out: &Path, settings: &Settings) -> Result<Pen
             earlier.exercises.len() == items.len()
                 && items.iter().all(|item| {
                     earlier.exercises.get(&item.exercise).is_some_and(|e| {
-                        e.inputs.is_some() && e.inputs == inputs(bundle_dir, &bundle, item)
+                        e.inputs.is_some()
+                            && e.inputs == inputs(bundle_dir, &bundle, item, settings.emulate)
                     })
                 })
         });
@@ -149,6 +163,7 @@ pub fn prepare(bundle_dir: &Path, out: &Path, settings: &Settings) -> Result<Pen
         results,
         path,
         students,
+        driver,
     })
 }
 
@@ -158,6 +173,7 @@ pub fn grade_student(
     bundle: &Bundle,
     student: &str,
     settings: &Settings,
+    driver: Option<&Path>,
 ) -> Student {
     let items: Vec<&Item> = bundle
         .items
@@ -174,7 +190,7 @@ pub fn grade_student(
             .map(|item| {
                 (
                     item.exercise.clone(),
-                    grade(bundle_dir, bundle, item, settings),
+                    grade(bundle_dir, bundle, item, settings, driver),
                 )
             })
             .collect(),
@@ -183,8 +199,8 @@ pub fn grade_student(
 
 /// The digest of what an item's grade depends on: the binary as it is now
 /// and as it was built, the test plan, and what the build found.
-fn inputs(bundle_dir: &Path, bundle: &Bundle, item: &Item) -> Option<String> {
-    let plan = plan::plan(&item.exercise, bundle.seed);
+fn inputs(bundle_dir: &Path, bundle: &Bundle, item: &Item, emulated: bool) -> Option<String> {
+    let plan = crate::emulate::plan(&item.exercise, bundle.seed, emulated).runs;
     let binary = item
         .binary
         .as_ref()
@@ -214,8 +230,10 @@ fn grade(
     bundle: &Bundle,
     item: &Item,
     settings: &Settings,
+    driver: Option<&Path>,
 ) -> results::Exercise {
-    let plan = plan::plan(&item.exercise, bundle.seed);
+    let planned = crate::emulate::plan(&item.exercise, bundle.seed, settings.emulate);
+    let plan = planned.runs;
     let max_points = PTX_POINTS + plan.iter().map(|r| r.points).sum::<u32>();
     let mut graded = results::Exercise {
         refused: item.refused.clone(),
@@ -225,7 +243,7 @@ fn grade(
         points: 0,
         max_points,
         sanitizer: vec![],
-        inputs: inputs(bundle_dir, bundle, item),
+        inputs: inputs(bundle_dir, bundle, item, settings.emulate),
         absent: item.absent.clone(),
     };
     let Some(binary) = &item.binary else {
@@ -256,9 +274,11 @@ fn grade(
                 run,
                 settings.limits,
                 ptx_ok,
+                driver,
             )
         })
         .collect();
+    graded.runs.extend(planned.skipped);
     graded.points =
         u32::from(ptx_ok) * PTX_POINTS + graded.runs.iter().map(|r| r.points).sum::<u32>();
     if settings.sanitize {
@@ -282,14 +302,19 @@ fn run_one(
     run: &plan::Run,
     limits: Limits,
     counts: bool,
+    driver: Option<&Path>,
 ) -> results::Run {
     let mut args: Vec<&str> = run.args.iter().map(String::as_str).collect();
     args.push("--json");
-    let mut outcome = runner::run_command(isolation.run_command(binary, &args, &[]), limits);
+    let mut outcome =
+        runner::run_command(isolation.run_command_on(binary, &args, &[], driver), limits);
     if isolation.is_sandboxed() {
         outcome.ended = sandbox::ended_inside(outcome.ended);
     }
     let mut verdict = verdict::judge(&outcome, limits.timeout.as_secs_f64());
+    if driver.is_some() {
+        verdict = crate::emulate::with_findings(verdict, &outcome.stderr);
+    }
     let report: Option<Value> = serde_json::from_str(outcome.stdout.trim()).ok();
     if verdict.passed() {
         if let Err(why) = recheck(exercise, run, report.as_ref().unwrap_or(&Value::Null)) {

@@ -4,7 +4,8 @@
 //! workspace and its build ([`workspace`], [`compile`]), the bundle a GPU
 //! node grades ([`bundle`]), each exercise's seeded runs and the grader's
 //! own recheck ([`plan`]), running one binary ([`runner`]) and judging its
-//! run ([`verdict`]), compute-sanitizer's checks ([`sanitizer`]), grading a
+//! run ([`verdict`]), compute-sanitizer's checks ([`sanitizer`]), grading
+//! on the CPU emulator ([`emulate`], [`emulator_library`]), grading a
 //! bundle ([`grading`]), results.json
 //! ([`results`]), the reports ([`reports`]), and the grader's own test class
 //! of mutants ([`mutants`]); student code builds and runs in a [`sandbox`].
@@ -17,6 +18,8 @@ pub mod compile;
 pub mod course;
 pub mod digest;
 pub mod discovery;
+pub mod emulate;
+pub mod emulator_library;
 pub mod export;
 pub mod gpus;
 pub mod grading;

@@ -257,6 +257,13 @@ struct Running {
     /// first run, and report what it finds.
     #[arg(long)]
     sanitize: bool,
+    /// Run the kernels on the CPU emulator the bundle carries, at sizes a
+    /// CPU runs in seconds [default: when no NVIDIA GPU is usable].
+    #[arg(long, conflicts_with = "no_emulate")]
+    emulate: bool,
+    /// Never the emulator: with no usable NVIDIA GPU, stop before grading.
+    #[arg(long)]
+    no_emulate: bool,
 }
 
 fn exercise_name(text: &str) -> Result<String, String> {
@@ -334,6 +341,7 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
             scale,
         } => {
             let isolation = Isolation::choose(safety.no_sandbox)?;
+            let emulate = device(&running)?;
             eprintln!(
                 "grader: grading the bundle {} into {}",
                 bundle.display(),
@@ -357,7 +365,9 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
                 // A class smaller than its shards: this one holds nobody.
                 Results::load(&out.join("results.json"))?
             } else {
-                run(&bundle, &running, &out, &students, isolation, &gpus)?
+                run(
+                    &bundle, &running, &out, &students, isolation, &gpus, emulate,
+                )?
             };
             print!("{}", reports::summary(&results));
             Ok(ExitCode::SUCCESS)
@@ -370,10 +380,19 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
             out,
         } => {
             let isolation = Isolation::choose(safety.no_sandbox)?;
+            let emulate = device(&running)?;
             let course = course(choose.course.as_deref())?;
             let bundle = out.join("bundle");
             build(&course, &submissions, &choose, &bundle, &isolation)?;
-            let results = run(&bundle, &running, &out, &choose.students, isolation, &[])?;
+            let results = run(
+                &bundle,
+                &running,
+                &out,
+                &choose.students,
+                isolation,
+                &[],
+                emulate,
+            )?;
             similarity(&course, &submissions, &choose.exercises, &out)?;
             print!("{}", reports::summary(&results));
             Ok(ExitCode::SUCCESS)
@@ -526,6 +545,28 @@ fn build(
     Ok(())
 }
 
+/// Where the kernels run (true: the CPU emulator), said once, before any
+/// student is built or graded.
+fn device(running: &Running) -> Result<bool, String> {
+    let emulate = grader::emulate::choose(running.emulate, running.no_emulate)?;
+    if emulate {
+        eprintln!(
+            "grader: {}: kernels run on the CPU emulator, at capped sizes; every report says so",
+            if running.emulate {
+                "--emulate"
+            } else {
+                "no NVIDIA GPU is usable here (--no-emulate refuses to grade without one)"
+            }
+        );
+        if running.sanitize {
+            eprintln!(
+                "grader: --sanitize is left out on the emulator: it checks every access itself"
+            );
+        }
+    }
+    Ok(emulate)
+}
+
 /// Said once per command, before any student code is touched.
 fn warn_if_unsandboxed(isolation: &Isolation) {
     if !isolation.is_sandboxed() {
@@ -540,14 +581,16 @@ fn run(
     only: &[String],
     isolation: Isolation,
     gpus: &[grader::gpus::Pin],
+    emulate: bool,
 ) -> Result<Results, String> {
     warn_if_unsandboxed(&isolation);
     let settings = Settings {
         isolation,
         limits: limits(running),
         resume: running.resume,
-        sanitize: running.sanitize,
+        sanitize: running.sanitize && !emulate,
         only: only.to_vec(),
+        emulate,
     };
     let students: BTreeSet<String> = bundle::load(bundle)?
         .items
@@ -695,6 +738,7 @@ fn check(
     seed: Option<u64>,
 ) -> Result<ExitCode, String> {
     let isolation = Isolation::choose(safety.no_sandbox)?;
+    let emulate = device(running)?;
     let course = course(None)?;
     let folder = path.unwrap_or_else(|| course.join("exercises").join(exercise));
     let work = course.join("target").join("grader-check");
@@ -728,9 +772,11 @@ fn check(
         &[],
         isolation,
         &[],
+        emulate,
     )?;
     let you = &results.students["you"];
     print!("{}", reports::feedback("you", you, results.seed));
+    print!("{}", reports::emulated(&results));
     let (got, max) = you.points();
     Ok(if got == max {
         ExitCode::SUCCESS

@@ -64,6 +64,21 @@ pub fn join(shards: &[(PathBuf, Results)]) -> Result<Results, String> {
                 confinement(&results.sandbox),
             ));
         }
+        if results.emulated != first.emulated {
+            let device = |emulated: bool| {
+                if emulated {
+                    "the CPU emulator"
+                } else {
+                    "a GPU"
+                }
+                .to_owned()
+            };
+            return Err(differs(
+                "devices",
+                device(first.emulated),
+                device(results.emulated),
+            ));
+        }
         if let Some(other) = by_index.insert(record.index, dir) {
             return Err(format!(
                 "{} and {} are both shard {}/{}; give each shard once",
@@ -216,6 +231,12 @@ mod tests {
         let mut other_seed = shard(2, 3);
         other_seed.1.seed = 10;
         assert!(refused(&[shard(1, 3), other_seed, shard(3, 3)]).contains("seeds 9 and 10"));
+        let mut emulated = shard(3, 3);
+        emulated.1.emulated = true;
+        assert!(
+            refused(&[shard(1, 3), shard(2, 3), emulated])
+                .contains("devices a GPU and the CPU emulator")
+        );
         let mut unsandboxed = shard(3, 3);
         unsandboxed.1.sandbox = None;
         assert!(

@@ -30,7 +30,53 @@ pub enum Expect {
     LosesRun(&'static str),
     /// Loses the PTX point, and so every run's points.
     LosesPtx,
+    /// Undefined behaviour a GPU may well run correctly: only the
+    /// emulator's expectation ([`ON_THE_EMULATOR`]) is checked.
+    OnlyOnTheEmulator,
 }
+
+/// What grading on the CPU emulator (`--emulate`) must do where it differs
+/// from a GPU.
+pub enum Emulated {
+    /// A run fails with the emulator's finding of this kind, with its
+    /// `kernel.cu` line, besides the GPU's expectation.
+    Finds(&'static str),
+    /// Every point: the one run that catches it needs a GPU's speed, and the
+    /// emulator skips it.
+    Full,
+    /// Correct on a GPU, but stricter here: it loses runs to the emulator's
+    /// finding of this kind (threads writing one word, even the same value).
+    Stricter(&'static str),
+}
+
+/// The emulator's expectations, by student (see [`student`]).
+pub const ON_THE_EMULATOR: &[(&str, Emulated)] = &[
+    (
+        "dot-sm.no-barrier-in-the-tree",
+        Emulated::Finds("shared-memory race"),
+    ),
+    (
+        "dot-sm.barrier-inside-the-if",
+        Emulated::Finds("barrier not reached by every thread"),
+    ),
+    (
+        "dot-atomic.plain-add-race",
+        Emulated::Finds("global-memory conflict"),
+    ),
+    (
+        "matmul-naive.no-bounds-check",
+        Emulated::Finds("out-of-bounds global access"),
+    ),
+    (
+        "matmul-tiled.no-zero-padding",
+        Emulated::Finds("out-of-bounds global access"),
+    ),
+    ("streams-overlap.no-grid-stride", Emulated::Full),
+    (
+        "vecadd-anyN.redundant-stride",
+        Emulated::Stricter("global-memory conflict"),
+    ),
+];
 
 pub struct Mutant {
     pub exercise: &'static str,
@@ -103,6 +149,17 @@ pub const MUTANTS: &[Mutant] = &[
             "",
         )],
         expect: Expect::LosesRun(""),
+    },
+    Mutant {
+        exercise: "dot-sm",
+        name: "barrier-inside-the-if",
+        bug: "a second __syncthreads() inside the if: the block's threads wait at two barriers",
+        edits: &[edit(
+            "kernel.cu",
+            "            cache[threadIdx.x] += cache[threadIdx.x + half];\n        }\n",
+            "            cache[threadIdx.x] += cache[threadIdx.x + half];\n            __syncthreads();\n        }\n",
+        )],
+        expect: Expect::OnlyOnTheEmulator,
     },
     Mutant {
         exercise: "dot-atomic",
@@ -378,15 +435,67 @@ pub fn verify(results: &Results) -> Vec<String> {
             .iter()
             .map(|m| (student(m), Some(m.exercise), &m.expect)),
     );
-    cases
+    let mut broken: Vec<String> = cases
         .iter()
-        .filter_map(|(who, exercise, expect)| check(results, who, *exercise, expect))
-        .collect()
+        .filter_map(
+            |(who, exercise, expect)| match (results.emulated, emulated(who)) {
+                (true, Some(Emulated::Full)) => check(results, who, *exercise, &Expect::Full),
+                (true, Some(Emulated::Stricter(_))) => {
+                    check(results, who, *exercise, &Expect::LosesRun(""))
+                }
+                (_, _) => check(results, who, *exercise, expect),
+            },
+        )
+        .collect();
+    if results.emulated {
+        for (who, expect) in ON_THE_EMULATOR {
+            if let Emulated::Finds(kind) | Emulated::Stricter(kind) = expect {
+                broken.extend(found(results, who, kind));
+            }
+        }
+    }
+    broken
+}
+
+fn emulated(who: &str) -> Option<&'static Emulated> {
+    ON_THE_EMULATOR
+        .iter()
+        .find(|(student, _)| *student == who)
+        .map(|(_, e)| e)
+}
+
+/// None when a run of `who` failed with the emulator's finding of `kind`,
+/// naming its `kernel.cu` line; else what it said instead.
+fn found(results: &Results, who: &str, kind: &str) -> Option<String> {
+    let runs = results
+        .students
+        .get(who)
+        .into_iter()
+        .flat_map(|s| s.exercises.values())
+        .flat_map(|e| &e.runs);
+    let mut said = None;
+    for run in runs {
+        let message = &run.verdict.message;
+        let finding = message
+            .lines()
+            .find(|l| l.contains(kind) && l.contains("kernel.cu:"));
+        if !run.verdict.passed && finding.is_some() {
+            return None;
+        }
+        said.get_or_insert_with(|| message.lines().next().unwrap_or_default().to_owned());
+    }
+    Some(format!(
+        "{who}: no run names the emulator's {kind} with its kernel.cu line (first run: {})",
+        said.as_deref().unwrap_or("none")
+    ))
 }
 
 /// None when `who` was graded as `expect` says (on `exercise`, or on
 /// everything when None); else what happened.
 fn check(results: &Results, who: &str, exercise: Option<&str>, expect: &Expect) -> Option<String> {
+    if matches!(expect, Expect::OnlyOnTheEmulator) {
+        return None;
+    }
     let Some(graded) = results.students.get(who) else {
         return Some(format!("{who}: not graded"));
     };
@@ -403,10 +512,13 @@ fn check(results: &Results, who: &str, exercise: Option<&str>, expect: &Expect) 
         Expect::Full => max > 0 && got == max,
         Expect::Nothing => got == 0,
         Expect::LosesEveryRun => !runs.is_empty() && runs.iter().all(|r| r.points == 0),
-        Expect::LosesRun(about) => runs
-            .iter()
-            .any(|r| !r.verdict.passed && r.about.contains(about)),
+        Expect::LosesRun(about) => runs.iter().any(|r| {
+            !r.verdict.passed
+                && r.verdict.kind != crate::emulate::SKIPPED
+                && r.about.contains(about)
+        }),
         Expect::LosesPtx => mutated.is_some_and(|e| !e.ptx_missing.is_empty() && e.points == 0),
+        Expect::OnlyOnTheEmulator => true,
     };
     (!held).then(|| format!("{who}: {got} of {max} points"))
 }

@@ -28,18 +28,20 @@ pub fn run(
         mut results,
         path,
         students,
+        driver,
     } = grading::prepare(bundle_dir, out, settings)?;
     let queue = Mutex::new(students.into_iter());
     let (done, finished) = mpsc::channel();
     std::thread::scope(|scope| {
         for worker in &workers {
-            let (queue, done, bundle) = (&queue, done.clone(), &bundle);
+            let (queue, done, bundle, driver) = (&queue, done.clone(), &bundle, driver.as_deref());
             scope.spawn(move || {
                 loop {
                     // The lock is held only to take a name, never while grading.
                     let next = queue.lock().map(|mut q| q.next()).ok().flatten();
                     let Some(student) = next else { break };
-                    let graded = grading::grade_student(bundle_dir, bundle, &student, worker);
+                    let graded =
+                        grading::grade_student(bundle_dir, bundle, &student, worker, driver);
                     if done.send((student, graded)).is_err() {
                         break;
                     }

@@ -109,6 +109,7 @@ mod tests {
             schema_version: crate::bundle::BUNDLE_SCHEMA,
             seed,
             items,
+            emulator: None,
         };
         let earlier = bundle(
             9,

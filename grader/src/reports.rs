@@ -15,11 +15,22 @@ use crate::results::{Results, Student, write_atomically};
 /// total, maximum.
 pub fn grades_csv(results: &Results) -> String {
     let graded: Vec<&str> = graded_exercises(results);
-    let mut out = format!("student,{},total,max\n", graded.join(","));
+    // On the emulator, a last column says so on every row an LMS imports.
+    let (column, cell) = if results.emulated {
+        (",graded_on", ",cpu-emulator")
+    } else {
+        ("", "")
+    };
+    let mut out = format!("student,{},total,max{column}\n", graded.join(","));
     for (name, student) in &results.students {
         let cells: Vec<String> = graded.iter().map(|e| points_cell(student, e)).collect();
         let (got, max) = student.points();
-        let _ = writeln!(out, "{},{},{got},{max}", csv_field(name), cells.join(","));
+        let _ = writeln!(
+            out,
+            "{},{},{got},{max}{cell}",
+            csv_field(name),
+            cells.join(",")
+        );
     }
     out
 }
@@ -122,6 +133,8 @@ pub fn feedback(name: &str, student: &Student, seed: u64) -> String {
             // The message may quote the run's own output: fenced.
             let outcome = if run.verdict.passed {
                 "passed".to_owned()
+            } else if run.verdict.kind == crate::emulate::SKIPPED {
+                run.verdict.message.clone()
             } else {
                 let quoted = quote::fenced(&run.verdict.message, "text");
                 let indented: Vec<String> = quoted.lines().map(|l| format!("  {l}")).collect();
@@ -229,7 +242,7 @@ pub fn summary(results: &Results) -> String {
             counted.join(", ")
         }
     );
-    out + &unsandboxed(results)
+    out + &emulated(results) + &unsandboxed(results)
 }
 
 /// What the build says about a bundle's items: exercises submitted, how
@@ -284,10 +297,22 @@ pub fn write(results: &Results, out: &Path) -> std::io::Result<()> {
     write_atomically(&out.join("grades.csv"), grades_csv(results).as_bytes())?;
     for (name, student) in &results.students {
         let path = out.join("feedback").join(format!("{}.md", file_name(name)));
-        let text = feedback(name, student, results.seed) + &unsandboxed(results);
+        let text =
+            feedback(name, student, results.seed) + &emulated(results) + &unsandboxed(results);
         write_atomically(&path, text.as_bytes())?;
     }
     Ok(())
+}
+
+/// What every report says when the kernels ran on the CPU emulator.
+pub fn emulated(results: &Results) -> String {
+    if results.emulated {
+        "\nGraded on the CPU emulator (--emulate): sizes capped for a CPU, times not judged, \
+         runs that need a GPU's speed skipped and marked so.\n"
+            .to_owned()
+    } else {
+        String::new()
+    }
 }
 
 /// What every report says when student code ran without the sandbox.
@@ -404,6 +429,35 @@ mod tests {
     #[test]
     fn the_summary_is_a_table() {
         insta::assert_snapshot!(summary(&results()));
+    }
+
+    #[test]
+    fn an_emulated_grading_says_so_in_every_report_and_shows_skips_and_findings() {
+        let mut results = results();
+        results.emulated = true;
+        let ann = results.students.get_mut("ann").unwrap();
+        let vecadd = ann.exercises.get_mut("vecadd-anyN").unwrap();
+        vecadd.runs[1].verdict = Verdict {
+            passed: false,
+            kind: "cuda-error".into(),
+            message: "CUDA error CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure\n\
+                      the CPU emulator found: global-memory conflict in kernel `vecadd` at \
+                      global address 0x7f0000000010: block (0,0,0) thread (0,0,0) wrote it \
+                      (`st.global.f32` at kernel.cu:31 (PTX line 70)), then block (1,0,0) \
+                      thread (0,0,0) wrote it (`st.global.f32` at kernel.cu:31 (PTX line 70)) \
+                      with no barrier between; give each thread its own element or use an atomic"
+                .into(),
+        };
+        let streams = crate::emulate::plan("streams-overlap", 7, true);
+        vecadd.runs.extend(streams.skipped);
+        let ann = &results.students["ann"];
+        insta::assert_snapshot!(format!(
+            "{}\n{}\n{}{}",
+            grades_csv(&results),
+            summary(&results),
+            feedback("ann", ann, results.seed),
+            emulated(&results)
+        ));
     }
 
     #[test]

@@ -28,6 +28,10 @@ pub struct Results {
     /// which bundle, for `grader merge`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<crate::shard::Record>,
+    /// The kernels ran on the CPU emulator (`--emulate`), at its capped
+    /// sizes: every report says so.
+    #[serde(default)]
+    pub emulated: bool,
     pub students: BTreeMap<String, Student>,
 }
 
@@ -112,6 +116,7 @@ impl Results {
             seed,
             sandbox: None,
             shard: None,
+            emulated: false,
             students: BTreeMap::new(),
         }
     }

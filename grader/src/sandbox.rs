@@ -142,6 +142,19 @@ impl Isolation {
     /// The command that runs `binary` with `args`, through `wrapper`
     /// (compute-sanitizer and its arguments) when given.
     pub fn run_command(&self, binary: &Path, args: &[&str], wrapper: &[&str]) -> Command {
+        self.run_command_on(binary, args, wrapper, None)
+    }
+
+    /// As [`Isolation::run_command`], with `driver` (the CPU emulator's
+    /// `libcuda.so.1`) loaded in place of the system's driver when given:
+    /// first on the library path, read-only.
+    pub fn run_command_on(
+        &self,
+        binary: &Path,
+        args: &[&str],
+        wrapper: &[&str],
+        driver: Option<&Path>,
+    ) -> Command {
         match self {
             Isolation::Unsandboxed => {
                 let mut command;
@@ -152,9 +165,20 @@ impl Isolation {
                     command = Command::new(binary);
                 }
                 command.args(args);
+                if let Some(folder) = driver.and_then(Path::parent) {
+                    let mut path = OsString::from(folder);
+                    if let Some(rest) = std::env::var_os("LD_LIBRARY_PATH") {
+                        path.push(":");
+                        path.push(rest);
+                    }
+                    // Its statistics lines would read as findings.
+                    command
+                        .env("LD_LIBRARY_PATH", path)
+                        .env_remove("CUDA_COURSE_EMULATOR_STATS");
+                }
                 command
             }
-            Isolation::Sandboxed(sandbox) => sandbox.run_command(binary, args, wrapper),
+            Isolation::Sandboxed(sandbox) => sandbox.run_command(binary, args, wrapper, driver),
         }
     }
 }
@@ -222,7 +246,13 @@ impl Sandbox {
         }
     }
 
-    fn run_command(&self, binary: &Path, args: &[&str], wrapper: &[&str]) -> Command {
+    fn run_command(
+        &self,
+        binary: &Path,
+        args: &[&str],
+        wrapper: &[&str],
+        driver: Option<&Path>,
+    ) -> Command {
         let devices = match &self.gpu {
             Some(gpu) => Devices::One(gpu),
             None => Devices::All,
@@ -230,6 +260,18 @@ impl Sandbox {
         let mut command = base(&self.bwrap, self.run_mode, devices);
         let mut inherit = Vec::new();
         let inside = copy_in(&mut command, &mut inherit, binary);
+        if let Some(driver) = driver {
+            // Under the soname the binary asks for, alone in a folder first
+            // on the library path (the binaries have no RPATH).
+            let folder = Path::new(RUN_DIR).join("driver");
+            copy_in_as(
+                &mut command,
+                &mut inherit,
+                driver,
+                &folder.join(crate::emulate::LIBRARY_NAME),
+            );
+            command.arg("--setenv").arg("LD_LIBRARY_PATH").arg(folder);
+        }
         let mut wrapper: Vec<String> = wrapper.iter().map(|w| w.to_string()).collect();
         if let Some(tool) = wrapper.first_mut() {
             let path = Path::new(tool.as_str());
@@ -323,6 +365,17 @@ fn copy_in(command: &mut Command, inherit: &mut Vec<std::fs::File>, host: &Path)
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "binary".into());
     let inside = Path::new(RUN_DIR).join(format!("{}-{name}", inherit.len()));
+    copy_in_as(command, inherit, host, &inside)
+}
+
+/// [`copy_in`] to the given place inside.
+fn copy_in_as(
+    command: &mut Command,
+    inherit: &mut Vec<std::fs::File>,
+    host: &Path,
+    inside: &Path,
+) -> PathBuf {
+    let inside = inside.to_owned();
     match std::fs::File::open(host) {
         Ok(file) => {
             command
@@ -626,6 +679,38 @@ mod tests {
         // Only the loopback of its own network namespace.
         assert_eq!(lines[2], "1", "{}", outcome.stdout);
         assert_eq!(lines[3], "a b");
+    }
+
+    #[test]
+    fn a_run_on_the_emulator_finds_its_library_first_on_the_path_and_read_only() {
+        let isolation = Isolation::choose(false).expect("bubblewrap is installed");
+        let dir = tempfile::tempdir().unwrap();
+        // As a bundle keeps it: alone in its folder, under the soname.
+        let library = dir.path().join("emulator/libcuda.so.1");
+        std::fs::create_dir(dir.path().join("emulator")).unwrap();
+        std::fs::write(&library, b"not really a library").unwrap();
+        let probe = script(
+            dir.path(),
+            "first=${LD_LIBRARY_PATH%%:*}; echo \"$first\"\n\
+             cat \"$first/libcuda.so.1\"; echo\n\
+             echo changed 2>/dev/null > \"$first/libcuda.so.1\" && echo writable\n\
+             true",
+        );
+        for isolation in [isolation, Isolation::Unsandboxed] {
+            let outcome = run_command(
+                isolation.run_command_on(&probe, &[], &[], Some(&library)),
+                LIMITS,
+            );
+            assert_eq!(outcome.ended, Ended::Exited(0), "{}", outcome.stderr);
+            let lines: Vec<&str> = outcome.stdout.lines().collect();
+            assert_eq!(lines[1], "not really a library", "{}", outcome.stdout);
+            if isolation.is_sandboxed() {
+                assert_eq!(lines[0], "/grader/driver");
+                assert!(!outcome.stdout.contains("writable"), "{}", outcome.stdout);
+            } else {
+                assert_eq!(lines[0], dir.path().join("emulator").display().to_string());
+            }
+        }
     }
 
     #[test]

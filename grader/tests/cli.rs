@@ -40,17 +40,29 @@ fn build(submissions: &Path, bundle: &Path, flags: &[&str]) {
         .success();
 }
 
-/// `grader run BUNDLE --out OUT FLAGS` with no GPU visible.
+/// `grader run BUNDLE --out OUT FLAGS` with no GPU visible, as on a GPU
+/// node (see [`hiding_the_gpu`]).
 fn run_hiding_the_gpu(bundle: &Path, out: &Path, flags: &[&str]) -> Command {
     let mut run = grader();
-    run.arg("run")
-        .arg(bundle)
-        .arg("--out")
-        .arg(out)
-        .args(flags)
-        .env("CUDA_VISIBLE_DEVICES", "");
+    run.arg("run").arg(bundle).arg("--out").arg(out).args(flags);
+    hiding_the_gpu(&mut run);
     run
 }
+
+/// The grader told there is a GPU (an nvidia-smi that lists one), which
+/// CUDA then cannot see: it grades as on a GPU node, without the emulator,
+/// and every run must end in a verdict.
+fn hiding_the_gpu(command: &mut Command) -> &mut Command {
+    command
+        .env("CUDA_VISIBLE_DEVICES", "")
+        .env(grader::emulate::NVIDIA_SMI_ENV, GPU_LISTED)
+}
+
+/// An nvidia-smi that lists a GPU.
+const GPU_LISTED: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/nvidia-smi-listing-a-gpu"
+);
 
 #[test]
 fn a_class_is_built_without_a_gpu_and_graded_without_a_grader_error() {
@@ -188,14 +200,15 @@ fn grade_builds_runs_and_reports_in_one_command() {
     let submissions = class(dir.path());
     let out = dir.path().join("out");
     let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("grader-deps");
-    grader()
+    let mut grade = grader();
+    grade
         .arg("grade")
         .arg(&submissions)
         .args(["--exercise", "vecadd-anyN", "--seed", "5", "--out"])
         .arg(&out)
         .arg("--target-dir")
-        .arg(&target)
-        .env("CUDA_VISIBLE_DEVICES", "")
+        .arg(&target);
+    hiding_the_gpu(&mut grade)
         .assert()
         .success()
         .stdout(predicate::str::contains("solutions").and(predicate::str::contains("stubs")));
@@ -221,28 +234,32 @@ fn check_grades_one_exercise_and_says_what_it_found() {
     let solution = Path::new(env!("CARGO_MANIFEST_DIR")).join("../solutions/dot-sm");
     // No GPU: the runs fail, so not every point is earned, and the exit
     // status says so.
-    grader()
-        .args(["check", "dot-sm", "--seed", "1", "--path"])
-        .arg(&solution)
-        .env("CUDA_VISIBLE_DEVICES", "")
-        .assert()
-        .code(1)
-        .stdout(predicate::str::contains("## dot-sm: 1 of 7 points").and(
-            predicate::str::contains("The kernel shows what the exercise is about"),
-        ));
+    hiding_the_gpu(
+        grader()
+            .args(["check", "dot-sm", "--seed", "1", "--path"])
+            .arg(&solution),
+    )
+    .assert()
+    .code(1)
+    .stdout(
+        predicate::str::contains("## dot-sm: 1 of 7 points").and(predicate::str::contains(
+            "The kernel shows what the exercise is about",
+        )),
+    );
     // A linked kernel is refused by check as by grading, not skipped.
     let linked = tempfile::tempdir().unwrap();
     let src = linked.path().join("src");
     fs::create_dir(&src).unwrap();
     fs::copy(solution.join("src/main.rs"), src.join("main.rs")).unwrap();
     std::os::unix::fs::symlink(solution.join("src/kernel.cu"), src.join("kernel.cu")).unwrap();
-    grader()
-        .args(["check", "dot-sm", "--seed", "1", "--path"])
-        .arg(linked.path())
-        .env("CUDA_VISIBLE_DEVICES", "")
-        .assert()
-        .code(1)
-        .stdout(predicate::str::contains("kernel.cu is a symbolic link"));
+    hiding_the_gpu(
+        grader()
+            .args(["check", "dot-sm", "--seed", "1", "--path"])
+            .arg(linked.path()),
+    )
+    .assert()
+    .code(1)
+    .stdout(predicate::str::contains("kernel.cu is a symbolic link"));
     grader()
         .args(["check", "dot-smm"])
         .assert()
@@ -318,6 +335,127 @@ fn sanitize_reports_what_compute_sanitizer_found() {
         feedback.contains("compute-sanitizer racecheck: clean"),
         "{feedback}"
     );
+}
+
+#[test]
+fn a_class_graded_on_the_emulator_passes_the_solution_and_names_the_race_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let submissions = class(dir.path());
+    let bundle = dir.path().join("bundle");
+    build(
+        &submissions,
+        &bundle,
+        &["--exercise", "dot-sm", "--seed", "4"],
+    );
+    assert!(bundle.join("emulator/libcuda.so.1").is_file());
+    let out = dir.path().join("out");
+    let graded = grader()
+        .arg("run")
+        .arg(&bundle)
+        .arg("--out")
+        .arg(&out)
+        .args(["--emulate", "--timeout", "120"])
+        .assert()
+        .success();
+    let said = String::from_utf8_lossy(&graded.get_output().stderr).into_owned();
+    assert!(
+        said.contains("--emulate: kernels run on the CPU emulator"),
+        "{said}"
+    );
+    let summary = String::from_utf8_lossy(&graded.get_output().stdout).into_owned();
+    assert!(summary.contains("Graded on the CPU emulator"), "{summary}");
+
+    let results: Value =
+        serde_json::from_str(&fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["emulated"], true);
+    let dot = |student: &str| results["students"][student]["exercises"]["dot-sm"].clone();
+    // The kernels really ran: the solution at full marks, at the capped
+    // sizes, and the stub at none.
+    let solution = dot("solutions");
+    assert_eq!(solution["points"], solution["max_points"], "{solution}");
+    assert_eq!(solution["points"], 7, "{solution}");
+    for run in solution["runs"].as_array().unwrap() {
+        let n = run["report"]["parameters"]["n"].as_u64().unwrap();
+        assert!(n < 1 << 20, "{run}");
+        assert!(
+            run["report"]["device"]["name"]
+                .as_str()
+                .unwrap()
+                .contains("emulator")
+        );
+    }
+    assert_eq!(dot("stubs")["points"], 0);
+    // The race is named with its kernel.cu line, and fails the run.
+    let race = dot("dot-sm.no-barrier-in-the-tree");
+    let failed: Vec<&Value> = race["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["verdict"]["passed"] == false)
+        .collect();
+    assert!(!failed.is_empty(), "{race}");
+    let message = failed[0]["verdict"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("the CPU emulator found: shared-memory race")
+            && message.contains("kernel.cu:"),
+        "{message}"
+    );
+    let feedback =
+        fs::read_to_string(out.join("feedback/dot-sm.no-barrier-in-the-tree.md")).unwrap();
+    assert!(feedback.contains("shared-memory race"), "{feedback}");
+    assert!(
+        feedback.contains("Graded on the CPU emulator"),
+        "{feedback}"
+    );
+    let grades = fs::read_to_string(out.join("grades.csv")).unwrap();
+    assert!(
+        grades.starts_with("student,dot-sm,total,max,graded_on\n"),
+        "{grades}"
+    );
+    assert!(grades.contains("solutions,7,7,7,cpu-emulator"), "{grades}");
+
+    // A bundle without the library, or with another one, is refused
+    // before anyone is graded.
+    fs::write(bundle.join("emulator/libcuda.so.1"), b"another library").unwrap();
+    grader()
+        .arg("run")
+        .arg(&bundle)
+        .arg("--out")
+        .arg(dir.path().join("again"))
+        .arg("--emulate")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "is not the emulator library that was built",
+        ));
+    assert!(!dir.path().join("again/results.json").exists());
+}
+
+#[test]
+fn no_emulate_without_a_gpu_stops_before_building_or_grading_anyone() {
+    let dir = tempfile::tempdir().unwrap();
+    let said = "grader: error: --no-emulate: no NVIDIA GPU is usable here";
+    grader()
+        .args(["run", "/no/such/bundle", "--no-emulate", "--out"])
+        .arg(dir.path().join("out"))
+        .env(grader::emulate::NVIDIA_SMI_ENV, "/no/such/nvidia-smi")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(said).and(predicate::str::contains("drop --no-emulate")));
+    // Before the build: the submissions are not even looked at.
+    grader()
+        .args(["grade", "/no/such/submissions", "--no-emulate", "--out"])
+        .arg(dir.path().join("out"))
+        .env(grader::emulate::NVIDIA_SMI_ENV, "/no/such/nvidia-smi")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(said));
+    assert!(!dir.path().join("out").exists());
+    grader()
+        .args(["run", "x", "--emulate", "--no-emulate"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--no-emulate"));
 }
 
 /// A results record with every `duration_ms` removed, to compare two gradings

@@ -218,6 +218,7 @@ fn grade(submissions: &Path, out: &Path) -> (Value, String) {
         .arg(Path::new(env!("CARGO_TARGET_TMPDIR")).join("grader-deps"))
         .env("GRADER_TEST_SECRET", SECRET)
         .env("CUDA_VISIBLE_DEVICES", "")
+        .env(grader::emulate::NVIDIA_SMI_ENV, GPU_LISTED)
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
@@ -401,6 +402,7 @@ fn every_attack_fails_and_the_honest_students_do_not_notice() {
         .arg(&alone_out)
         .arg("--resume")
         .env("CUDA_VISIBLE_DEVICES", "")
+        .env(grader::emulate::NVIDIA_SMI_ENV, GPU_LISTED)
         .output()
         .unwrap();
     let said = String::from_utf8_lossy(&resumed.stderr);
@@ -429,6 +431,7 @@ fn every_attack_fails_and_the_honest_students_do_not_notice() {
             .args(flags)
             .env("GRADER_BWRAP", bwrap)
             .env("CUDA_VISIBLE_DEVICES", "")
+            .env(grader::emulate::NVIDIA_SMI_ENV, GPU_LISTED)
             .output()
             .unwrap()
     };
@@ -467,3 +470,10 @@ fn honest_outcome(record: &Value) {
         _ => panic!("an honest student's runs: {record}"),
     }
 }
+
+/// An nvidia-smi that lists a GPU: these tests grade as on a GPU node whose
+/// device CUDA cannot see, without the emulator.
+const GPU_LISTED: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/nvidia-smi-listing-a-gpu"
+);

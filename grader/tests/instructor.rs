@@ -81,6 +81,7 @@ fn a_four_student_class_graded_exported_and_regraded_from_another_folder() {
         .args(["--exercise", "vecadd-anyN", "--exercise", "dot-sm"])
         .args(["--target-dir", "../grader-cli"])
         .env("CUDA_VISIBLE_DEVICES", "")
+        .env(grader::emulate::NVIDIA_SMI_ENV, GPU_LISTED)
         .assert()
         .success();
     let said = String::from_utf8_lossy(&graded.get_output().stderr).into_owned();
@@ -193,7 +194,8 @@ fn a_four_student_class_graded_exported_and_regraded_from_another_folder() {
             .args(["grade", "submissions", "--out", "grading"])
             .args(["--exercise", "vecadd-anyN", "--exercise", "dot-sm"])
             .args(["--target-dir", "../grader-cli"])
-            .env("CUDA_VISIBLE_DEVICES", "");
+            .env("CUDA_VISIBLE_DEVICES", "")
+            .env(grader::emulate::NVIDIA_SMI_ENV, GPU_LISTED);
         command
     };
     let regraded = regrade().args(["--student", "cy"]).assert().success();
@@ -352,6 +354,7 @@ fn awkward_folder_names_are_graded_apart_under_safe_ids() {
         .arg("--target-dir")
         .arg(Path::new(env!("CARGO_TARGET_TMPDIR")).join("grader-cli"))
         .env("CUDA_VISIBLE_DEVICES", "")
+        .env(grader::emulate::NVIDIA_SMI_ENV, GPU_LISTED)
         .assert()
         .success();
     let said = String::from_utf8_lossy(&graded.get_output().stderr).into_owned();
@@ -385,3 +388,10 @@ fn awkward_folder_names_are_graded_apart_under_safe_ids() {
     let summary = String::from_utf8_lossy(&graded.get_output().stdout).into_owned();
     assert_eq!(summary.lines().count(), 8, "{summary}");
 }
+
+/// An nvidia-smi that lists a GPU: these tests grade as on a GPU node whose
+/// device CUDA cannot see, without the emulator.
+const GPU_LISTED: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/nvidia-smi-listing-a-gpu"
+);

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""The grader's own class graded on the CPU emulator beside the H100's
+grading of it (grader/tests/fixtures/h100-class-results.json): one row per
+student, the points of each, and per differing exercise which runs' verdicts
+differ. Prints a Markdown table for scripts/perf/README.md.
+
+Usage: python3 scripts/perf/emulated-verdicts.py OUT/results.json
+(OUT from `grader run BUNDLE --emulate --out OUT` of the class written by
+`grader mutants write`). Python standard library only.
+"""
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+H100 = ROOT / "grader" / "tests" / "fixtures" / "h100-class-results.json"
+
+
+def points(student):
+    """Points got and possible over the exercises the student submitted."""
+    graded = [e for e in student["exercises"].values() if not e.get("absent")]
+    return sum(e["points"] for e in graded), sum(e["max_points"] for e in graded)
+
+
+def kinds(exercise):
+    """Each run's verdict kind, in plan order."""
+    return [r["verdict"]["kind"] for r in exercise["runs"]]
+
+
+FINDINGS = [
+    "shared-memory race",
+    "global-memory conflict",
+    "out-of-bounds",
+    "misaligned",
+    "barrier not reached by every thread",
+    "waits forever",
+]
+
+
+def finding(exercise):
+    """The first emulator finding of a failed run: its kind and kernel.cu line."""
+    for run in exercise["runs"]:
+        for line in run["verdict"]["message"].splitlines():
+            if "the CPU emulator found: " not in line:
+                continue
+            kind = next((k for k in FINDINGS if k in line), "finding")
+            at = re.search(r"kernel\.cu:\d+", line)
+            return f"{kind} ({at.group(0) if at else 'no line'})"
+    return ""
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    emulated = json.loads(Path(sys.argv[1]).read_text())
+    if not emulated.get("emulated"):
+        sys.exit(f"{sys.argv[1]} was not graded with --emulate")
+    gpu = json.loads(H100.read_text())
+    print("| student | H100 | emulator | differences, and the emulator's finding |")
+    print("| --- | --- | --- | --- |")
+    same = 0
+    names = sorted(set(gpu["students"]) | set(emulated["students"]))
+    for name in names:
+        g = gpu["students"].get(name)
+        e = emulated["students"].get(name)
+        cell = lambda s: "%d/%d" % points(s) if s else "not in the class"
+        notes = []
+        for exercise in sorted((e or {}).get("exercises", {})):
+            ee = e["exercises"][exercise]
+            ge = (g or {}).get("exercises", {}).get(exercise)
+            if ge is None or ee["points"] != ge["points"] or kinds(ee) != kinds(ge):
+                if ge is not None and ee["points"] != ge["points"]:
+                    notes.append(f"{exercise} {ge['points']} -> {ee['points']}")
+                skipped = kinds(ee).count("skipped")
+                if skipped:
+                    notes.append(f"{exercise}: {skipped} run skipped")
+            found = finding(ee)
+            if found:
+                notes.append(found)
+        # Points lost: the skipped run is out of both got and max.
+        lost = lambda s: points(s)[1] - points(s)[0]
+        if g and e and lost(g) == lost(e):
+            same += 1
+        print(f"| {name} | {cell(g)} | {cell(e)} | {'; '.join(notes)} |")
+    print(f"\n{same} of {len(names)} students lose the same points on both.")
+
+
+if __name__ == "__main__":
+    main()
