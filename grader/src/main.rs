@@ -348,6 +348,13 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
                 out.display()
             );
             let gpus = match &scale.gpus {
+                Some(_) if emulate => {
+                    return Err(
+                        "--gpus spreads runs over NVIDIA GPUs, and these runs are on the CPU \
+                         emulator; leave --gpus out, or grade on a GPU node"
+                            .to_owned(),
+                    );
+                }
                 Some(indices) => grader::gpus::find(&indices.0)?,
                 None => vec![],
             };
@@ -358,6 +365,7 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
                     shard,
                     running.resume,
                     isolation.description(),
+                    emulate,
                 )?;
                 eprintln!("grader: shard {shard}: {} students", students.len());
             }

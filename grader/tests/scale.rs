@@ -68,8 +68,19 @@ fn run(out: &Path, flags: &[&str]) -> Command {
         .arg(out)
         .args(["--timeout", "30"])
         .args(flags)
-        .env("CUDA_VISIBLE_DEVICES", "");
+        .env("CUDA_VISIBLE_DEVICES", "")
+        .env(grader::emulate::NVIDIA_SMI_ENV, gpu_listed());
     run
+}
+
+/// An nvidia-smi that lists a GPU: these tests grade as on a GPU node whose
+/// GPU the runs cannot see, so every run ends in the same "no GPU" verdict
+/// (the emulator's gradings have tests of their own, in cli.rs).
+fn gpu_listed() -> &'static str {
+    concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/nvidia-smi-listing-a-gpu"
+    )
 }
 
 /// results.json in `dir` with every run's duration zeroed: two gradings
@@ -273,4 +284,15 @@ fn bad_scale_arguments_exit_2_and_say_what_is_allowed() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--shards"));
+}
+
+#[test]
+fn gpus_on_the_emulator_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut run = run(&dir.path().join("out"), &["--gpus", "0"]);
+    // No nvidia-smi lists a GPU: the runs would be the emulator's.
+    run.env(grader::emulate::NVIDIA_SMI_ENV, "/no/such/nvidia-smi")
+        .assert()
+        .code(2)
+        .stderr(one_line_error("--gpus spreads runs over NVIDIA GPUs"));
 }
