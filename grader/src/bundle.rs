@@ -3,7 +3,9 @@
 //! the course's crates, builds them all, inspects each kernel's PTX, and
 //! writes `BUNDLE/bin/<package>` and `BUNDLE/bundle.json`: the seed, and per
 //! student and exercise its binary or build errors, refusals and missing
-//! PTX features. A GPU node then needs no cargo, no course and no network.
+//! PTX features, and the course's trusted host code with each student's
+//! PTX (see `reference`). A GPU node then needs no cargo, no course and no
+//! network.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -17,16 +19,23 @@ use crate::compile::{Builder, Built};
 use crate::digest;
 use crate::discovery::discover;
 use crate::overlay;
+use crate::ptx_check;
+use crate::reference::{self, Kept, PTX_DIR, Reference};
+
 use crate::results::write_atomically;
 use crate::sandbox::Isolation;
 use crate::workspace::Entry;
 
-pub const BUNDLE_SCHEMA: u32 = 1;
+/// 2: the reference binaries and each item's PTX.
+pub const BUNDLE_SCHEMA: u32 = 2;
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Bundle {
     pub schema_version: u32,
     pub seed: u64,
+    /// The course's solution binary per exercise: the host code a
+    /// student's kernel runs in for its kernel points.
+    pub reference: BTreeMap<String, Reference>,
     pub items: Vec<Item>,
 }
 
@@ -47,6 +56,9 @@ pub struct Item {
     #[serde(default)]
     pub digest: Option<String>,
     pub ptx_missing: Vec<String>,
+    /// The kernel's PTX as the student's build made it, copied out of
+    /// their build folder: what the reference binary runs.
+    pub ptx: Option<Kept>,
 }
 
 /// What to build.
@@ -135,6 +147,7 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
                 binary: None,
                 digest: None,
                 ptx_missing: vec![],
+                ptx: None,
             });
         }
     }
@@ -161,9 +174,11 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
             by_student.entry(&item.student).or_default().push(i);
         }
     }
+    let mut reference = BTreeMap::new();
     if !by_student.is_empty() {
         (request.progress)(&Progress::Preparing);
         builder.prepare()?;
+        reference = reference::build(&builder, request.course, &chosen, &root, request.bundle)?;
     }
     // Each student's build folder and binaries are named by their id,
     // which student_id made unique and safe as a file name.
@@ -199,6 +214,7 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
             fs::remove_dir_all(entry.path()).map_err(io("removing a stale build folder"))?;
         }
     }
+    let mut kept_ptx = BTreeSet::new();
     for (i, result) in built_by_item {
         let item = &mut items[i];
         item.build_errors = result.errors.clone();
@@ -213,9 +229,14 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
             binaries.insert(name);
             item.binary = Some(relative);
         }
+        if let Some(ptx) = &result.ptx {
+            let name = format!("{}--{}.ptx", item.exercise, item.student);
+            item.ptx = Some(reference::keep(ptx, request.bundle, PTX_DIR, &name)?);
+            kept_ptx.insert(name);
+        }
         let exercise = catalogue::find(&item.exercise).expect("chosen from the catalogue");
         item.ptx_missing = match result.ptx.as_ref().and_then(|p| fs::read_to_string(p).ok()) {
-            Some(ptx) => catalogue::missing_in_ptx(exercise, &ptx),
+            Some(ptx) => ptx_check::missing(exercise, &ptx),
             None if result.binary.is_some() => vec!["no PTX was found for the kernel".into()],
             None => vec![],
         };
@@ -227,9 +248,13 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
             fs::remove_file(entry.path()).map_err(io("removing a stale binary"))?;
         }
     }
+    if sweep {
+        reference::sweep(request.bundle, PTX_DIR, &kept_ptx)?;
+    }
     let bundle = Bundle {
         schema_version: BUNDLE_SCHEMA,
         seed: request.seed,
+        reference,
         items,
     };
     let text = serde_json::to_string_pretty(&bundle).map_err(|err| err.to_string())?;

@@ -1,16 +1,22 @@
 //! `grader run`: grades a bundle, on a GPU node. Per student and exercise:
 //! a point when the kernel's PTX shows what the exercise is about, then the
-//! planned runs, each judged and, when its own check passed, rechecked
-//! against the grader's closed forms. Runs earn points only when the PTX
-//! point was earned, so an answer computed on the host earns nothing.
-//! results.json is rewritten after every student.
+//! planned runs, each made twice: the student's PTX through the course's
+//! reference binary (the kernel's point: host code the student did not
+//! write) and the student's own binary (the host's point). Each is judged
+//! and, when its own check passed, rechecked against the grader's closed
+//! forms. Runs earn points only when the PTX point was earned, so an answer
+//! computed on the host earns nothing. results.json is rewritten after
+//! every student.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use crate::bundle::{self, Bundle, Item};
+use crate::ptx_check;
+use crate::reference::Kept;
+
 use crate::digest;
 use crate::plan::{self, recheck};
 use crate::results::{self, Results, Student};
@@ -139,10 +145,11 @@ fn inputs(bundle_dir: &Path, bundle: &Bundle, item: &Item) -> Option<String> {
         .binary
         .as_ref()
         .map(|b| digest::file(&bundle_dir.join(b)).ok());
+    let reference = bundle.reference.get(&item.exercise);
     Some(digest::bytes(
         format!(
-            "{binary:?}\n{:?}\n{plan:?}\n{:?}\n{:?}\n{:?}\n{:?}",
-            item.digest, item.build_errors, item.refused, item.ptx_missing, item.absent
+            "{binary:?}\n{:?}\n{plan:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{reference:?}\n{:?}",
+            item.digest, item.build_errors, item.refused, item.ptx_missing, item.absent, item.ptx
         )
         .as_bytes(),
     ))
@@ -158,6 +165,9 @@ fn confinement(sandbox: Option<&str>) -> String {
 
 /// Points for a kernel whose PTX shows what the exercise is about.
 const PTX_POINTS: u32 = 1;
+/// Of each planned run's points, those its kernel earns in the reference
+/// binary; the rest are the student's binary's.
+const KERNEL_POINTS: u32 = 1;
 
 fn grade(
     bundle_dir: &Path,
@@ -196,19 +206,33 @@ fn grade(
         return graded;
     }
     let ptx_ok = item.ptx_missing.is_empty();
-    graded.runs = plan
-        .iter()
-        .map(|run| {
-            run_one(
+    let kernel_host = kernel_host(bundle_dir, bundle, item);
+    for run in &plan {
+        let kernel_points = KERNEL_POINTS.min(run.points);
+        graded.runs.push(match &kernel_host {
+            Ok((reference, ptx)) => run_one(
                 &settings.isolation,
-                &binary,
+                reference,
                 &item.exercise,
                 run,
                 settings.limits,
                 ptx_ok,
-            )
-        })
-        .collect();
+                kernel_points,
+                Some(ptx),
+            ),
+            Err(why) => not_run(run, kernel_points, why),
+        });
+        graded.runs.push(run_one(
+            &settings.isolation,
+            &binary,
+            &item.exercise,
+            run,
+            settings.limits,
+            ptx_ok,
+            run.points - kernel_points,
+            None,
+        ));
+    }
     graded.points =
         u32::from(ptx_ok) * PTX_POINTS + graded.runs.iter().map(|r| r.points).sum::<u32>();
     if settings.sanitize {
@@ -225,6 +249,65 @@ fn grade(
     graded
 }
 
+/// The reference binary and the student's PTX for an item's kernel runs,
+/// each as it was built; else why the kernel cannot be run.
+fn kernel_host(bundle_dir: &Path, bundle: &Bundle, item: &Item) -> Result<(PathBuf, Kept), String> {
+    let reference = bundle.reference.get(&item.exercise).ok_or_else(|| {
+        format!(
+            "the bundle has no reference binary for {}; build the bundle again",
+            item.exercise
+        )
+    })?;
+    let ptx = item
+        .ptx
+        .as_ref()
+        .ok_or("the build left no PTX for the kernel, so it could not be run")?;
+    let refused = |why: String| format!("the grader refused to run the kernel: {why}");
+    let binary = reference.binary.check(bundle_dir).map_err(refused)?;
+    let path = ptx.check(bundle_dir).map_err(refused)?;
+    let course = reference.ptx.check(bundle_dir).map_err(refused)?;
+    let read = |p: &Path| std::fs::read_to_string(p).map_err(|err| refused(err.to_string()));
+    if let Some(why) = ptx_check::signature_mismatch(&read(&path)?, &read(&course)?) {
+        return Err(format!(
+            "the kernel could not run in the course's host code: {why}"
+        ));
+    }
+    Ok((
+        binary,
+        Kept {
+            path,
+            digest: ptx.digest.clone(),
+        },
+    ))
+}
+
+/// A kernel run that could not be made, and why.
+fn not_run(run: &plan::Run, points: u32, why: &str) -> results::Run {
+    results::Run {
+        about: run.about.clone(),
+        command: vec![],
+        exit_code: None,
+        duration_ms: 0.0,
+        points: 0,
+        max_points: points,
+        verdict: results::Verdict {
+            passed: false,
+            kind: Verdict::DidNotStart {
+                reason: String::new(),
+            }
+            .kind()
+            .to_owned(),
+            message: why.to_owned(),
+        },
+        report: None,
+        kernel_ptx: Some(String::new()),
+    }
+}
+
+/// One planned run of `binary`, worth `points`. With `kernel_ptx` (a
+/// reference binary, and the student's PTX on this machine), the binary
+/// runs that PTX in place of its own.
+#[expect(clippy::too_many_arguments, reason = "one run's whole context")]
 fn run_one(
     isolation: &Isolation,
     binary: &Path,
@@ -232,10 +315,19 @@ fn run_one(
     run: &plan::Run,
     limits: Limits,
     counts: bool,
+    points: u32,
+    kernel_ptx: Option<&Kept>,
 ) -> results::Run {
     let mut args: Vec<&str> = run.args.iter().map(String::as_str).collect();
     args.push("--json");
-    let mut outcome = runner::run_command(isolation.run_command(binary, &args, &[]), limits);
+    let files: Vec<(&str, &Path)> = kernel_ptx
+        .map(|ptx| (kernels::KERNEL_PTX_ENV, ptx.path.as_path()))
+        .into_iter()
+        .collect();
+    let mut outcome = runner::run_command(
+        isolation.run_command_with(binary, &args, &[], &files),
+        limits,
+    );
     if isolation.is_sandboxed() {
         outcome.ended = sandbox::ended_inside(outcome.ended);
     }
@@ -249,13 +341,12 @@ fn run_one(
             };
         }
     }
-    let mut command = vec![
-        binary
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned(),
-    ];
+    let name = binary.file_name().unwrap_or_default().to_string_lossy();
+    // As the bundle names it: the instructor reruns it from there.
+    let mut command = vec![match kernel_ptx {
+        Some(_) => format!("{}/{name}", crate::reference::REFERENCE_DIR),
+        None => name.into_owned(),
+    }];
     command.extend(args.iter().map(|a| a.to_string()));
     results::Run {
         about: run.about.clone(),
@@ -266,16 +357,18 @@ fn run_one(
         },
         duration_ms: outcome.duration.as_secs_f64() * 1e3,
         points: if verdict.passed() && counts {
-            run.points
+            points
         } else {
             0
         },
-        max_points: run.points,
+        max_points: points,
         verdict: results::Verdict {
             passed: verdict.passed(),
             kind: verdict.kind().to_owned(),
             message: verdict.to_string(),
         },
         report,
+        kernel_ptx: kernel_ptx
+            .and_then(|ptx| Some(ptx.path.file_name()?.to_string_lossy().into_owned())),
     }
 }

@@ -89,9 +89,15 @@ pub struct Run {
     pub report: Option<Value>,
     pub points: u32,
     pub max_points: u32,
+    /// A kernel run: the file name of the student's PTX, which the course's
+    /// reference binary (the command's first word) loaded in place of its
+    /// own. Absent for a run of the student's own binary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_ptx: Option<String>,
 }
 
 /// A verdict as results.json keeps it.
+
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Verdict {
     pub passed: bool,
@@ -177,6 +183,7 @@ mod tests {
             report: Some(serde_json::json!({"check": {"passed": true}})),
             points: 2,
             max_points: 2,
+            kernel_ptx: None,
         };
         let exercise = Exercise {
             refused: vec![],

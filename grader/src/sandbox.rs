@@ -118,6 +118,19 @@ impl Isolation {
     /// The command that runs `binary` with `args`, through `wrapper`
     /// (compute-sanitizer and its arguments) when given.
     pub fn run_command(&self, binary: &Path, args: &[&str], wrapper: &[&str]) -> Command {
+        self.run_command_with(binary, args, wrapper, &[])
+    }
+
+    /// [`run_command`](Self::run_command), with each `(variable, file)` of
+    /// `files` visible to the run read-only and named by the variable (how
+    /// the course's reference binary finds a student's PTX).
+    pub fn run_command_with(
+        &self,
+        binary: &Path,
+        args: &[&str],
+        wrapper: &[&str],
+        files: &[(&str, &Path)],
+    ) -> Command {
         match self {
             Isolation::Unsandboxed => {
                 let mut command;
@@ -128,9 +141,12 @@ impl Isolation {
                     command = Command::new(binary);
                 }
                 command.args(args);
+                for (name, file) in files {
+                    command.env(name, file);
+                }
                 command
             }
-            Isolation::Sandboxed(sandbox) => sandbox.run_command(binary, args, wrapper),
+            Isolation::Sandboxed(sandbox) => sandbox.run_command(binary, args, wrapper, files),
         }
     }
 }
@@ -197,10 +213,20 @@ impl Sandbox {
         }
     }
 
-    fn run_command(&self, binary: &Path, args: &[&str], wrapper: &[&str]) -> Command {
+    fn run_command(
+        &self,
+        binary: &Path,
+        args: &[&str],
+        wrapper: &[&str],
+        files: &[(&str, &Path)],
+    ) -> Command {
         let mut command = base(&self.bwrap, self.run_mode, true);
         let mut inherit = Vec::new();
         let inside = copy_in(&mut command, &mut inherit, binary);
+        for (name, file) in files {
+            let seen = copy_in(&mut command, &mut inherit, file);
+            command.arg("--setenv").arg(name).arg(seen);
+        }
         let mut wrapper: Vec<String> = wrapper.iter().map(|w| w.to_string()).collect();
         if let Some(tool) = wrapper.first_mut() {
             let path = Path::new(tool.as_str());
