@@ -36,6 +36,9 @@ pub struct Bundle {
     /// The course's solution binary per exercise: the host code a
     /// student's kernel runs in for its kernel points.
     pub reference: BTreeMap<String, Reference>,
+    /// The tracer library preloaded into every run of a student's binary
+    /// (its driver-call trace is the evidence that it used the GPU).
+    pub tracer: Option<Kept>,
     pub items: Vec<Item>,
 }
 
@@ -175,10 +178,16 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
         }
     }
     let mut reference = BTreeMap::new();
+    let mut tracer = None;
     if !by_student.is_empty() {
         (request.progress)(&Progress::Preparing);
         builder.prepare()?;
         reference = reference::build(&builder, request.course, &chosen, &root, request.bundle)?;
+        tracer = Some(reference::build_tracer(
+            request.course,
+            &root,
+            request.bundle,
+        )?);
     }
     // Each student's build folder and binaries are named by their id,
     // which student_id made unique and safe as a file name.
@@ -255,6 +264,7 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
         schema_version: BUNDLE_SCHEMA,
         seed: request.seed,
         reference,
+        tracer,
         items,
     };
     let text = serde_json::to_string_pretty(&bundle).map_err(|err| err.to_string())?;

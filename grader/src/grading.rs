@@ -15,6 +15,8 @@ use serde_json::Value;
 
 use crate::bundle::{self, Bundle, Item};
 use crate::ptx_check;
+use crate::traced;
+
 use crate::reference::Kept;
 
 use crate::digest;
@@ -207,6 +209,11 @@ fn grade(
     }
     let ptx_ok = item.ptx_missing.is_empty();
     let kernel_host = kernel_host(bundle_dir, bundle, item);
+    let tracer = bundle
+        .tracer
+        .as_ref()
+        .ok_or_else(|| "the bundle has no tracer library; build the bundle again".to_owned())
+        .and_then(|kept| kept.check(bundle_dir));
     for run in &plan {
         let kernel_points = KERNEL_POINTS.min(run.points);
         graded.runs.push(match &kernel_host {
@@ -218,20 +225,24 @@ fn grade(
                 settings.limits,
                 ptx_ok,
                 kernel_points,
-                Some(ptx),
+                How::Kernel(ptx),
             ),
-            Err(why) => not_run(run, kernel_points, why),
+            Err(why) => not_run(run, kernel_points, why, true),
         });
-        graded.runs.push(run_one(
-            &settings.isolation,
-            &binary,
-            &item.exercise,
-            run,
-            settings.limits,
-            ptx_ok,
-            run.points - kernel_points,
-            None,
-        ));
+        let host_points = run.points - kernel_points;
+        graded.runs.push(match &tracer {
+            Ok(tracer) => run_one(
+                &settings.isolation,
+                &binary,
+                &item.exercise,
+                run,
+                settings.limits,
+                ptx_ok,
+                host_points,
+                How::Traced(tracer),
+            ),
+            Err(why) => not_run(run, host_points, why, false),
+        });
     }
     graded.points =
         u32::from(ptx_ok) * PTX_POINTS + graded.runs.iter().map(|r| r.points).sum::<u32>();
@@ -281,8 +292,9 @@ fn kernel_host(bundle_dir: &Path, bundle: &Bundle, item: &Item) -> Result<(PathB
     ))
 }
 
-/// A kernel run that could not be made, and why.
-fn not_run(run: &plan::Run, points: u32, why: &str) -> results::Run {
+/// A run that could not be made (`kernel`: of the kernel in the course's
+/// host code), and why.
+fn not_run(run: &plan::Run, points: u32, why: &str, kernel: bool) -> results::Run {
     results::Run {
         about: run.about.clone(),
         command: vec![],
@@ -300,13 +312,22 @@ fn not_run(run: &plan::Run, points: u32, why: &str) -> results::Run {
             message: why.to_owned(),
         },
         report: None,
-        kernel_ptx: Some(String::new()),
+        kernel_ptx: kernel.then(String::new),
+        trace_calls: None,
     }
 }
 
-/// One planned run of `binary`, worth `points`. With `kernel_ptx` (a
-/// reference binary, and the student's PTX on this machine), the binary
-/// runs that PTX in place of its own.
+/// How a binary is run.
+enum How<'a> {
+    /// A reference binary, with the student's PTX (on this machine) in
+    /// place of its own.
+    Kernel(&'a Kept),
+    /// The student's binary, with the tracer (on this machine) preloaded:
+    /// a passing report counts only when the trace shows the work.
+    Traced(&'a Path),
+}
+
+/// One planned run of `binary`, worth `points`, made as `how` says.
 #[expect(clippy::too_many_arguments, reason = "one run's whole context")]
 fn run_one(
     isolation: &Isolation,
@@ -316,18 +337,35 @@ fn run_one(
     limits: Limits,
     counts: bool,
     points: u32,
-    kernel_ptx: Option<&Kept>,
+    how: How,
 ) -> results::Run {
     let mut args: Vec<&str> = run.args.iter().map(String::as_str).collect();
     args.push("--json");
-    let files: Vec<(&str, &Path)> = kernel_ptx
+    let (kernel_ptx, tracing) = match how {
+        How::Kernel(ptx) => (Some(ptx), None),
+        How::Traced(tracer) => (None, Some(traced::start(tracer))),
+    };
+    let mut files: Vec<(&str, &Path)> = kernel_ptx
         .map(|ptx| (kernels::KERNEL_PTX_ENV, ptx.path.as_path()))
         .into_iter()
         .collect();
+    let mut descriptor = None;
+    let tracing = match tracing {
+        Some(Ok((tracing, attach))) => {
+            files.extend(attach.files);
+            descriptor = Some(attach.descriptor);
+            Some(Ok(tracing))
+        }
+        Some(Err(why)) => Some(Err(why)),
+        None => None,
+    };
+    // The command, and with it the trace's write end, is dropped once the
+    // run ends.
     let mut outcome = runner::run_command(
-        isolation.run_command_with(binary, &args, &[], &files),
+        isolation.run_command_with(binary, &args, &[], &files, descriptor),
         limits,
     );
+    let trace = tracing.map(|t| t.and_then(traced::Tracing::finish));
     if isolation.is_sandboxed() {
         outcome.ended = sandbox::ended_inside(outcome.ended);
     }
@@ -337,6 +375,21 @@ fn run_one(
         if let Err(why) = recheck(exercise, run, report.as_ref().unwrap_or(&Value::Null)) {
             verdict = Verdict::Failed {
                 summary: format!("the grader's own check disagrees: {why}"),
+                hint: None,
+            };
+        }
+    }
+    if verdict.passed() {
+        let disagrees = match &trace {
+            Some(Ok(trace)) => {
+                traced::judge(exercise, trace, report.as_ref().unwrap_or(&Value::Null))
+            }
+            Some(Err(why)) => Some(format!("no driver-call trace could be read: {why}")),
+            None => None,
+        };
+        if let Some(summary) = disagrees {
+            verdict = Verdict::Failed {
+                summary,
                 hint: None,
             };
         }
@@ -370,5 +423,9 @@ fn run_one(
         report,
         kernel_ptx: kernel_ptx
             .and_then(|ptx| Some(ptx.path.file_name()?.to_string_lossy().into_owned())),
+        trace_calls: match trace {
+            Some(Ok(trace)) => Some(trace.calls.len()),
+            _ => None,
+        },
     }
 }

@@ -32,5 +32,6 @@ pub mod sanitizer;
 pub mod similarity;
 pub mod student_id;
 pub mod trace;
+pub mod traced;
 pub mod verdict;
 pub mod workspace;

@@ -107,6 +107,26 @@ pub const MUTANTS: &[Mutant] = &[
     },
     Mutant {
         exercise: "dot-gm",
+        name: "cpu-answer",
+        bug: "never launches the kernel; the host computes the products after the copy back",
+        edits: &[
+            edit(
+                "main.rs",
+                "    let kernel_ms = median_ms(stream, task.runs, || {\n",
+                "    let kernel_ms = median_ms(stream, task.runs, || {\n        if task.runs > 0 {\n            return Ok(());\n        }\n",
+            ),
+            edit(
+                "main.rs",
+                "    d_c.copy_to(&mut c)?;\n",
+                "    d_c.copy_to(&mut c)?;\n    for (i, x) in c.iter_mut().enumerate() {\n        *x = task.a[i] * task.b[i];\n    }\n",
+            ),
+        ],
+        // The kernel is the solution's: it keeps its points in the
+        // course's host code; the trace shows no launch.
+        expect: Expect::LosesHostRuns,
+    },
+    Mutant {
+        exercise: "dot-gm",
         name: "drops-the-last-element",
         bug: "the tail loop stops one element early",
         edits: &[edit(
@@ -469,7 +489,8 @@ mod tests {
     }
 
     /// Mutants added since the fixture was graded: not in it yet.
-    const NEWER_THAN_THE_FIXTURE: &[&str] = &["vecadd-anyN.comment-fakes-the-ptx"];
+    const NEWER_THAN_THE_FIXTURE: &[&str] =
+        &["vecadd-anyN.comment-fakes-the-ptx", "dot-gm.cpu-answer"];
 
     /// `verify`, less the mutants the fixture does not hold.
     fn verify_fixture(results: &Results) -> Vec<String> {

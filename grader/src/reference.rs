@@ -8,12 +8,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use crate::compile::Builder;
 use crate::digest;
 use crate::overlay;
+use crate::runner::{self, Ended, Limits};
 use crate::workspace::Entry;
 
 /// Where the bundle keeps the solution binaries.
@@ -137,6 +139,39 @@ pub fn build(
         reference.insert(result.package, Reference { binary, ptx });
     }
     Ok(reference)
+}
+
+/// The tracer library's file name, as cargo builds it and the bundle keeps it.
+pub const TRACER: &str = "libcuda_course_trace.so";
+
+/// Builds the course's tracer (`tracer/`, trusted: the course's own code)
+/// in `root/tracer` and keeps it as `bundle/reference/libcuda_course_trace.so`,
+/// preloaded into every run of a student's binary.
+pub fn build_tracer(course: &Path, root: &Path, bundle: &Path) -> Result<Kept, String> {
+    let target = root.join("tracer");
+    let mut command = crate::compile::course_cargo(course, &target)?;
+    command.args(["build", "--release", "--offline", "--quiet", "-p", "tracer"]);
+    let outcome = runner::run_command(
+        command,
+        Limits {
+            // Trusted; cold, it compiles libc too.
+            timeout: Duration::from_secs(1800),
+            max_output: 1 << 20,
+        },
+    );
+    if outcome.ended != Ended::Exited(0) {
+        return Err(format!(
+            "building the course's tracer failed ({:?}): {}",
+            outcome.ended,
+            outcome.stderr.trim()
+        ));
+    }
+    keep(
+        &target.join("release").join(TRACER),
+        bundle,
+        REFERENCE_DIR,
+        TRACER,
+    )
 }
 
 #[cfg(test)]

@@ -110,6 +110,7 @@ mod tests {
             schema_version: crate::bundle::BUNDLE_SCHEMA,
             seed,
             reference: Default::default(),
+            tracer: None,
             items,
         };
         let earlier = bundle(

@@ -357,6 +357,7 @@ mod tests {
             points: if passed { 2 } else { 0 },
             max_points: 2,
             kernel_ptx: None,
+            trace_calls: None,
         }
     }
 

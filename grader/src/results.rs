@@ -94,6 +94,10 @@ pub struct Run {
     /// own. Absent for a run of the student's own binary.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kernel_ptx: Option<String>,
+    /// A run of the student's binary: how many driver calls its trace
+    /// recorded (the tracer was preloaded and its pipe read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_calls: Option<usize>,
 }
 
 /// A verdict as results.json keeps it.
@@ -184,6 +188,7 @@ mod tests {
             points: 2,
             max_points: 2,
             kernel_ptx: None,
+            trace_calls: None,
         };
         let exercise = Exercise {
             refused: vec![],

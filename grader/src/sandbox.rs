@@ -8,7 +8,7 @@
 
 use std::ffi::OsString;
 use std::io;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -118,18 +118,22 @@ impl Isolation {
     /// The command that runs `binary` with `args`, through `wrapper`
     /// (compute-sanitizer and its arguments) when given.
     pub fn run_command(&self, binary: &Path, args: &[&str], wrapper: &[&str]) -> Command {
-        self.run_command_with(binary, args, wrapper, &[])
+        self.run_command_with(binary, args, wrapper, &[], None)
     }
 
     /// [`run_command`](Self::run_command), with each `(variable, file)` of
     /// `files` visible to the run read-only and named by the variable (how
-    /// the course's reference binary finds a student's PTX).
+    /// the course's reference binary finds a student's PTX, and how the
+    /// tracer is preloaded), and `descriptor` inherited at its own number,
+    /// which its variable names (the trace's pipe). The command holds the
+    /// descriptor until it is dropped.
     pub fn run_command_with(
         &self,
         binary: &Path,
         args: &[&str],
         wrapper: &[&str],
         files: &[(&str, &Path)],
+        descriptor: Option<(&str, OwnedFd)>,
     ) -> Command {
         match self {
             Isolation::Unsandboxed => {
@@ -144,9 +148,24 @@ impl Isolation {
                 for (name, file) in files {
                     command.env(name, file);
                 }
+                if let Some((name, fd)) = descriptor {
+                    command.env(name, fd.as_raw_fd().to_string());
+                    // SAFETY: fcntl on a descriptor the closure owns, in
+                    // the child between fork and exec (async-signal-safe).
+                    unsafe {
+                        command.pre_exec(move || {
+                            if libc::fcntl(fd.as_raw_fd(), libc::F_SETFD, 0) != 0 {
+                                return Err(io::Error::last_os_error());
+                            }
+                            Ok(())
+                        });
+                    }
+                }
                 command
             }
-            Isolation::Sandboxed(sandbox) => sandbox.run_command(binary, args, wrapper, files),
+            Isolation::Sandboxed(sandbox) => {
+                sandbox.run_command(binary, args, wrapper, files, descriptor)
+            }
         }
     }
 }
@@ -219,6 +238,7 @@ impl Sandbox {
         args: &[&str],
         wrapper: &[&str],
         files: &[(&str, &Path)],
+        descriptor: Option<(&str, OwnedFd)>,
     ) -> Command {
         let mut command = base(&self.bwrap, self.run_mode, true);
         let mut inherit = Vec::new();
@@ -227,6 +247,15 @@ impl Sandbox {
             let seen = copy_in(&mut command, &mut inherit, file);
             command.arg("--setenv").arg(name).arg(seen);
         }
+        if let Some((name, fd)) = descriptor {
+            // bwrap passes it on at the same number.
+            command
+                .arg("--setenv")
+                .arg(name)
+                .arg(fd.as_raw_fd().to_string());
+            inherit.push(std::fs::File::from(fd));
+        }
+
         let mut wrapper: Vec<String> = wrapper.iter().map(|w| w.to_string()).collect();
         if let Some(tool) = wrapper.first_mut() {
             let path = Path::new(tool.as_str());

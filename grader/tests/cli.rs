@@ -96,8 +96,12 @@ fn a_class_is_built_without_a_gpu_and_graded_without_a_grader_error() {
     let reference = manifest["reference"].as_object().unwrap();
     assert_eq!(reference.len(), 8, "{reference:?}");
     for kept in reference.values() {
-        assert!(bundle.join(kept["path"].as_str().unwrap()).is_file());
+        for file in ["binary", "ptx"] {
+            assert!(bundle.join(kept[file]["path"].as_str().unwrap()).is_file());
+        }
     }
+    let tracer = bundle.join(manifest["tracer"]["path"].as_str().unwrap());
+    assert!(tracer.ends_with("reference/libcuda_course_trace.so"));
 
     let out = dir.path().join("out");
     run_hiding_the_gpu(&bundle, &out, &["--timeout", "30"])
@@ -134,6 +138,9 @@ fn a_class_is_built_without_a_gpu_and_graded_without_a_grader_error() {
                     .starts_with("reference/")
             );
             assert!(pair[1].get("kernel_ptx").is_none(), "{exercise}");
+            // The tracer was preloaded into the student's binary (its
+            // header came through the pipe) and the trace read.
+            assert!(pair[1]["trace_calls"].is_u64(), "{exercise}");
         }
         if kinds.iter().all(|k| *k == "cuda-error") {
             assert_eq!(exercise["points"], 1, "{exercise}");
