@@ -182,7 +182,10 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
     if !by_student.is_empty() {
         (request.progress)(&Progress::Preparing);
         builder.prepare()?;
-        reference = reference::build(&builder, request.course, &chosen, &root, request.bundle)?;
+        // In the bundle's own build folder, like the students': the
+        // dependencies' folder is shared by graders running at once.
+        let own = request.bundle.join(".build");
+        reference = reference::build(&builder, request.course, &chosen, &own, request.bundle)?;
         tracer = Some(reference::build_tracer(
             request.course,
             &root,

@@ -140,7 +140,8 @@ pub fn run(
 }
 
 /// The digest of what an item's grade depends on: the binary as it is now
-/// and as it was built, the test plan, and what the build found.
+/// and as it was built, the test plan, what the build found, and the
+/// trusted code its runs go through (reference binary, PTX, tracer).
 fn inputs(bundle_dir: &Path, bundle: &Bundle, item: &Item) -> Option<String> {
     let plan = plan::plan(&item.exercise, bundle.seed);
     let binary = item
@@ -150,8 +151,14 @@ fn inputs(bundle_dir: &Path, bundle: &Bundle, item: &Item) -> Option<String> {
     let reference = bundle.reference.get(&item.exercise);
     Some(digest::bytes(
         format!(
-            "{binary:?}\n{:?}\n{plan:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{reference:?}\n{:?}",
-            item.digest, item.build_errors, item.refused, item.ptx_missing, item.absent, item.ptx
+            "{binary:?}\n{:?}\n{plan:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{reference:?}\n{:?}\n{:?}",
+            item.digest,
+            item.build_errors,
+            item.refused,
+            item.ptx_missing,
+            item.absent,
+            item.ptx,
+            bundle.tracer
         )
         .as_bytes(),
     ))

@@ -229,6 +229,35 @@ pub const MUTANTS: &[Mutant] = &[
     },
     Mutant {
         exercise: "streams-overlap",
+        name: "pageable-buffers",
+        bug: "the host buffers are plain Vecs, not page-locked: the copies cannot overlap",
+        edits: &[
+            edit(
+                "main.rs",
+                "use cust::memory::{AsyncCopyDestination, LockedBuffer};",
+                "use cust::memory::AsyncCopyDestination;",
+            ),
+            edit(
+                "main.rs",
+                "    h_in: LockedBuffer<u32>,\n    h_out: LockedBuffer<u32>,\n",
+                "    h_in: Vec<u32>,\n    h_out: Vec<u32>,\n",
+            ),
+            edit(
+                "main.rs",
+                "    let h_in = LockedBuffer::from_slice(&task.input)?;\n    let h_out = LockedBuffer::new(&0u32, n)?;\n",
+                "    let h_in = task.input.to_vec();\n    let h_out = vec![0u32; n];\n",
+            ),
+            edit(
+                "main.rs",
+                "    LockedBuffer::drop(h_in)?;\n    LockedBuffer::drop(h_out)?;\n",
+                "    drop((h_in, h_out));\n",
+            ),
+        ],
+        // The values are right; the trace shows pageable copies.
+        expect: Expect::LosesHostRuns,
+    },
+    Mutant {
+        exercise: "streams-overlap",
         name: "wrong-chunk-offset",
         bug: "the kernel gets the buffers' starts, not the chunk's",
         edits: &[
@@ -489,8 +518,11 @@ mod tests {
     }
 
     /// Mutants added since the fixture was graded: not in it yet.
-    const NEWER_THAN_THE_FIXTURE: &[&str] =
-        &["vecadd-anyN.comment-fakes-the-ptx", "dot-gm.cpu-answer"];
+    const NEWER_THAN_THE_FIXTURE: &[&str] = &[
+        "vecadd-anyN.comment-fakes-the-ptx",
+        "dot-gm.cpu-answer",
+        "streams-overlap.pageable-buffers",
+    ];
 
     /// `verify`, less the mutants the fixture does not hold.
     fn verify_fixture(results: &Results) -> Vec<String> {

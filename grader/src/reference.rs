@@ -93,7 +93,8 @@ pub fn sweep(bundle: &Path, folder: &str, wanted: &BTreeSet<String>) -> Result<(
 }
 
 /// Builds the course's solutions of `chosen` (the course's own files,
-/// never a student's) like one more student, in `root/reference`, and
+/// never a student's) like one more student, in `root/reference` (a
+/// folder no other grader builds in at the same time), and
 /// keeps each binary as `bundle/reference/<exercise>`.
 pub fn build(
     builder: &Builder,
@@ -145,7 +146,7 @@ pub fn build(
 pub const TRACER: &str = "libcuda_course_trace.so";
 
 /// Builds the course's tracer (`tracer/`, trusted: the course's own code)
-/// in `root/tracer` and keeps it as `bundle/reference/libcuda_course_trace.so`,
+/// in `root/tracer` (cargo locks it against other graders) and keeps it as `bundle/reference/libcuda_course_trace.so`,
 /// preloaded into every run of a student's binary.
 pub fn build_tracer(course: &Path, root: &Path, bundle: &Path) -> Result<Kept, String> {
     let target = root.join("tracer");
