@@ -260,8 +260,22 @@ fn grade(
             if let Some(at) = args.iter().position(|a| *a == "--runs") {
                 args[at + 1] = "1";
             }
-            graded.sanitizer =
-                sanitizer::sanitize(&settings.isolation, &binary, &args, settings.limits);
+            // The kernel in the course's host code, where it can run there:
+            // its findings are the kernel's, not the student's host code's.
+            let (sanitized, files) = match &kernel_host {
+                Ok((reference, ptx)) => (
+                    reference.as_path(),
+                    vec![(kernels::KERNEL_PTX_ENV, ptx.path.as_path())],
+                ),
+                Err(_) => (binary.as_path(), vec![]),
+            };
+            graded.sanitizer = sanitizer::sanitize(
+                &settings.isolation,
+                sanitized,
+                &args,
+                &files,
+                settings.limits,
+            );
         }
     }
     graded

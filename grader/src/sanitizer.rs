@@ -13,12 +13,15 @@ use crate::sandbox::Isolation;
 /// The tools run, in order.
 pub const TOOLS: [&str; 2] = ["memcheck", "racecheck"];
 
-/// Runs each tool over `binary args`; `timeout` is stretched, since the
-/// tools slow a run down many times.
+/// Runs each tool over `binary args` (the grader passes the course's
+/// reference binary with the student's PTX among `files`, so the findings
+/// are the kernel's); `timeout` is stretched, since the tools slow a run
+/// down many times.
 pub fn sanitize(
     isolation: &Isolation,
     binary: &Path,
     args: &[&str],
+    files: &[(&str, &Path)],
     limits: Limits,
 ) -> Vec<Sanitized> {
     // Found here, so that the sandbox can be given its absolute path.
@@ -35,8 +38,11 @@ pub fn sanitize(
         .iter()
         .map(|tool| {
             let wrapper = [program.as_ref(), "--tool", tool];
-            let outcome =
-                runner::run_command(isolation.run_command(binary, args, &wrapper), limits);
+            let outcome = runner::run_command(
+                isolation.run_command_with(binary, args, &wrapper, files, None),
+                limits,
+            );
+
             judge(
                 tool,
                 &outcome.ended,
