@@ -88,16 +88,22 @@ left=$(gpu_processes)
 python3 - "$out/hostile/results.json" <<'CHECK'
 import json, sys
 students = json.load(open(sys.argv[1]))["students"]
-expected = {"gpu-infinite": "timed-out", "gpu-oob": "cuda-error",
-            "gpu-oom": "garbage", "gpu-setsid": "garbage"}
+# (the student's binary's runs, their kernel's runs in the course's host
+# code): a hostile kernel fails both, a hostile main.rs only its own.
+expected = {"gpu-infinite": ("timed-out", "timed-out"),
+            "gpu-oob": ("cuda-error", "cuda-error"),
+            "gpu-oom": ("garbage", "passed"), "gpu-setsid": ("garbage", "passed")}
 broken = 0
 for name, record in sorted(students.items()):
     runs = record["exercises"]["dot-sm"]["runs"]
-    kinds = sorted({r["verdict"]["kind"] for r in runs})
-    want = expected.get(name, "passed")
-    ok = kinds == [want]
+    host = [r for r in runs if "kernel_ptx" not in r]
+    kernel = [r for r in runs if "kernel_ptx" in r]
+    kinds = tuple(sorted({r["verdict"]["kind"] for r in rs}) for rs in (host, kernel))
+    want = expected.get(name, ("passed", "passed"))
+    ok = kinds == ([want[0]], [want[1]])
     broken += not ok
-    print(f"{'ok ' if ok else 'BROKEN'} {name}: {kinds} (expected {want}): {runs[0]['verdict']['message'][:160]}")
+    print(f"{'ok ' if ok else 'BROKEN'} {name}: {kinds} (expected {want}): {host[0]['verdict']['message'][:160]}")
+
 sys.exit(1 if broken else 0)
 CHECK
 [ $? -eq 0 ] || { echo "run.sh: the hostile class did not get its verdicts" >&2; exit 1; }

@@ -4,7 +4,9 @@
 //! writes `BUNDLE/bin/<package>`, the CPU emulator's library
 //! (`BUNDLE/emulator/libcuda.so.1`) and `BUNDLE/bundle.json`: the seed, and per
 //! student and exercise its binary or build errors, refusals and missing
-//! PTX features. A GPU node then needs no cargo, no course and no network.
+//! PTX features, and the course's trusted host code with each student's
+//! PTX (see `reference`). A GPU node then needs no cargo, no course and no
+//! network.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -19,16 +21,26 @@ use crate::digest;
 use crate::discovery::discover;
 use crate::emulator_library::{self, Library};
 use crate::overlay;
+use crate::ptx_check;
+use crate::reference::{self, Kept, PTX_DIR, Reference};
+
 use crate::results::write_atomically;
 use crate::sandbox::Isolation;
 use crate::workspace::Entry;
 
-pub const BUNDLE_SCHEMA: u32 = 1;
+/// 2: the reference binaries and each item's PTX.
+pub const BUNDLE_SCHEMA: u32 = 2;
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Bundle {
     pub schema_version: u32,
     pub seed: u64,
+    /// The course's solution binary per exercise: the host code a
+    /// student's kernel runs in for its kernel points.
+    pub reference: BTreeMap<String, Reference>,
+    /// The tracer library preloaded into every run of a student's binary
+    /// (its driver-call trace is the evidence that it used the GPU).
+    pub tracer: Option<Kept>,
     pub items: Vec<Item>,
     /// The CPU emulator's library, for `grader run --emulate`; None when
     /// it could not be built (the reason was said then).
@@ -53,6 +65,9 @@ pub struct Item {
     #[serde(default)]
     pub digest: Option<String>,
     pub ptx_missing: Vec<String>,
+    /// The kernel's PTX as the student's build made it, copied out of
+    /// their build folder: what the reference binary runs.
+    pub ptx: Option<Kept>,
 }
 
 /// What to build.
@@ -141,6 +156,7 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
                 binary: None,
                 digest: None,
                 ptx_missing: vec![],
+                ptx: None,
             });
         }
     }
@@ -167,9 +183,20 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
             by_student.entry(&item.student).or_default().push(i);
         }
     }
+    let mut reference = BTreeMap::new();
+    let mut tracer = None;
     if !by_student.is_empty() {
         (request.progress)(&Progress::Preparing);
         builder.prepare()?;
+        // In the bundle's own build folder, like the students': the
+        // dependencies' folder is shared by graders running at once.
+        let own = request.bundle.join(".build");
+        reference = reference::build(&builder, request.course, &chosen, &own, request.bundle)?;
+        tracer = Some(reference::build_tracer(
+            request.course,
+            &root,
+            request.bundle,
+        )?);
     }
     // Each student's build folder and binaries are named by their id,
     // which student_id made unique and safe as a file name.
@@ -205,6 +232,7 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
             fs::remove_dir_all(entry.path()).map_err(io("removing a stale build folder"))?;
         }
     }
+    let mut kept_ptx = BTreeSet::new();
     for (i, result) in built_by_item {
         let item = &mut items[i];
         item.build_errors = result.errors.clone();
@@ -219,9 +247,14 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
             binaries.insert(name);
             item.binary = Some(relative);
         }
+        if let Some(ptx) = &result.ptx {
+            let name = format!("{}--{}.ptx", item.exercise, item.student);
+            item.ptx = Some(reference::keep(ptx, request.bundle, PTX_DIR, &name)?);
+            kept_ptx.insert(name);
+        }
         let exercise = catalogue::find(&item.exercise).expect("chosen from the catalogue");
         item.ptx_missing = match result.ptx.as_ref().and_then(|p| fs::read_to_string(p).ok()) {
-            Some(ptx) => catalogue::missing_in_ptx(exercise, &ptx),
+            Some(ptx) => ptx_check::missing(exercise, &ptx),
             None if result.binary.is_some() => vec!["no PTX was found for the kernel".into()],
             None => vec![],
         };
@@ -233,6 +266,9 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
             fs::remove_file(entry.path()).map_err(io("removing a stale binary"))?;
         }
     }
+    if sweep {
+        reference::sweep(request.bundle, PTX_DIR, &kept_ptx)?;
+    }
     // Every bundle can be graded on the CPU emulator too; a course
     // without one still grades on a GPU.
     let emulator = emulator_library::build(request.course, &root, request.bundle)
@@ -241,6 +277,8 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
     let bundle = Bundle {
         schema_version: BUNDLE_SCHEMA,
         seed: request.seed,
+        reference,
+        tracer,
         items,
         emulator,
     };

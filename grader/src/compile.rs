@@ -375,6 +375,19 @@ fn passed_env() -> Vec<(String, OsString)> {
         .collect()
 }
 
+/// cargo of the course's toolchain, in the course's folder, building into
+/// `target`: for the course's own crates that need no sandbox (the
+/// tracer: trusted, and its path does not matter).
+pub fn course_cargo(course: &Path, target: &Path) -> Result<Command, String> {
+    let toolchain = Toolchain::find(course)?;
+    let mut command = Command::new(toolchain.sysroot.join("bin/cargo"));
+    command
+        .current_dir(course)
+        .env("CARGO_TARGET_DIR", target)
+        .env("RUSTC", toolchain.sysroot.join("bin/rustc"));
+    Ok(command)
+}
+
 /// The rust toolchain cargo would use for the course, and cargo's registry.
 struct Toolchain {
     sysroot: PathBuf,

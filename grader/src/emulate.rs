@@ -134,6 +134,8 @@ fn skipped(exercise: &str, run: &Run, why: &str) -> results::Run {
         report: None,
         points: 0,
         max_points: 0,
+        kernel_ptx: None,
+        trace_calls: None,
     }
 }
 

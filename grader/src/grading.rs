@@ -1,9 +1,12 @@
 //! `grader run`: grades a bundle, on a GPU node. Per student and exercise:
 //! a point when the kernel's PTX shows what the exercise is about, then the
-//! planned runs, each judged and, when its own check passed, rechecked
-//! against the grader's closed forms. Runs earn points only when the PTX
-//! point was earned, so an answer computed on the host earns nothing.
-//! results.json is rewritten after every student.
+//! planned runs, each made twice: the student's PTX through the course's
+//! reference binary (the kernel's point: host code the student did not
+//! write) and the student's own binary (the host's point). Each is judged
+//! and, when its own check passed, rechecked against the grader's closed
+//! forms. Runs earn points only when the PTX point was earned, so an answer
+//! computed on the host earns nothing. results.json is rewritten after
+//! every student.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -11,11 +14,16 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::bundle::{self, Bundle, Item};
+use crate::ptx_check;
+use crate::traced;
+
+use crate::reference::Kept;
+
 use crate::digest;
 use crate::plan::{self, recheck};
 use crate::results::{self, Results, Student};
 use crate::runner::{self, Ended, Limits};
-use crate::sandbox::{self, Isolation};
+use crate::sandbox::{self, Extras, Isolation};
 use crate::sanitizer;
 use crate::verdict::{self, Verdict};
 
@@ -198,17 +206,25 @@ pub fn grade_student(
 }
 
 /// The digest of what an item's grade depends on: the binary as it is now
-/// and as it was built, the test plan, and what the build found.
+/// and as it was built, the test plan, what the build found, and the
+/// trusted code its runs go through (reference binary, PTX, tracer).
 fn inputs(bundle_dir: &Path, bundle: &Bundle, item: &Item, emulated: bool) -> Option<String> {
     let plan = crate::emulate::plan(&item.exercise, bundle.seed, emulated).runs;
     let binary = item
         .binary
         .as_ref()
         .map(|b| digest::file(&bundle_dir.join(b)).ok());
+    let reference = bundle.reference.get(&item.exercise);
     Some(digest::bytes(
         format!(
-            "{binary:?}\n{:?}\n{plan:?}\n{:?}\n{:?}\n{:?}\n{:?}",
-            item.digest, item.build_errors, item.refused, item.ptx_missing, item.absent
+            "{binary:?}\n{:?}\n{plan:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{reference:?}\n{:?}\n{:?}",
+            item.digest,
+            item.build_errors,
+            item.refused,
+            item.ptx_missing,
+            item.absent,
+            item.ptx,
+            bundle.tracer
         )
         .as_bytes(),
     ))
@@ -224,6 +240,9 @@ fn confinement(sandbox: Option<&str>) -> String {
 
 /// Points for a kernel whose PTX shows what the exercise is about.
 const PTX_POINTS: u32 = 1;
+/// Of each planned run's points, those its kernel earns in the reference
+/// binary; the rest are the student's binary's.
+const KERNEL_POINTS: u32 = 1;
 
 fn grade(
     bundle_dir: &Path,
@@ -264,20 +283,44 @@ fn grade(
         return graded;
     }
     let ptx_ok = item.ptx_missing.is_empty();
-    graded.runs = plan
-        .iter()
-        .map(|run| {
-            run_one(
+    let kernel_host = kernel_host(bundle_dir, bundle, item);
+    let tracer = bundle
+        .tracer
+        .as_ref()
+        .ok_or_else(|| "the bundle has no tracer library; build the bundle again".to_owned())
+        .and_then(|kept| kept.check(bundle_dir));
+    for run in &plan {
+        let kernel_points = KERNEL_POINTS.min(run.points);
+        graded.runs.push(match &kernel_host {
+            Ok((reference, ptx)) => run_one(
+                &settings.isolation,
+                reference,
+                &item.exercise,
+                run,
+                settings.limits,
+                ptx_ok,
+                kernel_points,
+                How::Kernel(ptx),
+                driver,
+            ),
+            Err(why) => not_run(run, kernel_points, why, true),
+        });
+        let host_points = run.points - kernel_points;
+        graded.runs.push(match &tracer {
+            Ok(tracer) => run_one(
                 &settings.isolation,
                 &binary,
                 &item.exercise,
                 run,
                 settings.limits,
                 ptx_ok,
+                host_points,
+                How::Traced(tracer),
                 driver,
-            )
-        })
-        .collect();
+            ),
+            Err(why) => not_run(run, host_points, why, false),
+        });
+    }
     graded.runs.extend(planned.skipped);
     graded.points =
         u32::from(ptx_ok) * PTX_POINTS + graded.runs.iter().map(|r| r.points).sum::<u32>();
@@ -288,13 +331,96 @@ fn grade(
             if let Some(at) = args.iter().position(|a| *a == "--runs") {
                 args[at + 1] = "1";
             }
-            graded.sanitizer =
-                sanitizer::sanitize(&settings.isolation, &binary, &args, settings.limits);
+            // The kernel in the course's host code, where it can run there:
+            // its findings are the kernel's, not the student's host code's.
+            let (sanitized, files) = match &kernel_host {
+                Ok((reference, ptx)) => (
+                    reference.as_path(),
+                    vec![(kernels::KERNEL_PTX_ENV, ptx.path.as_path())],
+                ),
+                Err(_) => (binary.as_path(), vec![]),
+            };
+            graded.sanitizer = sanitizer::sanitize(
+                &settings.isolation,
+                sanitized,
+                &args,
+                &files,
+                settings.limits,
+            );
         }
     }
     graded
 }
 
+/// The reference binary and the student's PTX for an item's kernel runs,
+/// each as it was built; else why the kernel cannot be run.
+fn kernel_host(bundle_dir: &Path, bundle: &Bundle, item: &Item) -> Result<(PathBuf, Kept), String> {
+    let reference = bundle.reference.get(&item.exercise).ok_or_else(|| {
+        format!(
+            "the bundle has no reference binary for {}; build the bundle again",
+            item.exercise
+        )
+    })?;
+    let ptx = item
+        .ptx
+        .as_ref()
+        .ok_or("the build left no PTX for the kernel, so it could not be run")?;
+    let refused = |why: String| format!("the grader refused to run the kernel: {why}");
+    let binary = reference.binary.check(bundle_dir).map_err(refused)?;
+    let path = ptx.check(bundle_dir).map_err(refused)?;
+    let course = reference.ptx.check(bundle_dir).map_err(refused)?;
+    let read = |p: &Path| std::fs::read_to_string(p).map_err(|err| refused(err.to_string()));
+    if let Some(why) = ptx_check::signature_mismatch(&read(&path)?, &read(&course)?) {
+        return Err(format!(
+            "the kernel could not run in the course's host code: {why}"
+        ));
+    }
+    Ok((
+        binary,
+        Kept {
+            path,
+            digest: ptx.digest.clone(),
+        },
+    ))
+}
+
+/// A run that could not be made (`kernel`: of the kernel in the course's
+/// host code), and why.
+fn not_run(run: &plan::Run, points: u32, why: &str, kernel: bool) -> results::Run {
+    results::Run {
+        about: run.about.clone(),
+        command: vec![],
+        exit_code: None,
+        duration_ms: 0.0,
+        points: 0,
+        max_points: points,
+        verdict: results::Verdict {
+            passed: false,
+            kind: Verdict::DidNotStart {
+                reason: String::new(),
+            }
+            .kind()
+            .to_owned(),
+            message: why.to_owned(),
+        },
+        report: None,
+        kernel_ptx: kernel.then(String::new),
+        trace_calls: None,
+    }
+}
+
+/// How a binary is run.
+enum How<'a> {
+    /// A reference binary, with the student's PTX (on this machine) in
+    /// place of its own.
+    Kernel(&'a Kept),
+    /// The student's binary, with the tracer (on this machine) preloaded:
+    /// a passing report counts only when the trace shows the work.
+    Traced(&'a Path),
+}
+
+/// One planned run of `binary`, worth `points`, made as `how` says.
+#[expect(clippy::too_many_arguments, reason = "one run's whole context")]
 fn run_one(
     isolation: &Isolation,
     binary: &Path,
@@ -302,12 +428,42 @@ fn run_one(
     run: &plan::Run,
     limits: Limits,
     counts: bool,
+    points: u32,
+    how: How,
     driver: Option<&Path>,
 ) -> results::Run {
     let mut args: Vec<&str> = run.args.iter().map(String::as_str).collect();
     args.push("--json");
-    let mut outcome =
-        runner::run_command(isolation.run_command_on(binary, &args, &[], driver), limits);
+    let (kernel_ptx, tracing) = match how {
+        How::Kernel(ptx) => (Some(ptx), None),
+        How::Traced(tracer) => (None, Some(traced::start(tracer))),
+    };
+    let mut files: Vec<(&str, &Path)> = kernel_ptx
+        .map(|ptx| (kernels::KERNEL_PTX_ENV, ptx.path.as_path()))
+        .into_iter()
+        .collect();
+    let mut descriptor = None;
+    let tracing = match tracing {
+        Some(Ok((tracing, attach))) => {
+            files.extend(attach.files);
+            descriptor = Some(attach.descriptor);
+            Some(Ok(tracing))
+        }
+        Some(Err(why)) => Some(Err(why)),
+        None => None,
+    };
+    // The command, and with it the trace's write end, is dropped once the
+    // run ends.
+    let extras = Extras {
+        files: &files,
+        descriptor,
+        driver,
+    };
+    let mut outcome = runner::run_command(
+        isolation.run_command_with(binary, &args, &[], extras),
+        limits,
+    );
+    let trace = tracing.map(|t| t.and_then(traced::Tracing::finish));
     if isolation.is_sandboxed() {
         outcome.ended = sandbox::ended_inside(outcome.ended);
     }
@@ -324,13 +480,27 @@ fn run_one(
             };
         }
     }
-    let mut command = vec![
-        binary
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned(),
-    ];
+    if verdict.passed() {
+        let disagrees = match &trace {
+            Some(Ok(trace)) => {
+                traced::judge(exercise, trace, report.as_ref().unwrap_or(&Value::Null))
+            }
+            Some(Err(why)) => Some(format!("no driver-call trace could be read: {why}")),
+            None => None,
+        };
+        if let Some(summary) = disagrees {
+            verdict = Verdict::Failed {
+                summary,
+                hint: None,
+            };
+        }
+    }
+    let name = binary.file_name().unwrap_or_default().to_string_lossy();
+    // As the bundle names it: the instructor reruns it from there.
+    let mut command = vec![match kernel_ptx {
+        Some(_) => format!("{}/{name}", crate::reference::REFERENCE_DIR),
+        None => name.into_owned(),
+    }];
     command.extend(args.iter().map(|a| a.to_string()));
     results::Run {
         about: run.about.clone(),
@@ -341,16 +511,22 @@ fn run_one(
         },
         duration_ms: outcome.duration.as_secs_f64() * 1e3,
         points: if verdict.passed() && counts {
-            run.points
+            points
         } else {
             0
         },
-        max_points: run.points,
+        max_points: points,
         verdict: results::Verdict {
             passed: verdict.passed(),
             kind: verdict.kind().to_owned(),
             message: verdict.to_string(),
         },
         report,
+        kernel_ptx: kernel_ptx
+            .and_then(|ptx| Some(ptx.path.file_name()?.to_string_lossy().into_owned())),
+        trace_calls: match trace {
+            Some(Ok(trace)) => Some(trace.calls.len()),
+            _ => None,
+        },
     }
 }

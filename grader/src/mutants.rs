@@ -23,10 +23,15 @@ pub enum Expect {
     Full,
     /// No point in any exercise (the stubs).
     Nothing,
-    /// Every run fails; a kernel that still shows what the exercise is
-    /// about keeps its PTX point.
+    /// Every run fails, the kernel's and the student's binary's; a kernel
+    /// that still shows what the exercise is about keeps its PTX point.
     LosesEveryRun,
-    /// Loses the run whose description contains this (any run if empty).
+    /// A bug in the host code: every run of the student's binary fails,
+    /// and every run of their kernel in the course's host code passes.
+    LosesHostRuns,
+    /// Loses the kernel's run (in the course's host code) whose description
+    /// contains this (any run if empty); in results made before kernel
+    /// runs, any run so described.
     LosesRun(&'static str),
     /// Loses the PTX point, and so every run's points.
     LosesPtx,
@@ -91,6 +96,13 @@ const fn edit(file: &'static str, from: &'static str, to: &'static str) -> Edit 
     Edit { file, from, to }
 }
 
+/// vecadd-anyN's host adds a and b itself, after the copy back.
+const HOST_ADDS: Edit = edit(
+    "main.rs",
+    "    d_c.copy_to(&mut c)?;\n",
+    "    d_c.copy_to(&mut c)?;\n    for (i, x) in c.iter_mut().enumerate() {\n        *x = task.a[i] + task.b[i];\n    }\n",
+);
+
 /// The mutants and the correct variants.
 pub const MUTANTS: &[Mutant] = &[
     Mutant {
@@ -109,24 +121,55 @@ pub const MUTANTS: &[Mutant] = &[
         bug: "the host computes c; the kernel does nothing",
         edits: &[
             edit("kernel.cu", "    // Step 1:", "    return;\n    // Step 1:"),
+            HOST_ADDS,
+        ],
+        expect: Expect::LosesPtx,
+    },
+    Mutant {
+        exercise: "vecadd-anyN",
+        name: "comment-fakes-the-ptx",
+        bug: "the host computes c; the empty kernel's asm comment names %nctaid.x",
+        edits: &[
             edit(
-                "main.rs",
-                "    d_c.copy_to(&mut c)?;\n",
-                "    d_c.copy_to(&mut c)?;\n    for (i, x) in c.iter_mut().enumerate() {\n        *x = task.a[i] + task.b[i];\n    }\n",
+                "kernel.cu",
+                "    // Step 1:",
+                "    asm volatile(\"// %nctaid.x\");\n    return;\n    // Step 1:",
             ),
+            HOST_ADDS,
         ],
         expect: Expect::LosesPtx,
     },
     Mutant {
         exercise: "vecadd-anyN",
         name: "prints-the-default",
+
         bug: "main prints a report for the default n, whatever it is asked",
         edits: &[edit(
             "main.rs",
             "fn main() -> ExitCode {\n    run_exercise(add_on_gpu)\n}",
             "fn main() -> ExitCode {\n    let _ = run_exercise;\n    println!(r#\"{{\"schema_version\":1,\"exercise\":\"vecadd-anyN\",\"device\":{{\"name\":\"GPU\",\"compute_capability\":\"9.0\",\"multiprocessors\":132,\"memory_bytes\":1,\"driver_cuda_version\":\"13.0\"}},\"parameters\":{{\"n\":33554435,\"threads\":256,\"blocks\":16896,\"runs\":10}},\"results\":{{\"checksum\":206158540800.0,\"expected_checksum\":206158540800}},\"check\":{{\"passed\":true,\"criterion\":\"c\",\"compared\":33554435,\"wrong\":0,\"failures\":[]}},\"timings\":[]}}\"#);\n    ExitCode::SUCCESS\n}",
         )],
-        expect: Expect::LosesEveryRun,
+        expect: Expect::LosesHostRuns,
+    },
+    Mutant {
+        exercise: "dot-gm",
+        name: "cpu-answer",
+        bug: "never launches the kernel; the host computes the products after the copy back",
+        edits: &[
+            edit(
+                "main.rs",
+                "    let kernel_ms = median_ms(stream, task.runs, || {\n",
+                "    let kernel_ms = median_ms(stream, task.runs, || {\n        if task.runs > 0 {\n            return Ok(());\n        }\n",
+            ),
+            edit(
+                "main.rs",
+                "    d_c.copy_to(&mut c)?;\n",
+                "    d_c.copy_to(&mut c)?;\n    for (i, x) in c.iter_mut().enumerate() {\n        *x = task.a[i] * task.b[i];\n    }\n",
+            ),
+        ],
+        // The kernel is the solution's: it keeps its points in the
+        // course's host code; the trace shows no launch.
+        expect: Expect::LosesHostRuns,
     },
     Mutant {
         exercise: "dot-gm",
@@ -181,7 +224,7 @@ pub const MUTANTS: &[Mutant] = &[
             "        unsafe { d_result.set_zero_async(stream)? };\n",
             "",
         )],
-        expect: Expect::LosesEveryRun,
+        expect: Expect::LosesHostRuns,
     },
     Mutant {
         exercise: "matmul-naive",
@@ -239,7 +282,36 @@ pub const MUTANTS: &[Mutant] = &[
             "    const_data.copy_from(&task.data)?;\n",
             "",
         )],
-        expect: Expect::LosesEveryRun,
+        expect: Expect::LosesHostRuns,
+    },
+    Mutant {
+        exercise: "streams-overlap",
+        name: "pageable-buffers",
+        bug: "the host buffers are plain Vecs, not page-locked: the copies cannot overlap",
+        edits: &[
+            edit(
+                "main.rs",
+                "use cust::memory::{AsyncCopyDestination, LockedBuffer};",
+                "use cust::memory::AsyncCopyDestination;",
+            ),
+            edit(
+                "main.rs",
+                "    h_in: LockedBuffer<u32>,\n    h_out: LockedBuffer<u32>,\n",
+                "    h_in: Vec<u32>,\n    h_out: Vec<u32>,\n",
+            ),
+            edit(
+                "main.rs",
+                "    let h_in = LockedBuffer::from_slice(&task.input)?;\n    let h_out = LockedBuffer::new(&0u32, n)?;\n",
+                "    let h_in = task.input.to_vec();\n    let h_out = vec![0u32; n];\n",
+            ),
+            edit(
+                "main.rs",
+                "    LockedBuffer::drop(h_in)?;\n    LockedBuffer::drop(h_out)?;\n",
+                "    drop((h_in, h_out));\n",
+            ),
+        ],
+        // The values are right; the trace shows pageable copies.
+        expect: Expect::LosesHostRuns,
     },
     Mutant {
         exercise: "streams-overlap",
@@ -257,7 +329,7 @@ pub const MUTANTS: &[Mutant] = &[
                 "self.d_out.as_device_ptr()",
             ),
         ],
-        expect: Expect::LosesEveryRun,
+        expect: Expect::LosesHostRuns,
     },
     // Shortcuts that fixed public inputs let through (issue 17).
     Mutant {
@@ -512,11 +584,24 @@ fn check(results: &Results, who: &str, exercise: Option<&str>, expect: &Expect) 
         Expect::Full => max > 0 && got == max,
         Expect::Nothing => got == 0,
         Expect::LosesEveryRun => !runs.is_empty() && runs.iter().all(|r| r.points == 0),
-        Expect::LosesRun(about) => runs.iter().any(|r| {
-            !r.verdict.passed
-                && r.verdict.kind != crate::emulate::SKIPPED
-                && r.about.contains(about)
-        }),
+        Expect::LosesHostRuns => {
+            let (kernel, host): (Vec<_>, Vec<_>) =
+                runs.iter().partition(|r| r.kernel_ptx.is_some());
+            !host.is_empty()
+                && host.iter().all(|r| r.points == 0)
+                && kernel
+                    .iter()
+                    .all(|r| r.verdict.passed || r.verdict.kind == crate::emulate::SKIPPED)
+        }
+        Expect::LosesRun(about) => {
+            let any_kernel = runs.iter().any(|r| r.kernel_ptx.is_some());
+            runs.iter().any(|r| {
+                !r.verdict.passed
+                    && r.verdict.kind != crate::emulate::SKIPPED
+                    && r.about.contains(about)
+                    && (r.kernel_ptx.is_some() || !any_kernel)
+            })
+        }
         Expect::LosesPtx => mutated.is_some_and(|e| !e.ptx_missing.is_empty() && e.points == 0),
         Expect::OnlyOnTheEmulator => true,
     };
@@ -544,9 +629,96 @@ mod tests {
         Results::load(&path).unwrap()
     }
 
+    /// Mutants added since the fixture was graded: not in it yet.
+    const NEWER_THAN_THE_FIXTURE: &[&str] = &[
+        "vecadd-anyN.comment-fakes-the-ptx",
+        "dot-gm.cpu-answer",
+        "streams-overlap.pageable-buffers",
+    ];
+
+    /// `verify`, less the mutants the fixture does not hold.
+    fn verify_fixture(results: &Results) -> Vec<String> {
+        verify(results)
+            .into_iter()
+            .filter(|b| {
+                !NEWER_THAN_THE_FIXTURE
+                    .iter()
+                    .any(|m| *b == format!("{m}: not graded"))
+            })
+            .collect()
+    }
+
     #[test]
     fn the_h100_run_met_every_expectation() {
-        assert_eq!(verify(&graded_on_an_h100()), Vec::<String>::new());
+        assert_eq!(verify_fixture(&graded_on_an_h100()), Vec::<String>::new());
+    }
+
+    /// The fixture's record of `who` with each run preceded by a kernel run
+    /// (in the course's host code) that passed or not.
+    fn with_kernel_runs(results: &mut Results, who: &str, exercise: &str, kernel_passes: bool) {
+        let graded = results
+            .students
+            .get_mut(who)
+            .unwrap()
+            .exercises
+            .get_mut(exercise)
+            .unwrap();
+        graded.runs = graded
+            .runs
+            .iter()
+            .flat_map(|run| {
+                let mut kernel = run.clone();
+                kernel.kernel_ptx = Some(format!("{exercise}--{who}.ptx"));
+                kernel.verdict.passed = kernel_passes;
+                kernel.points = u32::from(kernel_passes);
+                kernel.max_points = 1;
+                [kernel, run.clone()]
+            })
+            .collect();
+    }
+
+    #[test]
+    fn a_host_bug_must_leave_the_kernel_runs_and_a_kernel_bug_must_not() {
+        let mut results = graded_on_an_h100();
+        // Host bugs: the kernel in the course's host code passes.
+        with_kernel_runs(
+            &mut results,
+            "vecadd-anyN.prints-the-default",
+            "vecadd-anyN",
+            true,
+        );
+        // Kernel bugs: it fails.
+        with_kernel_runs(
+            &mut results,
+            "dot-gm.drops-the-last-element",
+            "dot-gm",
+            false,
+        );
+        assert_eq!(verify_fixture(&results), Vec::<String>::new());
+        // The other way round, both expectations break.
+        let mut results = graded_on_an_h100();
+        with_kernel_runs(
+            &mut results,
+            "vecadd-anyN.prints-the-default",
+            "vecadd-anyN",
+            false,
+        );
+        with_kernel_runs(
+            &mut results,
+            "dot-gm.drops-the-last-element",
+            "dot-gm",
+            true,
+        );
+        let broken = verify_fixture(&results);
+        assert_eq!(broken.len(), 2, "{broken:?}");
+        assert!(
+            broken[0].starts_with("vecadd-anyN.prints-the-default"),
+            "{broken:?}"
+        );
+        assert!(
+            broken[1].starts_with("dot-gm.drops-the-last-element"),
+            "{broken:?}"
+        );
     }
 
     #[test]
@@ -570,8 +742,9 @@ mod tests {
             .get_mut("vecadd-anyN")
             .unwrap()
             .points = 0;
-        let broken = verify(&results);
+        let broken = verify_fixture(&results);
         assert_eq!(broken.len(), 2, "{broken:?}");
+
         assert!(
             broken[0].starts_with("dot-atomic.accumulator-not-zeroed: 7 of 7"),
             "{broken:?}"

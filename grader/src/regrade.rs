@@ -100,6 +100,7 @@ mod tests {
             binary: Some(binary.into()),
             digest: None,
             ptx_missing: vec![],
+            ptx: None,
         }
     }
 
@@ -108,6 +109,8 @@ mod tests {
         let bundle = |seed, items| Bundle {
             schema_version: crate::bundle::BUNDLE_SCHEMA,
             seed,
+            reference: Default::default(),
+            tracer: None,
             items,
             emulator: None,
         };

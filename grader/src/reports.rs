@@ -9,6 +9,7 @@ use std::path::Path;
 use crate::bundle::Item;
 use crate::catalogue::EXERCISES;
 use crate::quote;
+use crate::reference::PTX_DIR;
 use crate::results::{Results, Student, write_atomically};
 
 /// One row per student: points per exercise (blank where not submitted),
@@ -151,11 +152,29 @@ pub fn feedback(name: &str, student: &Student, seed: u64) -> String {
                 .filter(|a| *a != "--json")
                 .collect();
             let args = args.join(" ");
-            let _ = writeln!(
-                out,
-                "- {} of {}, {}: {outcome}\n  `cargo run -p {exercise} -- {args}`",
-                run.points, run.max_points, run.about
-            );
+            let _ = match &run.kernel_ptx {
+                None => writeln!(
+                    out,
+                    "- {} of {}, {}, your binary: {outcome}\n  `cargo run -p {exercise} -- {args}`",
+                    run.points, run.max_points, run.about
+                ),
+                Some(_) if run.command.is_empty() => writeln!(
+                    out,
+                    "- {} of {}, {}, your kernel in the course's host code: {outcome}",
+                    run.points, run.max_points, run.about
+                ),
+                Some(ptx) => writeln!(
+                    out,
+                    "- {} of {}, {}, your kernel in the course's host code: {outcome}\n  \
+                     `{}={PTX_DIR}/{ptx} {} {args}` (in the grader's bundle)",
+                    run.points,
+                    run.max_points,
+                    run.about,
+                    kernels::KERNEL_PTX_ENV,
+                    run.command.first().map_or("", String::as_str),
+                ),
+            };
+
             if let Some(timings) = run.report.as_ref().and_then(timings) {
                 let _ = writeln!(out, "  {timings}");
             }
@@ -362,7 +381,19 @@ mod tests {
             }),
             points: if passed { 2 } else { 0 },
             max_points: 2,
+            kernel_ptx: None,
+            trace_calls: None,
         }
+    }
+
+    /// `run` made through the course's reference binary with the
+    /// student's PTX.
+    fn kernel_run(mut run: Run) -> Run {
+        run.command[0] = "reference/vecadd-anyN".into();
+        run.kernel_ptx = Some("vecadd-anyN--ann.ptx".into());
+        run.points = run.points.min(1);
+        run.max_points = 1;
+        run
     }
 
     fn results() -> Results {
@@ -374,9 +405,9 @@ mod tests {
             ],
             build_errors: None,
             ptx_missing: vec![],
-            runs: vec![run(true), run(false)],
-            points: 3,
-            max_points: 5,
+            runs: vec![kernel_run(run(true)), run(true), run(false)],
+            points: 4,
+            max_points: 6,
             sanitizer: vec![],
             inputs: None,
             absent: None,

@@ -97,9 +97,19 @@ pub struct Run {
     pub report: Option<Value>,
     pub points: u32,
     pub max_points: u32,
+    /// A kernel run: the file name of the student's PTX, which the course's
+    /// reference binary (the command's first word) loaded in place of its
+    /// own. Absent for a run of the student's own binary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_ptx: Option<String>,
+    /// A run of the student's binary: how many driver calls its trace
+    /// recorded (the tracer was preloaded and its pipe read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_calls: Option<usize>,
 }
 
 /// A verdict as results.json keeps it.
+
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Verdict {
     pub passed: bool,
@@ -187,6 +197,8 @@ mod tests {
             report: Some(serde_json::json!({"check": {"passed": true}})),
             points: 2,
             max_points: 2,
+            kernel_ptx: None,
+            trace_calls: None,
         };
         let exercise = Exercise {
             refused: vec![],

@@ -8,7 +8,7 @@
 
 use std::ffi::OsString;
 use std::io;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -45,6 +45,20 @@ pub enum Isolation {
     /// `--no-sandbox`: student code has the grader's rights; every report
     /// says so.
     Unsandboxed,
+}
+
+/// What a run is given beyond its binary and arguments
+/// ([`Isolation::run_command_with`]).
+#[derive(Default)]
+pub struct Extras<'a> {
+    /// `(variable, file)`: files the run sees read-only, each named by its
+    /// variable (the student's PTX for the reference binary, the tracer).
+    pub files: &'a [(&'a str, &'a Path)],
+    /// A descriptor the run inherits at its own number, named by the
+    /// variable (the trace's pipe).
+    pub descriptor: Option<(&'a str, OwnedFd)>,
+    /// The CPU emulator's `libcuda.so.1`, in place of the system's driver.
+    pub driver: Option<&'a Path>,
 }
 
 /// A working bubblewrap and how it is started, for runs and for builds.
@@ -142,18 +156,22 @@ impl Isolation {
     /// The command that runs `binary` with `args`, through `wrapper`
     /// (compute-sanitizer and its arguments) when given.
     pub fn run_command(&self, binary: &Path, args: &[&str], wrapper: &[&str]) -> Command {
-        self.run_command_on(binary, args, wrapper, None)
+        self.run_command_with(binary, args, wrapper, Extras::default())
     }
 
-    /// As [`Isolation::run_command`], with `driver` (the CPU emulator's
-    /// `libcuda.so.1`) loaded in place of the system's driver when given:
-    /// first on the library path, read-only.
-    pub fn run_command_on(
+    /// [`run_command`](Self::run_command), with what `extras` adds: files
+    /// the run sees read-only, each named by a variable (how the course's
+    /// reference binary finds a student's PTX, and how the tracer is
+    /// preloaded); a descriptor inherited at its own number, which its
+    /// variable names (the trace's pipe; the command holds it until it is
+    /// dropped); and the CPU emulator's `libcuda.so.1`, loaded in place of
+    /// the system's driver, first on the library path.
+    pub fn run_command_with(
         &self,
         binary: &Path,
         args: &[&str],
         wrapper: &[&str],
-        driver: Option<&Path>,
+        extras: Extras,
     ) -> Command {
         match self {
             Isolation::Unsandboxed => {
@@ -165,6 +183,27 @@ impl Isolation {
                     command = Command::new(binary);
                 }
                 command.args(args);
+                let Extras {
+                    files,
+                    descriptor,
+                    driver,
+                } = extras;
+                for (name, file) in files {
+                    command.env(name, file);
+                }
+                if let Some((name, fd)) = descriptor {
+                    command.env(name, fd.as_raw_fd().to_string());
+                    // SAFETY: fcntl on a descriptor the closure owns, in
+                    // the child between fork and exec (async-signal-safe).
+                    unsafe {
+                        command.pre_exec(move || {
+                            if libc::fcntl(fd.as_raw_fd(), libc::F_SETFD, 0) != 0 {
+                                return Err(io::Error::last_os_error());
+                            }
+                            Ok(())
+                        });
+                    }
+                }
                 if let Some(folder) = driver.and_then(Path::parent) {
                     let mut path = OsString::from(folder);
                     if let Some(rest) = std::env::var_os("LD_LIBRARY_PATH") {
@@ -178,7 +217,7 @@ impl Isolation {
                 }
                 command
             }
-            Isolation::Sandboxed(sandbox) => sandbox.run_command(binary, args, wrapper, driver),
+            Isolation::Sandboxed(sandbox) => sandbox.run_command(binary, args, wrapper, extras),
         }
     }
 }
@@ -251,7 +290,7 @@ impl Sandbox {
         binary: &Path,
         args: &[&str],
         wrapper: &[&str],
-        driver: Option<&Path>,
+        extras: Extras,
     ) -> Command {
         let devices = match &self.gpu {
             Some(gpu) => Devices::One(gpu),
@@ -260,7 +299,19 @@ impl Sandbox {
         let mut command = base(&self.bwrap, self.run_mode, devices);
         let mut inherit = Vec::new();
         let inside = copy_in(&mut command, &mut inherit, binary);
-        if let Some(driver) = driver {
+        for (name, file) in extras.files {
+            let seen = copy_in(&mut command, &mut inherit, file);
+            command.arg("--setenv").arg(name).arg(seen);
+        }
+        if let Some((name, fd)) = extras.descriptor {
+            // bwrap passes it on at the same number.
+            command
+                .arg("--setenv")
+                .arg(name)
+                .arg(fd.as_raw_fd().to_string());
+            inherit.push(std::fs::File::from(fd));
+        }
+        if let Some(driver) = extras.driver {
             // Under the soname the binary asks for, alone in a folder first
             // on the library path (the binaries have no RPATH).
             let folder = Path::new(RUN_DIR).join("driver");
@@ -698,7 +749,15 @@ mod tests {
         );
         for isolation in [isolation, Isolation::Unsandboxed] {
             let outcome = run_command(
-                isolation.run_command_on(&probe, &[], &[], Some(&library)),
+                isolation.run_command_with(
+                    &probe,
+                    &[],
+                    &[],
+                    Extras {
+                        driver: Some(&library),
+                        ..Extras::default()
+                    },
+                ),
                 LIMITS,
             );
             assert_eq!(outcome.ended, Ended::Exited(0), "{}", outcome.stderr);

@@ -8,17 +8,20 @@ use std::time::Duration;
 
 use crate::results::Sanitized;
 use crate::runner::{self, Ended, Limits};
-use crate::sandbox::Isolation;
+use crate::sandbox::{Extras, Isolation};
 
 /// The tools run, in order.
 pub const TOOLS: [&str; 2] = ["memcheck", "racecheck"];
 
-/// Runs each tool over `binary args`; `timeout` is stretched, since the
-/// tools slow a run down many times.
+/// Runs each tool over `binary args` (the grader passes the course's
+/// reference binary with the student's PTX among `files`, so the findings
+/// are the kernel's); `timeout` is stretched, since the tools slow a run
+/// down many times.
 pub fn sanitize(
     isolation: &Isolation,
     binary: &Path,
     args: &[&str],
+    files: &[(&str, &Path)],
     limits: Limits,
 ) -> Vec<Sanitized> {
     // Found here, so that the sandbox can be given its absolute path.
@@ -35,8 +38,19 @@ pub fn sanitize(
         .iter()
         .map(|tool| {
             let wrapper = [program.as_ref(), "--tool", tool];
-            let outcome =
-                runner::run_command(isolation.run_command(binary, args, &wrapper), limits);
+            let outcome = runner::run_command(
+                isolation.run_command_with(
+                    binary,
+                    args,
+                    &wrapper,
+                    Extras {
+                        files,
+                        ..Extras::default()
+                    },
+                ),
+                limits,
+            );
+
             judge(
                 tool,
                 &outcome.ended,

@@ -100,13 +100,22 @@ impl Pipe {
     /// After the program started: closes the grader's copy of the write
     /// end and reads the trace until every copy of it is closed.
     pub fn read(self) -> Reading {
-        let Pipe { read, write } = self;
+        let (reading, write) = self.split();
         drop(write);
+        reading
+    }
+
+    /// Starts reading now and hands out the write end, for a program to
+    /// inherit at its own number (a sandbox passes descriptors through
+    /// as they are); the trace ends once the caller drops it after the
+    /// program started, and the program and its children exit.
+    pub fn split(self) -> (Reading, OwnedFd) {
+        let Pipe { read, write } = self;
         let (sender, done) = mpsc::channel();
         std::thread::spawn(move || {
             let _ = sender.send(read_capped(File::from(read)));
         });
-        Reading { done }
+        (Reading { done }, write)
     }
 }
 
@@ -237,6 +246,22 @@ impl Trace {
         }
         calls.sort_by_key(|call| call.seq);
         Ok(Trace { calls })
+    }
+
+    /// Parses a trace, keeping the calls of the process that wrote the
+    /// first record: the program the grader started, whose process id it
+    /// cannot know inside a sandbox's own PID namespace.
+    pub fn parse_first(text: &str) -> Result<Trace, String> {
+        let first = text
+            .lines()
+            .find(|l| !l.trim().is_empty() && !l.starts_with('#'))
+            .map(parse_line)
+            .transpose()
+            .map_err(|why| format!("the first record of the trace: {why}"))?;
+        match first {
+            Some(call) => Trace::parse(text, call.pid),
+            None => Ok(Trace { calls: vec![] }),
+        }
     }
 
     /// Every kernel `exercise` needs was launched, successfully.

@@ -97,7 +97,23 @@ fn a_class_is_built_without_a_gpu_and_graded_without_a_grader_error() {
             "stubs" => assert!(!missing.is_empty(), "{item}"),
             _ => {}
         }
+        // The kernel as built, kept read-only for the reference binary.
+        let ptx = bundle.join(item["ptx"]["path"].as_str().unwrap());
+        assert!(
+            fs::metadata(&ptx).unwrap().permissions().readonly(),
+            "{item}"
+        );
     }
+    // The course's own host code, one binary per exercise.
+    let reference = manifest["reference"].as_object().unwrap();
+    assert_eq!(reference.len(), 8, "{reference:?}");
+    for kept in reference.values() {
+        for file in ["binary", "ptx"] {
+            assert!(bundle.join(kept[file]["path"].as_str().unwrap()).is_file());
+        }
+    }
+    let tracer = bundle.join(manifest["tracer"]["path"].as_str().unwrap());
+    assert!(tracer.ends_with("reference/libcuda_course_trace.so"));
 
     let out = dir.path().join("out");
     run_hiding_the_gpu(&bundle, &out, &["--timeout", "30"])
@@ -121,6 +137,23 @@ fn a_class_is_built_without_a_gpu_and_graded_without_a_grader_error() {
             .iter()
             .map(|r| &r["verdict"]["kind"])
             .collect();
+        // Each planned run twice: the kernel in the reference binary, then
+        // the student's binary.
+        let runs = exercise["runs"].as_array().unwrap();
+        assert!(runs.len() >= 2 && runs.len() % 2 == 0, "{exercise}");
+        for pair in runs.chunks(2) {
+            assert!(pair[0]["kernel_ptx"].is_string(), "{exercise}");
+            assert!(
+                pair[0]["command"][0]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("reference/")
+            );
+            assert!(pair[1].get("kernel_ptx").is_none(), "{exercise}");
+            // The tracer was preloaded into the student's binary (its
+            // header came through the pipe) and the trace read.
+            assert!(pair[1]["trace_calls"].is_u64(), "{exercise}");
+        }
         if kinds.iter().all(|k| *k == "cuda-error") {
             assert_eq!(exercise["points"], 1, "{exercise}");
         } else {

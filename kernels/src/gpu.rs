@@ -12,6 +12,7 @@ use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
 use cust::sys::{self, cudaError_enum as Code};
 
+use crate::KERNEL_PTX_ENV;
 use crate::error::{self, CourseError};
 use crate::launch::Residency;
 use crate::protocol::DeviceInfo;
@@ -136,9 +137,12 @@ impl Gpu {
         )))
     }
 
-    /// Loads PTX (JIT-compiling it for this GPU). A PTX the driver refuses
-    /// gets a message saying why and what to change.
+    /// Loads PTX (JIT-compiling it for this GPU): the binary's own, or the
+    /// file [`KERNEL_PTX_ENV`](crate::KERNEL_PTX_ENV) names. A PTX the driver refuses gets a
+    /// message saying why and what to change.
     pub fn load_module(&self, ptx: &str) -> Result<Module, CourseError> {
+        let replacement = kernel_ptx_override()?;
+        let ptx = replacement.as_deref().unwrap_or(ptx);
         Module::from_ptx(ptx, &[]).map_err(|err| self.diagnose_load(ptx, err))
     }
 
@@ -165,6 +169,20 @@ impl Gpu {
             _ => CourseError::from(err).during("loading the kernel's PTX"),
         }
     }
+}
+
+/// The PTX [`KERNEL_PTX_ENV`](crate::KERNEL_PTX_ENV) names, read, or None when it is not set.
+fn kernel_ptx_override() -> Result<Option<String>, CourseError> {
+    let Some(path) = std::env::var_os(KERNEL_PTX_ENV) else {
+        return Ok(None);
+    };
+    std::fs::read_to_string(&path).map(Some).map_err(|err| {
+        CourseError::BadArguments(format!(
+            "{KERNEL_PTX_ENV} names {}, which could not be read ({err}); \
+             unset it to run the kernel this binary was built with",
+            std::path::Path::new(&path).display()
+        ))
+    })
 }
 
 /// Resident blocks an SM holds at most (16 to 32 by architecture). cust 0.3's

@@ -58,3 +58,12 @@ pub use error::{CourseError, error_name, unfinished};
 pub use gpu::Gpu;
 #[cfg(feature = "runtime")]
 pub use stopwatch::{Stopwatch, median_ms};
+
+/// The variable naming a PTX file that `Gpu::load_module` loads instead
+/// of the PTX the binary embeds. The grader sets it when it runs a
+/// student's kernel through the course's own host code (the solution
+/// binary), so a kernel's points come from host code the student did not
+/// write. It gives a student's own binary nothing: the student already
+/// chooses what PTX their binary loads, and the grader never sets it for
+/// their runs (a sandboxed run's environment is cleared).
+pub const KERNEL_PTX_ENV: &str = "CUDA_COURSE_KERNEL_PTX";

@@ -114,8 +114,7 @@ impl Record {
     /// end, a bad descriptor) loses the record and nothing else.
     pub fn send(&mut self) {
         let Some(fd) = trace_fd() else { return };
-        static HEADER_ONCE: Once = Once::new();
-        HEADER_ONCE.call_once(|| write_all(fd, HEADER.as_bytes()));
+        announce();
         self.buffer[self.len] = b'\n';
         write_all(fd, &self.buffer[..=self.len]);
     }
@@ -123,6 +122,16 @@ impl Record {
     /// The line so far, for tests.
     pub fn text(&self) -> &str {
         std::str::from_utf8(&self.buffer[..self.len]).unwrap_or("")
+    }
+}
+
+/// Writes the header, once per process: as the library loads, so a trace
+/// shows it was loaded even when the program made no traced call, and
+/// before the first record in any case.
+pub fn announce() {
+    static HEADER_ONCE: Once = Once::new();
+    if let Some(fd) = trace_fd() {
+        HEADER_ONCE.call_once(|| write_all(fd, HEADER.as_bytes()));
     }
 }
 
