@@ -40,7 +40,13 @@ target/release/grader similarity "$class/instructor/submissions" --out "$out/ins
 cp "$class/instructor/roster.csv" "$out/instructor/"
 rm -rf "$class" "$out/class/.build" "$out/hostile/.build" "$out/instructor/.build"
 cp target/release/grader "$out/"
-strip "$out"/class/bin/* "$out"/hostile/bin/* "$out"/instructor/bin/* "$out/grader"
+# Stripped, every bundle fits the GPU machine's transfer: the students'
+# binaries, the course's reference binaries, the tracer and the emulator.
+for bundle in "$out"/class "$out"/hostile "$out"/instructor; do
+    strip "$bundle"/bin/* "$bundle"/emulator/*
+    find "$bundle/reference" -type f ! -name '*.ptx' -exec strip {} +
+done
+strip "$out/grader"
 # Stripping changes the binaries, and bundle.json holds each one's sha256 (a
 # changed binary is refused at run time): record the stripped ones'.
 for bundle in "$out"/class "$out"/hostile "$out"/instructor; do
@@ -48,9 +54,17 @@ for bundle in "$out"/class "$out"/hostile "$out"/instructor; do
 import hashlib, json, pathlib, sys
 bundle = pathlib.Path(sys.argv[1])
 manifest = json.loads((bundle / "bundle.json").read_text())
+digest = lambda path: hashlib.sha256((bundle / path).read_bytes()).hexdigest()
 for item in manifest["items"]:
     if item.get("binary"):
-        item["digest"] = hashlib.sha256((bundle / item["binary"]).read_bytes()).hexdigest()
+        item["digest"] = digest(item["binary"])
+def seal(value):  # every {"path", "digest"}: references, tracer, emulator
+    if isinstance(value, dict):
+        if set(value) >= {"path", "digest"}:
+            value["digest"] = digest(value["path"])
+        for inner in value.values():
+            seal(inner)
+seal({k: v for k, v in manifest.items() if k != "items"})
 (bundle / "bundle.json").write_text(json.dumps(manifest, indent=1) + "\n")
 SEAL
 done

@@ -468,7 +468,9 @@ mod tests {
         results.emulated = true;
         let ann = results.students.get_mut("ann").unwrap();
         let vecadd = ann.exercises.get_mut("vecadd-anyN").unwrap();
-        vecadd.runs[1].verdict = Verdict {
+        // The failed run: its message becomes the emulator's finding.
+        let failed = vecadd.runs.iter_mut().find(|r| !r.verdict.passed).unwrap();
+        failed.verdict = Verdict {
             passed: false,
             kind: "cuda-error".into(),
             message: "CUDA error CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure\n\

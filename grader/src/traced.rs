@@ -104,10 +104,17 @@ const OVERLAP_FRACTION: f64 = 0.8;
 /// time, 0.5 at k = 4, so 0.8 leaves room for launch and copy overheads.
 /// With 2 chunks (0.67 at best) the solution measured 0.84 on an H100.
 const OVERLAP_CHUNKS: u64 = 4;
+/// The serial time, in ms, from which [`OVERLAP_FRACTION`] is required:
+/// below it launch overheads and the timer decide. On an H200 the solution
+/// measured 0.95 of serial on a 0.33 ms run (7 chunks, median of 1), and
+/// 0.4 at the exercise's default size (16 ms).
+const OVERLAP_MIN_SERIAL_MS: f64 = 5.0;
 
 /// streams-overlap on a GPU: the overlapped run took less than
 /// [`OVERLAP_FRACTION`] of the serial one. Not asked under the emulator
-/// (its times are the CPU's) or with fewer than [`OVERLAP_CHUNKS`] chunks.
+/// (its times are the CPU's), with fewer than [`OVERLAP_CHUNKS`] chunks, or
+/// below [`OVERLAP_MIN_SERIAL_MS`] of serial time: a correct program must
+/// never fail it by the timer's noise.
 fn overlapped_in_time(report: &Value) -> Result<(), String> {
     let emulated = report
         .pointer("/device/name")
@@ -125,7 +132,7 @@ fn overlapped_in_time(report: &Value) -> Result<(), String> {
     let (Some(serial), Some(overlapped)) = (time("serial_ms"), time("overlapped_ms")) else {
         return Err("the report gives no serial_ms and overlapped_ms to compare".into());
     };
-    if overlapped < OVERLAP_FRACTION * serial {
+    if serial < OVERLAP_MIN_SERIAL_MS || overlapped < OVERLAP_FRACTION * serial {
         return Ok(());
     }
     Err(format!(
@@ -186,13 +193,19 @@ mod tests {
     #[test]
     fn overlap_must_save_time_on_a_gpu_where_the_chunks_allow_it() {
         let gpu = "NVIDIA H100 80GB HBM3";
-        // The H100's solution: 0.69 with 7 chunks.
+        // The solution at the exercise's defaults: 0.40 with 32 chunks.
         assert_eq!(
-            overlapped_in_time(&streams_report(gpu, 7, 0.334, 0.231)),
+            overlapped_in_time(&streams_report(gpu, 32, 15.96, 6.33)),
             Ok(())
         );
-        let why = overlapped_in_time(&streams_report(gpu, 7, 0.334, 0.330)).unwrap_err();
+        let why = overlapped_in_time(&streams_report(gpu, 32, 15.96, 15.80)).unwrap_err();
         assert!(why.contains("0.99 of the serial"), "{why}");
+        // Not asked below 5 ms of serial time: the solution measured 0.95
+        // there on an H200 (0.33 ms, 7 chunks).
+        assert_eq!(
+            overlapped_in_time(&streams_report(gpu, 7, 0.332, 0.316)),
+            Ok(())
+        );
         // Not asked: 2 chunks, or the emulator's times.
         assert_eq!(
             overlapped_in_time(&streams_report(gpu, 2, 20.3, 17.0)),
@@ -214,7 +227,9 @@ mod tests {
         let script = dir.path().join("writes-a-record");
         std::fs::write(
             &script,
-            "#!/bin/sh\nprintf '# cuda-course-trace 1\\n0 9 cuInit 100\\n' >&$CUDA_COURSE_TRACE_FD\n\
+            // bash: dash's redirections take one-digit descriptors only, and
+            // with tests running in parallel the pipe's may be 10 or more.
+            "#!/bin/bash\nprintf '# cuda-course-trace 1\\n0 9 cuInit 100\\n' >&$CUDA_COURSE_TRACE_FD\n\
              echo \"$LD_PRELOAD\"\n",
         )
         .unwrap();
