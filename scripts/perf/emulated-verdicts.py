@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""The grader's own class graded on the CPU emulator beside the H100's
-grading of it (grader/tests/fixtures/h100-class-results.json): one row per
-student, the points of each, and per differing exercise which runs' verdicts
-differ. Prints a Markdown table for scripts/perf/README.md.
+"""The grader's own class graded on the CPU emulator beside a GPU's grading
+of it (by default grader/tests/fixtures/h200-class-results.json, the grader
+as it grades now; the H100's of November is h100-class-results.json): one
+row per student, the points of each, and per differing exercise which runs'
+verdicts differ. Prints a Markdown table for scripts/perf/README.md.
 
-Usage: python3 scripts/perf/emulated-verdicts.py OUT/results.json
+Usage: python3 scripts/perf/emulated-verdicts.py OUT/results.json [GPU_RESULTS]
 (OUT from `grader run BUNDLE --emulate --out OUT` of the class written by
 `grader mutants write`). Python standard library only.
 """
@@ -14,7 +15,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-H100 = ROOT / "grader" / "tests" / "fixtures" / "h100-class-results.json"
+GPU = ROOT / "grader" / "tests" / "fixtures" / "h200-class-results.json"
 
 
 def points(student):
@@ -51,13 +52,15 @@ def finding(exercise):
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
     emulated = json.loads(Path(sys.argv[1]).read_text())
     if not emulated.get("emulated"):
         sys.exit(f"{sys.argv[1]} was not graded with --emulate")
-    gpu = json.loads(H100.read_text())
-    print("| student | H100 | emulator | differences, and the emulator's finding |")
+    gpu_path = Path(sys.argv[2]) if len(sys.argv) == 3 else GPU
+    gpu = json.loads(gpu_path.read_text())
+    device = "H200" if "h200" in gpu_path.name else "H100" if "h100" in gpu_path.name else "GPU"
+    print(f"| student | {device} | emulator | differences, and the emulator's finding |")
     print("| --- | --- | --- | --- |")
     same = 0
     names = sorted(set(gpu["students"]) | set(emulated["students"]))
