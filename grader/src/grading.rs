@@ -112,10 +112,7 @@ pub fn prepare(bundle_dir: &Path, out: &Path, settings: &Settings) -> Result<Pen
         bundle.items.iter().map(|i| i.student.as_str()),
         &settings.only,
     )?;
-    let sandbox = match &settings.isolation {
-        Isolation::Sandboxed(sandbox) => Some(sandbox.description().to_owned()),
-        Isolation::Unsandboxed => None,
-    };
+    let sandbox = settings.isolation.description();
     if results.sandbox != sandbox {
         // One results.json says how all its records were made: regrading
         // some students under another confinement would mix the two.
