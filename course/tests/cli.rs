@@ -168,7 +168,12 @@ fn check_of_a_stub_builds_it_and_says_what_is_left() {
         .args(["check", "vecadd-anyN"])
         .assert()
         .code(1);
-    let out = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    // On a failure, what cargo and nvcc said too: the build's errors go to stderr.
+    let out = format!(
+        "{}\n--- stderr:\n{}",
+        String::from_utf8_lossy(&assert.get_output().stdout),
+        String::from_utf8_lossy(&assert.get_output().stderr)
+    );
     assert!(
         out.contains("steps      6 of 6 left (1, 2, 3, 4, 5, 6)"),
         "{out}"
