@@ -23,11 +23,15 @@ impl fmt::Display for HostAllocError {
 
 impl std::error::Error for HostAllocError {}
 
+/// Elements from which a fill is shared among the cores: above 2^31
+/// elements one core takes seconds per vector.
+const PARALLEL_FROM: usize = 1 << 22;
+
 /// A vector of `n` elements, element `i` being `value(i)`.
-pub fn try_filled<T>(
+pub fn try_filled<T: Send>(
     what: &str,
     n: u64,
-    value: impl Fn(u64) -> T,
+    value: impl Fn(u64) -> T + Sync,
 ) -> Result<Vec<T>, HostAllocError> {
     let bytes = n.saturating_mul(std::mem::size_of::<T>() as u64);
     let too_big = || HostAllocError {
@@ -37,7 +41,27 @@ pub fn try_filled<T>(
     let len = usize::try_from(n).map_err(|_| too_big())?;
     let mut v = Vec::new();
     v.try_reserve_exact(len).map_err(|_| too_big())?;
-    v.extend((0..n).map(value));
+    if len < PARALLEL_FROM {
+        v.extend((0..n).map(value));
+        return Ok(v);
+    }
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let share = len.div_ceil(cores);
+    let value = &value;
+    std::thread::scope(|scope| {
+        for (k, part) in v.spare_capacity_mut()[..len].chunks_mut(share).enumerate() {
+            scope.spawn(move || {
+                let first = (k * share) as u64;
+                for (j, slot) in part.iter_mut().enumerate() {
+                    slot.write(value(first + j as u64));
+                }
+            });
+        }
+    });
+    // SAFETY: the scope above wrote every one of the first `len` slots (the
+    // parts cover them all) and ended only after every thread did; a thread
+    // that panicked took the scope, and this function, with it.
+    unsafe { v.set_len(len) };
     Ok(v)
 }
 
@@ -48,6 +72,19 @@ mod tests {
     #[test]
     fn fills_by_index() {
         assert_eq!(try_filled("x", 4, |i| i * 10).unwrap(), vec![0, 10, 20, 30]);
+    }
+
+    #[test]
+    fn a_large_fill_shared_among_cores_is_the_same_as_one_by_one() {
+        let n = PARALLEL_FROM as u64 + 12_345;
+        let filled = try_filled("x", n, |i| i.wrapping_mul(0x9e37_79b9) as u32).unwrap();
+        assert_eq!(filled.len() as u64, n);
+        assert!(
+            filled
+                .iter()
+                .enumerate()
+                .all(|(i, &x)| x == (i as u64).wrapping_mul(0x9e37_79b9) as u32)
+        );
     }
 
     #[test]
