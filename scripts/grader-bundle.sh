@@ -85,7 +85,7 @@ cat >"$out/run.sh" <<'RUN'
 #!/usr/bin/env bash
 # Grades the class on this GPU, then checks every expectation: solutions
 # full marks, stubs none, each mutant caught, each variant passing.
-# Usage: run.sh [OUT_DIR [GRADER_RUN_FLAGS...]], e.g. run.sh out --sanitize
+# Usage: run.sh [OUT_DIR [GRADER_RUN_FLAGS...]], e.g. run.sh out --no-sanitize
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$(mktemp -d)}
 shift || true

@@ -106,6 +106,12 @@ pub const SKIPPED: &str = "skipped";
 /// Why a run cannot be made on the emulator at any size that keeps what it
 /// is about; None when it can.
 fn too_slow(exercise: &str, run: &Run) -> Option<&'static str> {
+    if run.memory > 0 {
+        return Some(
+            "skipped on the CPU emulator, no points either way: above 2^31 elements a CPU \
+             takes minutes; grading on a GPU runs it",
+        );
+    }
     let per_chunk = value(run, "n")? / value(run, "chunks").unwrap_or(1);
     (exercise == "streams-overlap" && per_chunk > STREAMS_CHUNK_LIMIT).then_some(
         "skipped on the CPU emulator, no points either way: chunks this long take minutes \
@@ -118,7 +124,7 @@ fn too_slow(exercise: &str, run: &Run) -> Option<&'static str> {
 const STREAMS_CHUNK_LIMIT: u64 = 65_535 * 256;
 
 /// The record of a run left out: no points either way, its own kind.
-fn skipped(exercise: &str, run: &Run, why: &str) -> results::Run {
+pub fn skipped(exercise: &str, run: &Run, why: &str) -> results::Run {
     let mut command = vec![exercise.to_owned()];
     command.extend(run.args.iter().cloned());
     results::Run {
@@ -392,16 +398,24 @@ mod tests {
     }
 
     #[test]
-    fn only_the_streams_run_beyond_65535_blocks_is_skipped_and_said_to_be() {
+    fn only_the_streams_run_beyond_65535_blocks_and_those_above_2_31_are_skipped_and_said_to_be() {
         for seed in 0..50 {
             for exercise in EXERCISES {
                 let planned = plan(exercise.name, seed, true);
-                let want = usize::from(exercise.name == "streams-overlap");
+                let want = usize::from(matches!(
+                    exercise.name,
+                    "streams-overlap" | "vecadd-anyN" | "dot-gm"
+                ));
                 assert_eq!(planned.skipped.len(), want, "{}", exercise.name);
                 for skipped in &planned.skipped {
                     assert_eq!(skipped.verdict.kind, SKIPPED);
                     assert!(!skipped.verdict.passed && skipped.max_points == 0);
-                    assert!(skipped.about.contains("only a grid-stride loop covers it"));
+                    assert!(
+                        skipped.about.contains("only a grid-stride loop covers it")
+                            || skipped.about.contains("above 2^31"),
+                        "{}",
+                        skipped.about
+                    );
                     assert!(
                         skipped
                             .verdict

@@ -272,6 +272,7 @@ mod tests {
             points,
             max_points,
             sanitizer: vec![],
+            checks: vec![],
             inputs: None,
             absent: absent.then(|| "no dot-sm folder with a src/ was found".into()),
         }

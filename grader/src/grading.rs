@@ -35,7 +35,8 @@ pub struct Settings {
     /// Skip students whose records results.json holds were graded from
     /// the same inputs (binary, plan, build outcome).
     pub resume: bool,
-    /// Also run compute-sanitizer on each exercise's first run.
+    /// Run compute-sanitizer on each exercise's first run, for the
+    /// memory-safety point (`--no-sanitize`: not assessed).
     pub sanitize: bool,
     /// Only these students (`--student`), every other record kept; all
     /// when empty.
@@ -155,7 +156,7 @@ pub fn prepare(bundle_dir: &Path, out: &Path, settings: &Settings) -> Result<Pen
                 && items.iter().all(|item| {
                     earlier.exercises.get(&item.exercise).is_some_and(|e| {
                         e.inputs.is_some()
-                            && e.inputs == inputs(bundle_dir, &bundle, item, settings.emulate)
+                            && e.inputs == inputs(bundle_dir, &bundle, item, settings)
                     })
                 })
         });
@@ -205,8 +206,8 @@ pub fn grade_student(
 /// The digest of what an item's grade depends on: the binary as it is now
 /// and as it was built, the test plan, what the build found, and the
 /// trusted code its runs go through (reference binary, PTX, tracer).
-fn inputs(bundle_dir: &Path, bundle: &Bundle, item: &Item, emulated: bool) -> Option<String> {
-    let plan = crate::emulate::plan(&item.exercise, bundle.seed, emulated).runs;
+fn inputs(bundle_dir: &Path, bundle: &Bundle, item: &Item, settings: &Settings) -> Option<String> {
+    let plan = crate::emulate::plan(&item.exercise, bundle.seed, settings.emulate).runs;
     let binary = item
         .binary
         .as_ref()
@@ -214,14 +215,16 @@ fn inputs(bundle_dir: &Path, bundle: &Bundle, item: &Item, emulated: bool) -> Op
     let reference = bundle.reference.get(&item.exercise);
     Some(digest::bytes(
         format!(
-            "{binary:?}\n{:?}\n{plan:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{reference:?}\n{:?}\n{:?}",
+            "{binary:?}\n{:?}\n{plan:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{reference:?}\n{:?}\n{:?}\n\
+             sanitize {}",
             item.digest,
             item.build_errors,
             item.refused,
             item.ptx_missing,
             item.absent,
             item.ptx,
-            bundle.tracer
+            bundle.tracer,
+            settings.sanitize
         )
         .as_bytes(),
     ))
@@ -240,6 +243,15 @@ const PTX_POINTS: u32 = 1;
 /// Of each planned run's points, those its kernel earns in the reference
 /// binary; the rest are the student's binary's.
 const KERNEL_POINTS: u32 = 1;
+/// compute-sanitizer found nothing in the first run.
+const MEMORY_SAFETY_POINTS: u32 = 1;
+/// The kernel reached [`SPEED_FRACTION`] of the course's kernel's speed.
+const SPEED_POINTS: u32 = 1;
+/// The fraction of the course's own kernel's speed (its time over the
+/// student's, at the timed run's size, one right after the other on the
+/// same GPU) that earns the speed point: far below what any sound kernel
+/// reaches, far above a kernel that moves its data many times over.
+pub const SPEED_FRACTION: f64 = 0.5;
 
 fn grade(
     bundle_dir: &Path,
@@ -250,18 +262,40 @@ fn grade(
 ) -> results::Exercise {
     let planned = crate::emulate::plan(&item.exercise, bundle.seed, settings.emulate);
     let plan = planned.runs;
-    let max_points = PTX_POINTS + plan.iter().map(|r| r.points).sum::<u32>();
+    let checks = not_assessed(&plan, settings);
+    // Whether each run above 2^31 elements fits this node, decided once
+    // for the item, so that its maximum is the same whether or not
+    // anything was built.
+    let gpu = settings.isolation.gpu().map(|g| g.index);
+    let short: Vec<Option<String>> = plan
+        .iter()
+        .map(|run| {
+            (run.memory > 0)
+                .then(|| crate::memory::shortfall(run.memory, gpu))
+                .flatten()
+        })
+        .collect();
     let mut graded = results::Exercise {
         refused: item.refused.clone(),
         build_errors: item.build_errors.clone(),
         ptx_missing: item.ptx_missing.clone(),
         runs: vec![],
         points: 0,
-        max_points,
+        max_points: 0,
         sanitizer: vec![],
-        inputs: inputs(bundle_dir, bundle, item, settings.emulate),
+        checks,
+        inputs: inputs(bundle_dir, bundle, item, settings),
         absent: item.absent.clone(),
     };
+    // What it could have earned: every run made, every point assessed.
+    graded.max_points = PTX_POINTS
+        + plan
+            .iter()
+            .zip(&short)
+            .filter(|(_, short)| short.is_none())
+            .map(|(r, _)| r.points)
+            .sum::<u32>()
+        + assessed_max(&graded.checks);
     let Some(binary) = &item.binary else {
         return graded;
     };
@@ -286,8 +320,25 @@ fn grade(
         .as_ref()
         .ok_or_else(|| "the bundle has no tracer library; build the bundle again".to_owned())
         .and_then(|kept| kept.check(bundle_dir));
-    for run in &plan {
+    for (run, short) in plan.iter().zip(&short) {
         let kernel_points = KERNEL_POINTS.min(run.points);
+        if let Some(why) = short {
+            graded
+                .runs
+                .push(crate::emulate::skipped(&item.exercise, run, why));
+            continue;
+        }
+        if run.memory > 0 && !ptx_ok {
+            // Tens of seconds of the node's time that could earn nothing.
+            graded.runs.push(not_run(
+                run,
+                kernel_points,
+                "not run: the kernel's PTX lacks what the exercise is about, so this run \
+                 could earn nothing",
+                true,
+            ));
+            continue;
+        }
         graded.runs.push(match &kernel_host {
             Ok((reference, ptx)) => run_one(
                 &settings.isolation,
@@ -303,6 +354,10 @@ fn grade(
             Err(why) => not_run(run, kernel_points, why, true),
         });
         let host_points = run.points - kernel_points;
+        if host_points == 0 {
+            // A kernel-only run: the student's binary is not asked.
+            continue;
+        }
         graded.runs.push(match &tracer {
             Ok(tracer) => run_one(
                 &settings.isolation,
@@ -319,34 +374,257 @@ fn grade(
         });
     }
     graded.runs.extend(planned.skipped);
-    graded.points =
-        u32::from(ptx_ok) * PTX_POINTS + graded.runs.iter().map(|r| r.points).sum::<u32>();
     if settings.sanitize {
         if let Some(first) = plan.first() {
-            // The first run, timed once: the tools slow it down many times.
-            let mut args: Vec<&str> = first.args.iter().map(String::as_str).collect();
-            if let Some(at) = args.iter().position(|a| *a == "--runs") {
-                args[at + 1] = "1";
-            }
-            // The kernel in the course's host code, where it can run there:
-            // its findings are the kernel's, not the student's host code's.
-            let (sanitized, files) = match &kernel_host {
-                Ok((reference, ptx)) => (
-                    reference.as_path(),
-                    vec![(kernels::KERNEL_PTX_ENV, ptx.path.as_path())],
-                ),
-                Err(_) => (binary.as_path(), vec![]),
-            };
-            graded.sanitizer = sanitizer::sanitize(
-                &settings.isolation,
-                sanitized,
-                &args,
-                &files,
-                settings.limits,
-            );
+            let ran = graded
+                .runs
+                .iter()
+                .find(|r| r.kernel_ptx.is_some() && r.about == first.about);
+            let check = memory_safety(&kernel_host, first, ran, settings, ptx_ok);
+            graded.sanitizer = check.1;
+            set_check(&mut graded.checks, check.0);
         }
     }
+    if let Some(timed) = plan.iter().find(|r| r.timed).filter(|_| !settings.emulate) {
+        let check = speed(&graded.runs, &kernel_host, timed, settings, ptx_ok);
+        set_check(&mut graded.checks, check);
+    }
+    graded.points = u32::from(ptx_ok) * PTX_POINTS
+        + graded.runs.iter().map(|r| r.points).sum::<u32>()
+        + graded.checks.iter().map(|c| c.points).sum::<u32>();
+    graded.max_points = PTX_POINTS
+        + graded.runs.iter().map(|r| r.max_points).sum::<u32>()
+        + assessed_max(&graded.checks);
     graded
+}
+
+/// The points the assessed checks could earn; the others count in no maximum.
+fn assessed_max(checks: &[results::Check]) -> u32 {
+    checks
+        .iter()
+        .filter(|c| c.assessed)
+        .map(|c| c.max_points)
+        .sum()
+}
+
+/// The points beyond the runs that `plan` has, as they stand before
+/// anything runs: the grading replaces those it assesses; those left say
+/// why they earned nothing, or why they were not assessed.
+fn not_assessed(plan: &[plan::Run], settings: &Settings) -> Vec<results::Check> {
+    let unbuilt = "0 points: no kernel was built to check";
+    let mut checks = vec![];
+    if !plan.is_empty() {
+        let why = if settings.emulate {
+            "not assessed: on the CPU emulator, whose own checks of every access fail the runs instead"
+        } else if settings.sanitize {
+            unbuilt
+        } else {
+            "not assessed: graded with --no-sanitize"
+        };
+        checks.push(check(
+            results::MEMORY_SAFETY,
+            settings.sanitize && !settings.emulate,
+            false,
+            MEMORY_SAFETY_POINTS,
+            why,
+        ));
+    }
+    if plan.iter().any(|r| r.timed) {
+        let why = if settings.emulate {
+            "not assessed: the CPU emulator's times say nothing of a GPU's"
+        } else {
+            unbuilt
+        };
+        checks.push(check(
+            results::SPEED,
+            !settings.emulate,
+            false,
+            SPEED_POINTS,
+            why,
+        ));
+    }
+    checks
+}
+
+fn check(
+    name: &str,
+    assessed: bool,
+    passed: bool,
+    max_points: u32,
+    message: &str,
+) -> results::Check {
+    results::Check {
+        name: name.to_owned(),
+        assessed,
+        passed,
+        points: 0,
+        max_points,
+        message: message.to_owned(),
+    }
+}
+
+/// Puts `check` in place of the one of its name.
+fn set_check(checks: &mut Vec<results::Check>, check: results::Check) {
+    match checks.iter_mut().find(|c| c.name == check.name) {
+        Some(slot) => *slot = check,
+        None => checks.push(check),
+    }
+}
+
+/// The memory-safety point: compute-sanitizer over the kernel in the
+/// course's host code at `first`, timed once (the tools slow it down many
+/// times); with the tools' records.
+fn memory_safety(
+    kernel_host: &Result<(PathBuf, Kept), String>,
+    first: &plan::Run,
+    ran: Option<&results::Run>,
+    settings: &Settings,
+    ptx_ok: bool,
+) -> (results::Check, Vec<results::Sanitized>) {
+    let lost = |message: String| {
+        (
+            check(
+                results::MEMORY_SAFETY,
+                true,
+                false,
+                MEMORY_SAFETY_POINTS,
+                &message,
+            ),
+            vec![],
+        )
+    };
+    let (reference, ptx) = match kernel_host {
+        Ok(host) => host,
+        Err(why) => {
+            return lost(format!(
+                "0 points: compute-sanitizer could not run the kernel: {why}"
+            ));
+        }
+    };
+    // A kernel that did not finish the run plain would not under the
+    // tools either, which slow it down many times: 2 × 10 × the timeout
+    // of the node's time for nothing.
+    if ran.is_some_and(|r| r.verdict.kind == Verdict::TIMED_OUT) {
+        return lost(format!(
+            "0 points: not checked, the kernel did not finish the run \"{}\" in time",
+            first.about
+        ));
+    }
+    let mut args: Vec<&str> = first.args.iter().map(String::as_str).collect();
+    if let Some(at) = args.iter().position(|a| *a == "--runs") {
+        args[at + 1] = "1";
+    }
+    let sanitized = sanitizer::sanitize(
+        &settings.isolation,
+        reference,
+        &args,
+        &[(kernels::KERNEL_PTX_ENV, ptx.path.as_path())],
+        settings.limits,
+    );
+    let clean = sanitized.iter().all(|s| s.clean);
+    let message = if clean {
+        format!(
+            "memcheck and racecheck found nothing in the run \"{}\"",
+            first.about
+        )
+    } else {
+        let found: Vec<String> = sanitized
+            .iter()
+            .filter(|s| !s.clean)
+            .map(|s| match &s.finding {
+                Some(finding) => format!("{}: {finding} ({})", s.tool, s.summary),
+                None => format!("{}: {}", s.tool, s.summary),
+            })
+            .collect();
+        format!("in the run \"{}\": {}", first.about, found.join("; "))
+    };
+    let mut point = check(
+        results::MEMORY_SAFETY,
+        true,
+        clean,
+        MEMORY_SAFETY_POINTS,
+        &message,
+    );
+    point.points = u32::from(clean && ptx_ok) * MEMORY_SAFETY_POINTS;
+    (point, sanitized)
+}
+
+/// The speed point: the kernel's time at the timed run (its kernel run in
+/// the course's host code, already made) against the course's own kernel
+/// at the same arguments, run right after it on the same GPU.
+fn speed(
+    runs: &[results::Run],
+    kernel_host: &Result<(PathBuf, Kept), String>,
+    timed: &plan::Run,
+    settings: &Settings,
+    ptx_ok: bool,
+) -> results::Check {
+    let fail = |message: String| check(results::SPEED, true, false, SPEED_POINTS, &message);
+    let Ok((reference, _)) = kernel_host else {
+        return fail("0 points: the kernel could not be run in the course's host code".into());
+    };
+    let theirs = runs
+        .iter()
+        .find(|r| r.kernel_ptx.is_some() && r.about == timed.about);
+    let Some(theirs_ms) = theirs
+        .filter(|r| r.verdict.passed)
+        .and_then(|r| kernel_ms(r.report.as_ref()?))
+    else {
+        return fail(format!(
+            "0 points: the kernel did not pass the run \"{}\", so its speed was not measured",
+            timed.about
+        ));
+    };
+    let mut args: Vec<&str> = timed.args.iter().map(String::as_str).collect();
+    args.push("--json");
+    let outcome = runner::run_command(
+        settings
+            .isolation
+            .run_command_with(reference, &args, &[], Extras::default()),
+        settings.limits,
+    );
+    let course_ms = serde_json::from_str::<Value>(outcome.stdout.trim())
+        .ok()
+        .filter(|r| r["check"]["passed"] == true)
+        .and_then(|r| kernel_ms(&r));
+    let Some(course_ms) = course_ms else {
+        // The course's own kernel failed: the node's fault, not the student's.
+        return check(
+            results::SPEED,
+            false,
+            false,
+            SPEED_POINTS,
+            &format!(
+                "not assessed: the course's own kernel did not pass the run \"{}\" here ({:?})",
+                timed.about, outcome.ended
+            ),
+        );
+    };
+    let fraction = course_ms / theirs_ms;
+    let passed = fraction >= SPEED_FRACTION;
+    let mut point = check(
+        results::SPEED,
+        true,
+        passed,
+        SPEED_POINTS,
+        &format!(
+            "in the run \"{}\" your kernel took {theirs_ms:.3} ms and the course's {course_ms:.3} ms \
+             on this GPU: {fraction:.2} of its speed (the point asks {SPEED_FRACTION})",
+            timed.about
+        ),
+    );
+    point.points = u32::from(passed && ptx_ok) * SPEED_POINTS;
+    point
+}
+
+/// The median kernel time a report gives, in ms.
+fn kernel_ms(report: &Value) -> Option<f64> {
+    report["timings"]
+        .as_array()?
+        .iter()
+        .find(|t| t["step"] == "kernel")?["ms"]
+        .as_f64()
+        .filter(|ms| *ms > 0.0)
 }
 
 /// The reference binary and the student's PTX for an item's kernel runs,
@@ -525,5 +803,96 @@ fn run_one(
             Some(Ok(trace)) => Some(trace.calls.len()),
             _ => None,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings() -> Settings {
+        Settings {
+            limits: Limits {
+                timeout: std::time::Duration::from_secs(1),
+                max_output: 1 << 16,
+            },
+            isolation: Isolation::Unsandboxed,
+            resume: false,
+            sanitize: true,
+            only: vec![],
+            emulate: false,
+        }
+    }
+
+    fn planned(timed: bool) -> Vec<plan::Run> {
+        let mut runs = plan::plan("vecadd-anyN", 1);
+        for run in &mut runs {
+            run.timed &= timed;
+        }
+        runs
+    }
+
+    #[test]
+    fn points_not_assessed_say_why_and_count_in_no_maximum() {
+        let checks = not_assessed(&planned(true), &settings());
+        assert_eq!(checks.len(), 2);
+        assert!(checks.iter().all(|c| c.assessed && c.points == 0));
+        let off = Settings {
+            sanitize: false,
+            ..settings()
+        };
+        let checks = not_assessed(&planned(true), &off);
+        assert!(!checks[0].assessed && checks[0].message.contains("--no-sanitize"));
+        assert!(checks[1].assessed);
+        let emulated = Settings {
+            emulate: true,
+            ..settings()
+        };
+        let checks = not_assessed(&planned(true), &emulated);
+        assert!(
+            checks
+                .iter()
+                .all(|c| !c.assessed && c.message.starts_with("not assessed"))
+        );
+        // No timed run, no speed point.
+        assert_eq!(not_assessed(&planned(false), &settings()).len(), 1);
+    }
+
+    #[test]
+    fn a_kernel_that_timed_out_is_not_run_again_under_the_sanitizer() {
+        let first = &planned(true)[0];
+        let mut ran = not_run(first, 1, "stopped after 1 s", true);
+        ran.verdict.kind = Verdict::TIMED_OUT.into();
+        // A reference binary that cannot exist: were it run, the message
+        // would say the tool could not start it.
+        let host = Ok((
+            PathBuf::from("/nonexistent/reference"),
+            Kept {
+                path: PathBuf::from("/nonexistent/kernel.ptx"),
+                digest: String::new(),
+            },
+        ));
+        let (point, tools) = memory_safety(&host, first, Some(&ran), &settings(), true);
+        assert!(tools.is_empty());
+        assert!(point.assessed && !point.passed && point.points == 0);
+        assert!(
+            point.message.contains("did not finish the run"),
+            "{}",
+            point.message
+        );
+    }
+
+    #[test]
+    fn the_kernel_time_is_the_kernel_step_of_the_report() {
+        let report = serde_json::json!({"timings": [
+            {"step": "h2d", "ms": 2.0, "median_of": 1},
+            {"step": "kernel", "ms": 0.25, "median_of": 5},
+        ]});
+        assert_eq!(kernel_ms(&report), Some(0.25));
+        assert_eq!(kernel_ms(&serde_json::json!({"timings": []})), None);
+        assert_eq!(
+            kernel_ms(&serde_json::json!({"timings": [{"step": "kernel", "ms": 0.0}]})),
+            None
+        );
     }
 }

@@ -23,6 +23,7 @@ pub mod emulator_library;
 pub mod export;
 pub mod gpus;
 pub mod grading;
+pub mod memory;
 pub mod merge;
 pub mod mutants;
 pub mod overlay;

@@ -253,10 +253,10 @@ struct Running {
     /// Skip students results.json already holds.
     #[arg(long)]
     resume: bool,
-    /// Also run compute-sanitizer (memcheck, racecheck) on each exercise's
-    /// first run, and report what it finds.
+    /// Skip compute-sanitizer (memcheck, racecheck) on each exercise's
+    /// first run: the memory-safety point is then not assessed.
     #[arg(long)]
-    sanitize: bool,
+    no_sanitize: bool,
     /// Run the kernels on the CPU emulator the bundle carries, at sizes a
     /// CPU runs in seconds [default: when no NVIDIA GPU is usable].
     #[arg(long, conflicts_with = "no_emulate")]
@@ -566,9 +566,10 @@ fn device(running: &Running) -> Result<bool, String> {
                 "no NVIDIA GPU is usable here (--no-emulate refuses to grade without one)"
             }
         );
-        if running.sanitize {
+        if !running.no_sanitize {
             eprintln!(
-                "grader: --sanitize is left out on the emulator: it checks every access itself"
+                "grader: compute-sanitizer is left out on the emulator, which checks every \
+                 access itself: the memory-safety point is not assessed"
             );
         }
     }
@@ -596,7 +597,7 @@ fn run(
         isolation,
         limits: limits(running),
         resume: running.resume,
-        sanitize: running.sanitize && !emulate,
+        sanitize: !running.no_sanitize && !emulate,
         only: only.to_vec(),
         emulate,
     };

@@ -8,7 +8,7 @@
 use std::fs;
 use std::path::Path;
 
-use crate::results::Results;
+use crate::results::{self, Results};
 
 /// One change to a solution file: `from` must occur in it.
 pub struct Edit {
@@ -33,11 +33,10 @@ pub enum Expect {
     /// contains this (any run if empty); in results made before kernel
     /// runs, any run so described.
     LosesRun(&'static str),
-    /// A race the GPU shows only by chance: some run loses, the kernel's in
-    /// the course's host code or the student's binary's (the same kernel
-    /// runs in both), and which one is luck. compute-sanitizer's racecheck
-    /// (`--sanitize`) and the emulator find it every time.
-    LosesSomeRun,
+    /// Loses the point of this name ([`results::MEMORY_SAFETY`],
+    /// [`results::SPEED`]), assessed on a GPU; on the emulator, which
+    /// assesses neither, its own finding fails a run instead.
+    LosesCheck(&'static str),
     /// Loses the PTX point, and so every run's points.
     LosesPtx,
     /// Undefined behaviour a GPU may well run correctly: only the
@@ -82,6 +81,11 @@ pub const ON_THE_EMULATOR: &[(&str, Emulated)] = &[
         Emulated::Finds("out-of-bounds global access"),
     ),
     ("streams-overlap.no-grid-stride", Emulated::Full),
+    ("vecadd-anyN.int-index", Emulated::Full),
+    (
+        "dot-gm.one-past-the-end",
+        Emulated::Finds("out-of-bounds global access"),
+    ),
     (
         "vecadd-anyN.redundant-stride",
         Emulated::Stricter("global-memory conflict"),
@@ -196,7 +200,8 @@ pub const MUTANTS: &[Mutant] = &[
             "        // Outside the if: every thread of the block must reach the barrier.\n        __syncthreads();\n",
             "",
         )],
-        expect: Expect::LosesSomeRun,
+        // Its runs pass or fail by luck; racecheck finds the race every time.
+        expect: Expect::LosesCheck(results::MEMORY_SAFETY),
     },
     Mutant {
         exercise: "dot-sm",
@@ -372,10 +377,8 @@ pub const MUTANTS: &[Mutant] = &[
         edits: &[edit("kernel.cu", "i < n; i += stride", "i < n; i += n")],
         expect: Expect::LosesRun("only a grid-stride loop covers it"),
     },
-    // Correct but wasteful: the answers are right, so it keeps every point
-    // until the speed point (issue 11: the grader timing the kernel from
-    // its own host code) exists; its reported bandwidth in results.json is
-    // the measurement that point needs.
+    // Correct but wasteful: the answers are right, every run passes; the
+    // speed point is what it loses.
     Mutant {
         exercise: "vecadd-anyN",
         name: "redundant-stride",
@@ -385,7 +388,33 @@ pub const MUTANTS: &[Mutant] = &[
             "const size_t stride = (size_t)blockDim.x * gridDim.x;",
             "const size_t stride = gridDim.x;",
         )],
-        expect: Expect::Full,
+        expect: Expect::LosesCheck(results::SPEED),
+    },
+    // What only the run above 2^31 elements, and memcheck, see (issue 11).
+    Mutant {
+        exercise: "vecadd-anyN",
+        name: "int-index",
+        bug: "an int loop index: past 2^31 it overflows, and the elements beyond are never written",
+        edits: &[
+            edit("kernel.cu", "i = first; i < n / 4;", "i = first; i < 0;"),
+            edit(
+                "kernel.cu",
+                "for (size_t i = n / 4 * 4 + first; i < n;",
+                "for (int i = first; i < n;",
+            ),
+        ],
+        expect: Expect::LosesRun("above 2^31"),
+    },
+    Mutant {
+        exercise: "dot-gm",
+        name: "one-past-the-end",
+        bug: "the tail loop runs to i <= n: one element past the end of a, b and c, in allocation padding",
+        edits: &[edit(
+            "kernel.cu",
+            "i < n; i += stride",
+            "i <= n; i += stride",
+        )],
+        expect: Expect::LosesCheck(results::MEMORY_SAFETY),
     },
     // Correct, written differently from the solutions: they must pass.
     Mutant {
@@ -607,9 +636,14 @@ fn check(results: &Results, who: &str, exercise: Option<&str>, expect: &Expect) 
                     && (r.kernel_ptx.is_some() || !any_kernel)
             })
         }
-        Expect::LosesSomeRun => runs
+        Expect::LosesCheck(_) if results.emulated => runs
             .iter()
             .any(|r| !r.verdict.passed && r.verdict.kind != crate::emulate::SKIPPED),
+        Expect::LosesCheck(name) => mutated.is_some_and(|e| {
+            e.checks
+                .iter()
+                .any(|c| c.name == *name && c.assessed && !c.passed && c.points == 0)
+        }),
         Expect::LosesPtx => mutated.is_some_and(|e| !e.ptx_missing.is_empty() && e.points == 0),
         Expect::OnlyOnTheEmulator => true,
     };
@@ -629,93 +663,63 @@ mod tests {
         assert_eq!(students, 2 + MUTANTS.len());
     }
 
-    /// The class as graded on an H100 (2026-11-22, driver 580.159.04, seed
-    /// 2026): scripts/grader-bundle.sh, then its run.sh.
-    fn graded_on_an_h100() -> Results {
+    /// The class as the grader grades it now (kernel runs in the course's
+    /// host code, traced runs of the student's binary, the runs above
+    /// 2^31 elements, the memory-safety and speed points), on an H200
+    /// (2026-11-24, driver 580.159.04, seed 2026): scripts/grader-bundle.sh,
+    /// then `grader run --shard 1/2` and `2/2` and `grader merge`
+    /// (scripts/perf/README.md). Every mutant of the class is in it.
+    fn graded_on_an_h200() -> Results {
         let path =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/h100-class-results.json");
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/h200-class-results.json");
         Results::load(&path).unwrap()
     }
 
-    /// Mutants added since the fixture was graded: not in it yet.
-    const NEWER_THAN_THE_FIXTURE: &[&str] = &[
-        "vecadd-anyN.comment-fakes-the-ptx",
-        "dot-gm.cpu-answer",
-        "streams-overlap.pageable-buffers",
-    ];
-
-    /// `verify`, less the mutants the fixture does not hold.
-    fn verify_fixture(results: &Results) -> Vec<String> {
-        verify(results)
-            .into_iter()
-            .filter(|b| {
-                !NEWER_THAN_THE_FIXTURE
-                    .iter()
-                    .any(|m| *b == format!("{m}: not graded"))
-            })
-            .collect()
+    /// `verify` finds exactly these expectations broken, in this order,
+    /// each named by how its line starts.
+    fn assert_broken(results: &Results, starts: &[&str]) {
+        let broken = verify(results);
+        assert_eq!(broken.len(), starts.len(), "{broken:?}");
+        for (line, start) in broken.iter().zip(starts) {
+            assert!(line.starts_with(start), "{broken:?}");
+        }
     }
 
-    #[test]
-    fn the_h100_run_met_every_expectation() {
-        assert_eq!(verify_fixture(&graded_on_an_h100()), Vec::<String>::new());
-    }
-
-    /// The class as the grader grades it now (kernel runs in the course's
-    /// host code, traced runs of the student's binary), on an H200
-    /// (2026-11-24, driver 580.159.04, seed 2026): scripts/grader-bundle.sh,
-    /// then its run.sh. Every mutant of the class is in it.
     #[test]
     fn the_h200_run_of_the_current_grader_met_every_expectation() {
-        let path =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/h200-class-results.json");
-        assert_eq!(verify(&Results::load(&path).unwrap()), Vec::<String>::new());
+        assert_eq!(verify(&graded_on_an_h200()), Vec::<String>::new());
     }
 
-    /// The fixture's record of `who` with each run preceded by a kernel run
-    /// (in the course's host code) that passed or not.
-    fn with_kernel_runs(results: &mut Results, who: &str, exercise: &str, kernel_passes: bool) {
-        let graded = results
+    /// The fixture's record of `who`'s `exercise`.
+    fn record<'a>(
+        results: &'a mut Results,
+        who: &str,
+        exercise: &str,
+    ) -> &'a mut results::Exercise {
+        results
             .students
             .get_mut(who)
             .unwrap()
             .exercises
             .get_mut(exercise)
-            .unwrap();
-        graded.runs = graded
-            .runs
-            .iter()
-            .flat_map(|run| {
-                let mut kernel = run.clone();
-                kernel.kernel_ptx = Some(format!("{exercise}--{who}.ptx"));
-                kernel.verdict.passed = kernel_passes;
-                kernel.points = u32::from(kernel_passes);
-                kernel.max_points = 1;
-                [kernel, run.clone()]
-            })
-            .collect();
+            .unwrap()
+    }
+
+    /// The fixture's record of `who` with every kernel run (in the course's
+    /// host code) made to pass or fail.
+    fn with_kernel_runs(results: &mut Results, who: &str, exercise: &str, kernel_passes: bool) {
+        let graded = record(results, who, exercise);
+        for run in graded.runs.iter_mut().filter(|r| r.kernel_ptx.is_some()) {
+            run.verdict.passed = kernel_passes;
+            run.verdict.kind = if kernel_passes { "passed" } else { "failed" }.into();
+            run.points = if kernel_passes { run.max_points } else { 0 };
+        }
     }
 
     #[test]
     fn a_host_bug_must_leave_the_kernel_runs_and_a_kernel_bug_must_not() {
-        let mut results = graded_on_an_h100();
-        // Host bugs: the kernel in the course's host code passes.
-        with_kernel_runs(
-            &mut results,
-            "vecadd-anyN.prints-the-default",
-            "vecadd-anyN",
-            true,
-        );
-        // Kernel bugs: it fails.
-        with_kernel_runs(
-            &mut results,
-            "dot-gm.drops-the-last-element",
-            "dot-gm",
-            false,
-        );
-        assert_eq!(verify_fixture(&results), Vec::<String>::new());
-        // The other way round, both expectations break.
-        let mut results = graded_on_an_h100();
+        // As graded: the host bug's kernel runs pass, the kernel bug's fail.
+        let mut results = graded_on_an_h200();
         with_kernel_runs(
             &mut results,
             "vecadd-anyN.prints-the-default",
@@ -728,21 +732,18 @@ mod tests {
             "dot-gm",
             true,
         );
-        let broken = verify_fixture(&results);
-        assert_eq!(broken.len(), 2, "{broken:?}");
-        assert!(
-            broken[0].starts_with("vecadd-anyN.prints-the-default"),
-            "{broken:?}"
-        );
-        assert!(
-            broken[1].starts_with("dot-gm.drops-the-last-element"),
-            "{broken:?}"
+        assert_broken(
+            &results,
+            &[
+                "vecadd-anyN.prints-the-default",
+                "dot-gm.drops-the-last-element",
+            ],
         );
     }
 
     #[test]
     fn a_mutant_that_kept_its_points_or_a_variant_that_lost_them_is_reported() {
-        let mut results = graded_on_an_h100();
+        let mut results = graded_on_an_h200();
         let student = results
             .students
             .get_mut("dot-atomic.accumulator-not-zeroed")
@@ -761,17 +762,42 @@ mod tests {
             .get_mut("vecadd-anyN")
             .unwrap()
             .points = 0;
-        let broken = verify_fixture(&results);
-        assert_eq!(broken.len(), 2, "{broken:?}");
+        assert_broken(
+            &results,
+            &[
+                "dot-atomic.accumulator-not-zeroed: 9 of 9",
+                "vecadd-anyN.variant-scalar-loop: 0 of 12",
+            ],
+        );
+    }
 
-        assert!(
-            broken[0].starts_with("dot-atomic.accumulator-not-zeroed: 7 of 7"),
-            "{broken:?}"
+    #[test]
+    fn a_mutant_that_kept_its_memory_safety_or_speed_point_is_reported() {
+        let mut results = graded_on_an_h200();
+        for (who, exercise, check) in [
+            ("dot-gm.one-past-the-end", "dot-gm", results::MEMORY_SAFETY),
+            (
+                "vecadd-anyN.redundant-stride",
+                "vecadd-anyN",
+                results::SPEED,
+            ),
+        ] {
+            let graded = record(&mut results, who, exercise);
+            let kept = graded.checks.iter_mut().find(|c| c.name == check).unwrap();
+            kept.passed = true;
+            kept.points = kept.max_points;
+        }
+        assert_broken(
+            &results,
+            &["vecadd-anyN.redundant-stride", "dot-gm.one-past-the-end"],
         );
-        assert!(
-            broken[1].starts_with("vecadd-anyN.variant-scalar-loop: 0 of 9"),
-            "{broken:?}"
-        );
+        // Not assessed (--no-sanitize) is not lost either.
+        let mut results = graded_on_an_h200();
+        let graded = record(&mut results, "dot-sm.no-barrier-in-the-tree", "dot-sm");
+        for check in &mut graded.checks {
+            check.assessed = false;
+        }
+        assert_broken(&results, &["dot-sm.no-barrier-in-the-tree"]);
     }
 
     #[test]

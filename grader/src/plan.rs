@@ -29,7 +29,35 @@ pub struct Run {
     /// Parameters the report must echo back: the binary ran what was asked.
     pub expect: Vec<(&'static str, Value)>,
     pub points: u32,
+    /// Bytes the run needs in host memory and again in GPU memory, when
+    /// that is more than a GPU node can be assumed to have (above 2^31
+    /// elements); 0 otherwise. The grader skips the run, saying why, where
+    /// either is short.
+    pub memory: u64,
+    /// The run whose kernel time the speed point compares with the course's
+    /// own kernel's, in the course's host code, on the same GPU.
+    pub timed: bool,
 }
+
+impl Run {
+    /// Only the kernel's run, in the course's host code, worth one point:
+    /// a size whose lesson is the kernel's (an index past 2^31), which the
+    /// student's own binary would only repeat at the same cost.
+    fn kernel_only(mut self, memory: u64) -> Run {
+        self.points = KERNEL_ONLY_POINTS;
+        self.memory = memory;
+        self
+    }
+
+    /// The speed point's run.
+    fn timed(mut self) -> Run {
+        self.timed = true;
+        self
+    }
+}
+
+/// A kernel-only run's points: the kernel's share of an ordinary run.
+const KERNEL_ONLY_POINTS: u32 = 1;
 
 /// Points for a run that passes; the PTX inspection is worth one more.
 const RUN_POINTS: u32 = 2;
@@ -54,8 +82,20 @@ fn run(about: String, args: Vec<(&'static str, Value)>) -> Run {
         args: flat,
         expect,
         points: RUN_POINTS,
+        memory: 0,
+        timed: false,
     }
 }
+
+/// Elements above 2^31, so that an `int` index overflows before the end:
+/// by 1 to 4 Mi (odd), enough elements past the limit to be seen missing.
+fn past_int(rng: &mut fastrand::Rng) -> u64 {
+    (1 << 31) + (rng.u64(1 << 20..1 << 22) | 1)
+}
+
+/// Timed runs are the median of this many launches: one slow launch does
+/// not decide the speed point.
+const TIMED_RUNS: u32 = 5;
 
 /// The runs for `exercise` (a catalogue name), drawn from `seed`.
 pub fn plan(exercise: &str, seed: u64) -> Vec<Run> {
@@ -64,8 +104,7 @@ pub fn plan(exercise: &str, seed: u64) -> Vec<Run> {
     let mut rng = fastrand::Rng::with_seed(seed ^ fnv(exercise));
     match exercise {
         "vecadd-anyN" => vecadd(&mut rng),
-        "dot-gm" => dot(&mut rng, false),
-        "dot-sm" | "dot-atomic" => dot(&mut rng, true),
+        "dot-gm" | "dot-sm" | "dot-atomic" => dot(&mut rng, exercise),
         "matmul-naive" => matmul(&mut rng, "block", &[8, 16, 32]),
         "matmul-tiled" => matmul(&mut rng, "tile", &[16, 32]),
         "memspace-timing" => memspace(&mut rng),
@@ -99,6 +138,7 @@ fn vecadd(rng: &mut fastrand::Rng) -> Vec<Run> {
     let large = rng.u64(1 << 25..1 << 26) | 1;
     let threads: u32 = [64, 96, 128, 256][rng.usize(..4)];
     let blocks = rng.u32(3..40);
+    let huge = past_int(rng);
     // Inputs drawn from the run's seed: a kernel that writes c from i alone,
     // or that never reads a or b, cannot match them.
     let mut seed = || ("seed", num(rng.u64(..)));
@@ -137,8 +177,16 @@ fn vecadd(rng: &mut fastrand::Rng) -> Vec<Run> {
         ),
         run(
             format!("n = {large} with the default grid"),
-            vec![("n", num(large)), seed(), ("runs", num(2u32))],
-        ),
+            vec![("n", num(large)), seed(), ("runs", num(TIMED_RUNS))],
+        )
+        .timed(),
+        // The default inputs, whose checksum is a closed form: the grader
+        // checks 2^31 elements without computing them.
+        run(
+            format!("n = {huge}, above 2^31: an int index overflows before the end"),
+            vec![("n", num(huge)), ("runs", num(1u32))],
+        )
+        .kernel_only(3 * 4 * huge),
     ]
 }
 
@@ -152,7 +200,8 @@ fn affine(rng: &mut fastrand::Rng) -> Affine {
     }
 }
 
-fn dot(rng: &mut fastrand::Rng, power_of_two: bool) -> Vec<Run> {
+fn dot(rng: &mut fastrand::Rng, exercise: &str) -> Vec<Run> {
+    let power_of_two = exercise != "dot-gm";
     let small = rng.u64(1000..5000) | 1;
     let million = rng.u64(900_000..1_100_000);
     let large = rng.u64(1 << 24..1 << 25) | 1;
@@ -166,7 +215,7 @@ fn dot(rng: &mut fastrand::Rng, power_of_two: bool) -> Vec<Run> {
     };
     let t1 = threads(rng);
     let blocks = rng.u32(3..40);
-    vec![
+    let mut runs = vec![
         run(
             format!("n = {small}, a = {a}, b = {b}: small enough that one element shows"),
             vec![
@@ -193,9 +242,27 @@ fn dot(rng: &mut fastrand::Rng, power_of_two: bool) -> Vec<Run> {
         ),
         run(
             format!("n = {large} with the default inputs: every block's share counts"),
-            vec![("n", num(large)), ("threads", t1), ("runs", num(2u32))],
-        ),
-    ]
+            vec![
+                ("n", num(large)),
+                ("threads", t1),
+                ("runs", num(TIMED_RUNS)),
+            ],
+        )
+        .timed(),
+    ];
+    // dot-gm's kernel indexes every element (the others' only sum them):
+    // its products past 2^31 in c, the host summing them.
+    if exercise == "dot-gm" {
+        let huge = past_int(rng);
+        runs.push(
+            run(
+                format!("n = {huge}, above 2^31: an int index overflows before the end"),
+                vec![("n", num(huge)), ("runs", num(1u32))],
+            )
+            .kernel_only(3 * 4 * huge),
+        );
+    }
+    runs
 }
 
 fn matmul(rng: &mut fastrand::Rng, flag: &'static str, edges: &[u32]) -> Vec<Run> {
@@ -239,9 +306,13 @@ fn matmul(rng: &mut fastrand::Rng, flag: &'static str, edges: &[u32]) -> Vec<Run
         ),
         run(
             "W = 1024".into(),
-            vec![("width", num(1024u32)), seed(), ("runs", num(2u32))],
+            vec![("width", num(1024u32)), seed(), ("runs", num(TIMED_RUNS))],
         ),
     ];
+    // Tiling is about speed; the naive kernel is the baseline it beats.
+    if flag == "tile" {
+        runs[3].timed = true;
+    }
     // Both exercises report the block's edge as `block`; the tiled one's
     // flag for it is --tile.
     for run in &mut runs {
@@ -257,11 +328,8 @@ fn matmul(rng: &mut fastrand::Rng, flag: &'static str, edges: &[u32]) -> Vec<Run
 fn memspace(rng: &mut fastrand::Rng) -> Vec<Run> {
     let blocks = rng.u32(3..50);
     let threads: u32 = [96, 128, 256, 512][rng.usize(..4)];
+    // The smaller grid first: compute-sanitizer runs the first run.
     vec![
-        run(
-            "the default grid of 1024-thread blocks (the largest), uniform reads".into(),
-            vec![("threads", num(1024u32)), ("runs", num(2u32))],
-        ),
         run(
             format!("{blocks} blocks of {threads}, per-thread reads"),
             vec![
@@ -270,6 +338,10 @@ fn memspace(rng: &mut fastrand::Rng) -> Vec<Run> {
                 ("pattern", text("per-thread")),
                 ("runs", num(2u32)),
             ],
+        ),
+        run(
+            "the default grid of 1024-thread blocks (the largest), uniform reads".into(),
+            vec![("threads", num(1024u32)), ("runs", num(2u32))],
         ),
     ]
 }
@@ -282,7 +354,10 @@ const GRID_CAP_ELEMENTS: u64 = 65_535 * 1024;
 fn streams(rng: &mut fastrand::Rng) -> Vec<Run> {
     let n = rng.u64(900_000..1_100_000) | 1;
     let work = rng.u32(10..200);
-    let huge = 2 * GRID_CAP_ELEMENTS + (rng.u64(1..1 << 20) | 1);
+    // Four chunks, each longer than a grid without a loop covers, and tens
+    // of ms of copies: enough for the overlap the trace must show
+    // (`traced::judge`, from 4 chunks and 5 ms of serial time).
+    let huge = 4 * GRID_CAP_ELEMENTS + (rng.u64(1..1 << 20) | 1);
     vec![
         run(
             format!("n = {n} in 7 uneven chunks over 3 streams, work {work}"),
@@ -296,13 +371,14 @@ fn streams(rng: &mut fastrand::Rng) -> Vec<Run> {
         ),
         run(
             format!(
-                "n = {huge} in 2 chunks over 2 streams: each chunk needs more than 65535 blocks \
-                 even of 1024 threads, so only a grid-stride loop covers it"
+                "n = {huge} in 4 chunks over 2 streams: each chunk needs more than 65535 blocks \
+                 even of 1024 threads, so only a grid-stride loop covers it; the copies and \
+                 kernels must overlap"
             ),
             vec![
                 ("n", num(huge)),
                 ("streams", num(2u32)),
-                ("chunks", num(2u32)),
+                ("chunks", num(4u32)),
                 ("work", num(2u32)),
                 ("runs", num(1u32)),
             ],
@@ -445,6 +521,60 @@ mod tests {
     }
 
     #[test]
+    fn the_indexing_exercises_run_above_2_31_and_the_speed_exercises_are_timed() {
+        for seed in 0..20 {
+            for exercise in EXERCISES {
+                let runs = plan(exercise.name, seed);
+                let huge: Vec<&Run> = runs.iter().filter(|r| r.memory > 0).collect();
+                if matches!(exercise.name, "vecadd-anyN" | "dot-gm") {
+                    assert_eq!(huge.len(), 1, "{}", exercise.name);
+                    let n = arg(huge[0], "n").unwrap();
+                    assert!(n > 1 << 31 && n % 2 == 1, "{n}");
+                    // a, b and c in float32.
+                    assert_eq!(huge[0].memory, 12 * n);
+                    assert_eq!(huge[0].points, KERNEL_ONLY_POINTS);
+                    assert!(huge[0].about.contains("above 2^31"));
+                } else {
+                    assert!(huge.is_empty(), "{}", exercise.name);
+                }
+                let timed: Vec<&Run> = runs.iter().filter(|r| r.timed).collect();
+                let about_speed = matches!(
+                    exercise.name,
+                    "vecadd-anyN" | "dot-gm" | "dot-sm" | "dot-atomic" | "matmul-tiled"
+                );
+                assert_eq!(timed.len(), usize::from(about_speed), "{}", exercise.name);
+                for run in timed {
+                    assert_eq!(arg(run, "runs"), Some(u64::from(TIMED_RUNS)));
+                    assert_eq!(run.memory, 0);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_first_run_is_the_smallest_for_compute_sanitizer() {
+        let size = |r: &Run| {
+            arg(r, "n")
+                .or_else(|| arg(r, "width").map(|w| w * w))
+                .or_else(|| Some(arg(r, "blocks")? * arg(r, "threads")?))
+        };
+        for seed in 0..20 {
+            for exercise in EXERCISES {
+                let runs = plan(exercise.name, seed);
+                // memspace's default grid is the device's: larger than any
+                // grid it draws (at most 50 blocks).
+                let sizes: Vec<u64> = runs.iter().map(|r| size(r).unwrap_or(u64::MAX)).collect();
+                assert_eq!(
+                    sizes.iter().min(),
+                    sizes.first(),
+                    "{}: {sizes:?}",
+                    exercise.name
+                );
+            }
+        }
+    }
+
+    #[test]
     fn another_seed_gives_other_sizes() {
         let differ = (1..20)
             .filter(|&seed| plan("dot-sm", seed) != plan("dot-sm", 0))
@@ -518,10 +648,13 @@ mod tests {
                 let (n, chunks) = (arg(r, "n").unwrap(), arg(r, "chunks").unwrap_or(1));
                 n / chunks > 65_535 * 1024
             }));
-            // Seeded inputs on every vecadd and matmul run, each its own.
+            // Seeded inputs on every vecadd and matmul run, each its own
+            // (but the run above 2^31, whose default inputs the grader
+            // checks by a closed form).
             for exercise in ["vecadd-anyN", "matmul-naive", "matmul-tiled"] {
                 let seeds: Vec<u64> = plan(exercise, seed)
                     .iter()
+                    .filter(|r| r.memory == 0)
                     .map(|r| arg(r, "seed").expect("every run is seeded"))
                     .collect();
                 let mut distinct = seeds.clone();

@@ -118,17 +118,17 @@ pub fn feedback(name: &str, student: &Student, seed: u64) -> String {
                 let _ = writeln!(out, "  - {missing}");
             }
         }
-        for check in &graded.sanitizer {
-            let mark = if check.clean {
-                "clean"
+        // Memory safety and speed: what was found, or why not assessed.
+        for check in &graded.checks {
+            let _ = if check.assessed {
+                writeln!(
+                    out,
+                    "- {} of {}, {}: {}",
+                    check.points, check.max_points, check.name, check.message
+                )
             } else {
-                "FOUND PROBLEMS"
+                writeln!(out, "- {}: {}", check.name, check.message)
             };
-            let _ = writeln!(
-                out,
-                "- compute-sanitizer {}: {mark}: {}",
-                check.tool, check.summary
-            );
         }
         for run in &graded.runs {
             // The message may quote the run's own output: fenced.
@@ -406,9 +406,32 @@ mod tests {
             build_errors: None,
             ptx_missing: vec![],
             runs: vec![kernel_run(run(true)), run(true), run(false)],
-            points: 4,
-            max_points: 6,
+            points: 5,
+            max_points: 8,
             sanitizer: vec![],
+            checks: vec![
+                crate::results::Check {
+                    name: crate::results::MEMORY_SAFETY.into(),
+                    assessed: true,
+                    passed: false,
+                    points: 0,
+                    max_points: 1,
+                    message: "in the run \"one element\": memcheck: Invalid __global__ write of \
+                              size 4 bytes (kernel.cu:27) (ERROR SUMMARY: 1 error)"
+                        .into(),
+                },
+                crate::results::Check {
+                    name: crate::results::SPEED.into(),
+                    assessed: true,
+                    passed: true,
+                    points: 1,
+                    max_points: 1,
+                    message: "in the run \"n = 50000017 with the default grid\" your kernel took \
+                              0.171 ms and the course's 0.168 ms on this GPU: 0.98 of its speed \
+                              (the point asks 0.5)"
+                        .into(),
+                },
+            ],
             inputs: None,
             absent: None,
         };
@@ -420,6 +443,7 @@ mod tests {
             points: 0,
             max_points: 7,
             sanitizer: vec![],
+            checks: vec![],
             inputs: None,
             absent: None,
         };

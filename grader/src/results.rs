@@ -62,9 +62,13 @@ pub struct Exercise {
     pub runs: Vec<Run>,
     pub points: u32,
     pub max_points: u32,
-    /// With --sanitize: what compute-sanitizer found, per tool.
+    /// What compute-sanitizer found, per tool (none with --no-sanitize).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sanitizer: Vec<Sanitized>,
+    /// The points that are not a run's: memory safety, speed. Their
+    /// points are in `points` and `max_points` only where assessed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<Check>,
     /// sha256 of what was graded: the binary's digest and the test plan;
     /// `--resume` regrades the exercise when they differ.
     #[serde(default)]
@@ -75,6 +79,26 @@ pub struct Exercise {
     pub absent: Option<String>,
 }
 
+/// A point that is not a run's.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Check {
+    /// [`MEMORY_SAFETY`] or [`SPEED`].
+    pub name: String,
+    /// False where the point was not assessed (the message says why): it
+    /// then counts in neither `points` nor `max_points`.
+    pub assessed: bool,
+    pub passed: bool,
+    pub points: u32,
+    pub max_points: u32,
+    /// What was found, for the student.
+    pub message: String,
+}
+
+/// compute-sanitizer's memcheck and racecheck found nothing.
+pub const MEMORY_SAFETY: &str = "memory safety";
+/// The kernel reached a fraction of the course's kernel's speed.
+pub const SPEED: &str = "speed";
+
 /// One compute-sanitizer run of an exercise.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Sanitized {
@@ -83,6 +107,9 @@ pub struct Sanitized {
     pub clean: bool,
     /// The tool's summary line, or why there is none.
     pub summary: String,
+    /// The first hazard the tool reported, with its `kernel.cu` line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finding: Option<String>,
 }
 
 /// One run's raw record.
@@ -208,6 +235,7 @@ mod tests {
             points: 3,
             max_points: 3,
             sanitizer: vec![],
+            checks: vec![],
             inputs: None,
             absent: None,
         };

@@ -128,6 +128,14 @@ impl Isolation {
         })
     }
 
+    /// The GPU runs are pinned to (`--gpus`), if any.
+    pub fn gpu(&self) -> Option<&Pin> {
+        match self {
+            Isolation::Sandboxed(sandbox) => sandbox.gpu.as_ref(),
+            Isolation::Unsandboxed => None,
+        }
+    }
+
     /// The same confinement with runs on `gpu` only; `None` without the
     /// sandbox, which cannot hide the other GPUs.
     pub fn on_gpu(&self, gpu: &Pin) -> Option<Isolation> {

@@ -1,7 +1,10 @@
-//! `--sanitize`: compute-sanitizer's memcheck (out-of-bounds and misaligned
-//! accesses, leaks) and racecheck (shared-memory races) on an exercise's
-//! first planned run, for the feedback. Findings earn no points; they say
-//! what a passing result may hide.
+//! The memory-safety point: compute-sanitizer's memcheck (out-of-bounds and
+//! misaligned accesses) and racecheck (shared-memory races) on an
+//! exercise's first planned run, its smallest, the kernel in the course's
+//! host code. Both clean earns the point; the feedback quotes the first
+//! finding with its `kernel.cu` line. A passing run may hide either: an
+//! access one past the end lands in allocation padding, a missing barrier
+//! races and still sums right most of the time.
 
 use std::path::Path;
 use std::time::Duration;
@@ -102,7 +105,44 @@ fn judge(tool: &str, ended: &Ended, output: &str, timeout: Duration) -> Sanitize
         tool: tool.to_owned(),
         clean,
         summary,
+        finding: if clean { None } else { first_finding(output) },
     }
+}
+
+/// The tool's first report of a hazard, with the `kernel.cu` line it names
+/// (nvcc's `-lineinfo` puts the source lines in the PTX), e.g. "Invalid
+/// __global__ write of size 4 bytes (kernel.cu:27)".
+fn first_finding(output: &str) -> Option<String> {
+    let lines: Vec<String> = output
+        .lines()
+        .filter(|l| l.starts_with("========="))
+        .map(tool_line)
+        .collect();
+    let at = lines.iter().position(|l| {
+        l.starts_with("Invalid") || l.starts_with("Error") || l.starts_with("Program hit")
+    })?;
+    let mut headline = lines[at].trim_end_matches(':');
+    // Without the place's address and the grader's build path.
+    if let Some((head, _)) = headline
+        .split_once(" at ")
+        .filter(|_| headline.contains("kernel.cu:"))
+    {
+        headline = head;
+    }
+    // The source line follows within the finding's own lines ("at ... in
+    // /build/.../src/kernel.cu:27"); racecheck names it in the headline.
+    let place = lines[at..].iter().take(6).find_map(|l| kernel_line(l));
+    Some(match place {
+        Some(line) => format!("{headline} (kernel.cu:{line})"),
+        None => headline.to_owned(),
+    })
+}
+
+/// The line number after the first "kernel.cu:" in `text`.
+fn kernel_line(text: &str) -> Option<u32> {
+    let (_, rest) = text.split_once("kernel.cu:")?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
 }
 
 /// A line of the tool's, without its "=========" prefix.
@@ -178,6 +218,42 @@ mod tests {
             "no summary: the tool did not check the run \
              (Target application terminated before first instrumented API call)"
         );
+    }
+
+    #[test]
+    fn the_first_finding_is_quoted_with_its_kernel_line() {
+        // memcheck's form: the place on the line after the headline.
+        let memcheck = "========= COMPUTE-SANITIZER\n\
+            ========= Invalid __global__ write of size 4 bytes\n\
+            =========     at vecadd+0x1d0 in /build/workspace/exercises/vecadd-anyN/src/kernel.cu:27\n\
+            =========     by thread (1,0,0) in block (0,0,0)\n\
+            =========     Address 0x7f4c2e000004 is out of bounds\n\
+            ========= Invalid __global__ read of size 4 bytes\n\
+            =========     at vecadd+0x1a0 in /build/workspace/exercises/vecadd-anyN/src/kernel.cu:26\n\
+            ========= ERROR SUMMARY: 2 errors\n";
+        let found = judge("memcheck", &Ended::Exited(0), memcheck, T);
+        assert_eq!(
+            found.finding.as_deref(),
+            Some("Invalid __global__ write of size 4 bytes (kernel.cu:27)")
+        );
+        // racecheck's, as the H200 printed it: the place in the headline.
+        let race = "========= Error: Race reported between Read access at dot+0x4f0 in kernel.cu:46\n\
+            =========     and Write access at dot+0x510 in kernel.cu:46 [2048 hazards]\n\
+            ========= RACECHECK SUMMARY: 2 hazards displayed (2 errors, 0 warnings)\n";
+        let found = judge("racecheck", &Ended::Exited(0), race, T);
+        assert!(!found.clean);
+        assert_eq!(
+            found.finding.as_deref(),
+            Some("Error: Race reported between Read access (kernel.cu:46)")
+        );
+        // Clean: nothing to quote.
+        let clean = judge(
+            "memcheck",
+            &Ended::Exited(0),
+            "========= ERROR SUMMARY: 0 errors\n",
+            T,
+        );
+        assert_eq!(clean.finding, None);
     }
 
     #[test]

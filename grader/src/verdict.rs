@@ -63,6 +63,9 @@ impl Verdict {
         matches!(self, Verdict::Passed)
     }
 
+    /// The kind of a run stopped at its timeout.
+    pub const TIMED_OUT: &'static str = "timed-out";
+
     /// One word for the kind of verdict, to sort and count by.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -72,7 +75,7 @@ impl Verdict {
             Verdict::CudaError { .. } => "cuda-error",
             Verdict::RefusedArguments { .. } => "refused-arguments",
             Verdict::Crashed { .. } => "crashed",
-            Verdict::TimedOut { .. } => "timed-out",
+            Verdict::TimedOut { .. } => Verdict::TIMED_OUT,
             Verdict::Flooded => "flooded",
             Verdict::Garbage { .. } => "garbage",
             Verdict::Inconsistent { .. } => "inconsistent",

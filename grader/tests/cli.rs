@@ -131,15 +131,25 @@ fn a_class_is_built_without_a_gpu_and_graded_without_a_grader_error() {
     {
         // No device: one PTX point, and every run a CUDA error, not a grader
         // error. Where the sandbox does reach a device, full marks.
-        let kinds: Vec<&Value> = exercise["runs"]
+        // The runs above 2^31 elements: skipped, no points either way,
+        // since nvidia-smi here gives no free memory to fit them in.
+        let (skipped, runs): (Vec<&Value>, Vec<&Value>) = exercise["runs"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|r| &r["verdict"]["kind"])
-            .collect();
-        // Each planned run twice: the kernel in the reference binary, then
-        // the student's binary.
-        let runs = exercise["runs"].as_array().unwrap();
+            .partition(|r| r["verdict"]["kind"] == "skipped");
+        for run in &skipped {
+            assert!(
+                run["about"].as_str().unwrap().contains("above 2^31"),
+                "{run}"
+            );
+            let why = run["verdict"]["message"].as_str().unwrap();
+            assert!(why.contains("GPU's free memory could not be read"), "{why}");
+            assert_eq!(run["max_points"], 0, "{run}");
+        }
+        let kinds: Vec<&Value> = runs.iter().map(|r| &r["verdict"]["kind"]).collect();
+        // Each other planned run twice: the kernel in the reference binary,
+        // then the student's binary.
         assert!(runs.len() >= 2 && runs.len() % 2 == 0, "{exercise}");
         for pair in runs.chunks(2) {
             assert!(pair[0]["kernel_ptx"].is_string(), "{exercise}");
@@ -275,7 +285,7 @@ fn check_grades_one_exercise_and_says_what_it_found() {
     .assert()
     .code(1)
     .stdout(
-        predicate::str::contains("## dot-sm: 1 of 7 points").and(predicate::str::contains(
+        predicate::str::contains("## dot-sm: 1 of 9 points").and(predicate::str::contains(
             "The kernel shows what the exercise is about",
         )),
     );
@@ -335,7 +345,7 @@ fn a_missing_bundle_is_an_error_not_a_panic() {
 
 #[test]
 #[cfg(unix)]
-fn sanitize_reports_what_compute_sanitizer_found() {
+fn memory_safety_is_a_point_lost_to_what_compute_sanitizer_found() {
     use std::os::unix::fs::PermissionsExt;
     // A fake compute-sanitizer: memcheck finds two errors, racecheck none.
     let dir = tempfile::tempdir().unwrap();
@@ -355,19 +365,36 @@ fn sanitize_reports_what_compute_sanitizer_found() {
         &["--exercise", "dot-sm", "--seed", "3"],
     );
     let out = dir.path().join("out");
-    run_hiding_the_gpu(&bundle, &out, &["--sanitize"])
+    // By default: the memory-safety point, lost to memcheck's findings.
+    run_hiding_the_gpu(&bundle, &out, &[])
         .env("COMPUTE_SANITIZER", &fake)
         .assert()
         .success();
     let feedback = fs::read_to_string(out.join("feedback/solutions.md")).unwrap();
     assert!(
-        feedback.contains("compute-sanitizer memcheck: FOUND PROBLEMS: ERROR SUMMARY: 2 errors"),
+        feedback.contains("- 0 of 1, memory safety: in the run \"n = ")
+            && feedback.contains(": memcheck: ERROR SUMMARY: 2 errors\n"),
         "{feedback}"
     );
+    assert!(!feedback.contains("racecheck:"), "{feedback}");
+    // --no-sanitize: not assessed, and not in the points either.
+    let skipped = dir.path().join("skipped");
+    run_hiding_the_gpu(&bundle, &skipped, &["--no-sanitize"])
+        .env("COMPUTE_SANITIZER", &fake)
+        .assert()
+        .success();
+    let feedback = fs::read_to_string(skipped.join("feedback/solutions.md")).unwrap();
     assert!(
-        feedback.contains("compute-sanitizer racecheck: clean"),
+        feedback.contains("- memory safety: not assessed: graded with --no-sanitize"),
         "{feedback}"
     );
+    let results = |out: &Path| -> serde_json::Value {
+        serde_json::from_str(&fs::read_to_string(out.join("results.json")).unwrap()).unwrap()
+    };
+    let max = |out: &Path| {
+        results(out)["students"]["solutions"]["exercises"]["dot-sm"]["max_points"].as_u64()
+    };
+    assert_eq!(max(&out).unwrap(), max(&skipped).unwrap() + 1);
 }
 
 #[test]

@@ -152,7 +152,7 @@ fn a_four_student_class_graded_exported_and_regraded_from_another_folder() {
     let grades = read(&out.join("grades.csv"));
     assert_eq!(
         grades,
-        "student,vecadd-anyN,dot-sm,total,max\nada,1,1,2,16\nbo,1,1,2,16\ncy,0,0,0,16\ndee,,0,0,16\n"
+        "student,vecadd-anyN,dot-sm,total,max\nada,1,1,2,20\nbo,1,1,2,20\ncy,0,0,0,20\ndee,,0,0,20\n"
     );
     let similarity = read(&out.join("similarity.md"));
     assert!(
@@ -215,7 +215,7 @@ fn a_four_student_class_graded_exported_and_regraded_from_another_folder() {
     let others_after: Vec<String> = ["ada", "bo", "dee"].iter().map(|w| feedback(w)).collect();
     assert_eq!(others, others_after);
     let grades_after = read(&out.join("grades.csv"));
-    assert!(grades_after.contains("\ncy,1,0,1,16\n"), "{grades_after}");
+    assert!(grades_after.contains("\ncy,1,0,1,20\n"), "{grades_after}");
     assert_eq!(
         grades
             .lines()
