@@ -619,11 +619,10 @@ fn speed(
 
 /// The median kernel time a report gives, in ms.
 fn kernel_ms(report: &Value) -> Option<f64> {
-    report["timings"]
-        .as_array()?
-        .iter()
-        .find(|t| t["step"] == "kernel")?["ms"]
-        .as_f64()
+    crate::reports::report_timings(report)?
+        .into_iter()
+        .find(|t| t.step == "kernel")
+        .map(|t| t.ms)
         .filter(|ms| *ms > 0.0)
 }
 
@@ -891,7 +890,9 @@ mod tests {
         assert_eq!(kernel_ms(&report), Some(0.25));
         assert_eq!(kernel_ms(&serde_json::json!({"timings": []})), None);
         assert_eq!(
-            kernel_ms(&serde_json::json!({"timings": [{"step": "kernel", "ms": 0.0}]})),
+            kernel_ms(&serde_json::json!({"timings": [
+                {"step": "kernel", "ms": 0.0, "median_of": 5}
+            ]})),
             None
         );
     }

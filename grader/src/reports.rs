@@ -183,11 +183,15 @@ pub fn feedback(name: &str, student: &Student, seed: u64) -> String {
     out
 }
 
+/// The timed steps of an exercise's JSON report, as the course writes them.
+pub fn report_timings(report: &serde_json::Value) -> Option<Vec<kernels::protocol::Timing>> {
+    serde_json::from_value(report.get("timings")?.clone()).ok()
+}
+
 /// A report's timings on one line, e.g. "kernel 0.412 ms, median of 10;
 /// 0.98 of device copy bandwidth": for a student comparing versions.
 fn timings(report: &serde_json::Value) -> Option<String> {
-    let timings: Vec<kernels::protocol::Timing> =
-        serde_json::from_value(report.get("timings")?.clone()).ok()?;
+    let timings = report_timings(report)?;
     let first = timings.first()?;
     let steps: Vec<String> = timings
         .iter()
