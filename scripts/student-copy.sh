@@ -25,7 +25,7 @@ fi
 mkdir -p "$out"
 
 # Tracked files only: no target/, no bundles, nothing a build left behind.
-git ls-files -z -- .cargo .gitignore Cargo.lock kernels course emulator exercises docs \
+git ls-files -z -- .cargo .gitignore Cargo.lock kernels ptx course emulator exercises docs \
         scripts/install-cuda-toolkit.sh scripts/cuda-runner \
     | grep -zv '^kernels/tests/stub_drift.rs$' \
     | grep -zv '^emulator/tests/ptx/nvcc13/' \
@@ -37,7 +37,7 @@ grep -q '^members = ' Cargo.toml || {
     echo "student-copy: no members line in Cargo.toml; update this script" >&2
     exit 1
 }
-sed "s|^members = .*|members = [\"kernels\", \"course\", \"emulator\", \"exercises/*\"]|" Cargo.toml >"$out/Cargo.toml"
+sed "s|^members = .*|members = [\"kernels\", \"ptx\", \"course\", \"emulator\", \"exercises/*\"]|" Cargo.toml >"$out/Cargo.toml"
 
 cat >"$out/README.md" <<'README'
 # cuda-course

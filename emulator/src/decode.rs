@@ -10,8 +10,8 @@ use crate::exec::access::{LOCAL_WINDOW, SHARED_WINDOW};
 use crate::exec::convert::Conversion;
 use crate::exec::{compare, float, int};
 use crate::ir::*;
-use crate::ptx::ast::{self, Operand, Statement};
-use crate::ptx::parser::type_size;
+use ptx::ast::{self, Operand, Statement};
+use ptx::parser::type_size;
 
 mod memory;
 

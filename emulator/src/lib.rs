@@ -12,4 +12,3 @@ pub mod exec;
 pub mod ir;
 pub mod memory;
 pub mod module;
-pub mod ptx;

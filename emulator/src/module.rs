@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::decode;
 use crate::ir::Kernel;
 use crate::memory::Heap;
-use crate::ptx::parser;
+use ptx::parser;
 
 pub struct Module {
     pub kernels: Vec<Arc<Kernel>>,

@@ -1,13 +1,13 @@
 //! What a kernel's PTX shows, read as instructions: the emulator's PTX
-//! parser (`emulator::ptx`) turns it into each entry's instruction list,
+//! parser (the `ptx` crate) turns it into each entry's instruction list,
 //! and an exercise's needs (`PtxNeed`) are looked for in the opcodes and
 //! operands of the exercise's own entry. Comments, strings and other
 //! entries do not count, so `asm("// %nctaid.x")` shows nothing. It also
 //! compares a kernel's parameters with the course's, so a kernel the
 //! reference host code cannot launch is said to be so before it runs.
 
-use emulator::ptx::ast::{Instruction, Kernel, Module, Operand, Statement};
-use emulator::ptx::parser;
+use ptx::ast::{Instruction, Kernel, Module, Operand, Statement};
+use ptx::parser;
 
 use crate::catalogue::{Exercise, PtxNeed};
 

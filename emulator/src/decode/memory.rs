@@ -3,8 +3,8 @@
 
 use super::{Decoded, Decoder};
 use crate::ir::*;
-use crate::ptx::ast::{self, Operand};
-use crate::ptx::parser::type_size;
+use ptx::ast::{self, Operand};
+use ptx::parser::type_size;
 
 impl Decoder<'_> {
     /// The state space named among an ld/st/atom's modifiers.

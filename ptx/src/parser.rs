@@ -3,8 +3,8 @@
 //! use for (`.pragma`, `.section`, performance hints) are skipped; `.loc`
 //! and `.file` are kept so faults can name `kernel.cu` lines.
 
-use super::ast::*;
-use super::lexer::{self, Token};
+use crate::ast::*;
+use crate::lexer::{self, Token};
 
 /// Why a PTX text could not be read, with its PTX line.
 #[derive(Debug, PartialEq)]
