@@ -3,8 +3,9 @@
 # emulator's own tests; every solution's tests with the GPU-only ones included
 # (less those that need GPU speed: the largest sizes, or timing); every stub's
 # "fails cleanly" test; every solution at its emulator default sizes; the
-# grader's own class graded with --emulate; and the solutions built from nvcc
-# 13's PTX (scripts/emulated-nvcc13.sh).
+# grader's own class graded with --emulate against its golden grades and
+# verdicts (scripts/golden-class.sh); and the solutions built from nvcc 13's
+# PTX (scripts/emulated-nvcc13.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -45,21 +46,10 @@ for dir in solutions/*/; do
 done
 # The grader's own class (solutions, stubs, every mutant) graded on the
 # emulator: its expectations, the emulator's own (each race, out-of-bounds and
-# barrier mutant named with its kernel.cu line) included. Target: under 5
-# minutes on 2 cores for the run (scripts/perf/README.md).
-class="$(mktemp -d)"
-trap 'rm -rf "$class"' EXIT
-grader=target/debug/grader
-"$grader" mutants write "$class/submissions"
-"$grader" build "$class/submissions" --bundle "$class/bundle" --seed 2026 \
-    --target-dir target/tmp/grader-deps
-started=$(date +%s)
-"$grader" run "$class/bundle" --emulate --out "$class/out" >"$class/summary.txt"
-echo "emulated-suite: the class graded on the emulator in $(($(date +%s) - started)) s"
-tail -n 3 "$class/summary.txt"
-grep -h "the CPU emulator found" "$class/out/feedback/"*.md >"$class/findings.txt" || true
-cut -c1-240 "$class/findings.txt" | sort -u
-"$grader" mutants verify "$class/out"
+# barrier mutant named with its kernel.cu line) included, and every grade and
+# verdict as the golden fixture holds them (scripts/golden-class.sh). Target:
+# under 5 minutes on 2 cores for the run (scripts/perf/README.md).
+scripts/golden-class.sh
 
 # The solutions built from the GPU machine's nvcc 13 PTX run and pass too.
 scripts/emulated-nvcc13.sh

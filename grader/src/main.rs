@@ -153,6 +153,12 @@ enum MutantsCommand {
         #[arg(value_parser = absolute)]
         dir: PathBuf,
     },
+    /// Print the golden listing of the class graded into DIR: every
+    /// exercise's points, every run's verdict kind and points, every check.
+    Listing {
+        #[arg(value_parser = absolute)]
+        dir: PathBuf,
+    },
 }
 
 /// What to grade.
@@ -460,6 +466,11 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
         } => check(&exercise, path, &running, &safety, seed),
         Command::Mutants(MutantsCommand::Write { dir }) => {
             grader::mutants::write_class(&course(None)?, &dir)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Mutants(MutantsCommand::Listing { dir }) => {
+            let results = Results::load(&dir.join("results.json"))?;
+            print!("{}", grader::mutants::listing(&results));
             Ok(ExitCode::SUCCESS)
         }
         Command::Mutants(MutantsCommand::Verify { dir }) => {

@@ -650,6 +650,60 @@ fn check(results: &Results, who: &str, exercise: Option<&str>, expect: &Expect) 
     (!held).then(|| format!("{who}: {got} of {max} points"))
 }
 
+/// The golden listing of a graded class (`grader mutants listing`): one line
+/// per exercise (points, and how many PTX needs are missing), per run (what
+/// it is about, whether it ran the kernel in the course's host code or the
+/// student's binary, its verdict kind and points) and per check, tab
+/// separated, in student and plan order. Nothing in it depends on the
+/// machine (no times, paths or digests), so a class graded again with the
+/// same seed on the emulator lists the same lines (scripts/golden-class.sh).
+pub fn listing(results: &Results) -> String {
+    let mut out = String::new();
+    for (student, graded) in &results.students {
+        for (exercise, e) in &graded.exercises {
+            out.push_str(&format!(
+                "{student}\t{exercise}\t{} of {}\tptx missing {}{}\n",
+                e.points,
+                e.max_points,
+                e.ptx_missing.len(),
+                match (&e.absent, &e.build_errors) {
+                    (Some(_), _) => "\tabsent",
+                    (None, Some(_)) => "\tno build",
+                    (None, None) => "",
+                }
+            ));
+            for run in &e.runs {
+                let role = if run.kernel_ptx.is_some() {
+                    "kernel"
+                } else if run.verdict.kind == crate::emulate::SKIPPED {
+                    "-"
+                } else {
+                    "host"
+                };
+                out.push_str(&format!(
+                    "{student}\t{exercise}\trun {}\t{role}\t{}\t{} of {}\n",
+                    run.about, run.verdict.kind, run.points, run.max_points
+                ));
+            }
+            for check in &e.checks {
+                out.push_str(&format!(
+                    "{student}\t{exercise}\tcheck {}\t{}\t{}\t{} of {}\n",
+                    check.name,
+                    if check.assessed {
+                        "assessed"
+                    } else {
+                        "not assessed"
+                    },
+                    if check.passed { "passed" } else { "not passed" },
+                    check.points,
+                    check.max_points
+                ));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -798,6 +852,18 @@ mod tests {
             check.assessed = false;
         }
         assert_broken(&results, &["dot-sm.no-barrier-in-the-tree"]);
+    }
+
+    #[test]
+    fn the_listing_has_a_line_per_exercise_run_and_check() {
+        let results = graded_on_an_h200();
+        let listing = listing(&results);
+        let exercises = results.students.values().flat_map(|s| s.exercises.values());
+        let want: usize = exercises.map(|e| 1 + e.runs.len() + e.checks.len()).sum();
+        assert_eq!(listing.lines().count(), want);
+        // A kernel run and a run of the student's binary are told apart.
+        assert!(listing.contains("\tkernel\tpassed\t1 of 1\n"));
+        assert!(listing.contains("\thost\tpassed\t1 of 1\n"));
     }
 
     #[test]
