@@ -1,48 +1,34 @@
-//! cuda-course's grader, the library behind the `grader` command: what each
-//! exercise is ([`catalogue`]), where each student's exercises are
-//! ([`discovery`]), which files are taken ([`overlay`]), the scratch
-//! workspace and its build ([`workspace`], [`compile`]), the bundle a GPU
-//! node grades ([`bundle`]), each exercise's seeded runs and the grader's
-//! own recheck ([`plan`]), running one binary ([`runner`]) and judging its
-//! run ([`verdict`]), compute-sanitizer's checks ([`sanitizer`]), grading
-//! on the CPU emulator ([`emulate`], [`emulator_library`]), grading a
-//! bundle ([`grading`]), results.json
-//! ([`results`]), the reports ([`reports`]), and the grader's own test class
-//! of mutants ([`mutants`]); student code builds and runs in a [`sandbox`].
-//! At scale: a run over several GPUs ([`gpus`], [`pool`]), shards of a
-//! class ([`shard`]) joined by [`merge`], and Slurm job scripts ([`slurm`]).
+//! cuda-course's grader, the library behind the `grader` command. Its rooms
+//! follow the pipeline; each may use the rooms above it in this list and
+//! never one below (`tests/layers.rs` checks it):
+//!
+//! - [`atomic_file`]: a file written whole or not at all.
+//! - [`plan`]: what grading each exercise means: its seeded runs, the
+//!   grader's own recheck of their reports, the plans capped for the CPU
+//!   emulator.
+//! - [`discover`]: where the course and each student's exercises are, which
+//!   files are taken, each student's id, which students are graded.
+//! - [`confine`]: how student code starts: a child process with limits, in
+//!   the bubblewrap sandbox, on one GPU.
+//! - [`build`]: the bundle a GPU node grades: scratch workspaces, their
+//!   builds, the course's trusted host code, the emulator library, each
+//!   kernel's PTX inspected, digests.
+//! - [`record`]: results.json, what is rendered from it (grades.csv,
+//!   feedback, the terminal summary, LMS exports) and shards joined.
+//! - [`run`]: making runs: GPU or emulator, memory for the largest runs,
+//!   the driver-call trace, compute-sanitizer.
+//! - [`judge`]: what a run amounts to: its verdict, the emulator's findings.
+//! - [`grade`]: grading a bundle student by student, over GPUs or in
+//!   shards, rewriting results.json after each.
+//! - [`instructor`]: the grader's own test class, similarity, Slurm jobs.
 
-pub mod bundle;
-pub mod catalogue;
-pub mod compile;
-pub mod course;
-pub mod digest;
-pub mod discovery;
-pub mod emulate;
-pub mod emulator_library;
-pub mod export;
-pub mod gpus;
-pub mod grading;
-pub mod memory;
-pub mod merge;
-pub mod mutants;
-pub mod overlay;
+pub mod atomic_file;
+pub mod build;
+pub mod confine;
+pub mod discover;
+pub mod grade;
+pub mod instructor;
+pub mod judge;
 pub mod plan;
-pub mod pool;
-pub mod ptx_check;
-pub mod quote;
-pub mod reference;
-pub mod regrade;
-pub mod reports;
-pub mod results;
-pub mod runner;
-pub mod sandbox;
-pub mod sanitizer;
-pub mod shard;
-pub mod similarity;
-pub mod slurm;
-pub mod student_id;
-pub mod trace;
-pub mod traced;
-pub mod verdict;
-pub mod workspace;
+pub mod record;
+pub mod run;

@@ -8,13 +8,15 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use grader::bundle::{self, Progress, Request};
-use grader::grading::{self, Settings};
-use grader::results::Results;
-use grader::runner::Limits;
-use grader::sandbox::Isolation;
-use grader::{catalogue, regrade, reports};
+use grader::build::bundle::{self, Progress, Request};
+use grader::confine::runner::Limits;
+use grader::confine::sandbox::Isolation;
+use grader::grade::grading::{self, Settings};
+use grader::grade::regrade;
+use grader::record::reports;
+use grader::record::results::Results;
 use indicatif::{ProgressBar, ProgressStyle};
+use kernels::catalogue;
 
 /// Grade a class's CUDA exercises: build, run on the GPU, judge, report.
 #[derive(Parser, Debug)]
@@ -98,7 +100,7 @@ enum Command {
         #[arg(default_value = "grading", value_parser = absolute)]
         dir: PathBuf,
         #[arg(long, value_enum)]
-        lms: grader::export::Lms,
+        lms: grader::record::export::Lms,
         /// A CSV mapping student folders to the LMS's ids, names, emails and
         /// sections (see README's "Grading a class").
         #[arg(long, value_parser = absolute)]
@@ -195,12 +197,12 @@ struct Choose {
 struct Scale {
     /// Grade only the K-th of N slices of the class (students in sorted
     /// order, every N-th), for `grader merge`.
-    #[arg(long, value_name = "K/N", value_parser = grader::shard::parse)]
-    shard: Option<grader::shard::Shard>,
+    #[arg(long, value_name = "K/N", value_parser = grader::grade::shard::parse)]
+    shard: Option<grader::grade::shard::Shard>,
     /// Grade over these GPUs (as nvidia-smi numbers them, e.g. 0,1): one
     /// student at a time per GPU, each run seeing only its GPU.
-    #[arg(long, value_name = "LIST", value_parser = grader::gpus::parse)]
-    gpus: Option<grader::gpus::Indices>,
+    #[arg(long, value_name = "LIST", value_parser = grader::confine::gpus::parse)]
+    gpus: Option<grader::confine::gpus::Indices>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -212,7 +214,7 @@ struct SlurmArgs {
     #[arg(long, value_parser = absolute)]
     out: PathBuf,
     /// Tasks of the job array, one shard each, 1 to 10000.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=i64::from(grader::shard::MAX_SHARDS)))]
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=i64::from(grader::grade::shard::MAX_SHARDS)))]
     shards: u32,
     /// The Slurm partition [default: the cluster's].
     #[arg(long, value_parser = slurm_word)]
@@ -298,11 +300,11 @@ fn main() -> ExitCode {
     }
 }
 
-/// The course to build against (see grader::course), named on the first
+/// The course to build against (see grader::discover::checkout), named on the first
 /// line of the run so that nobody grades against the wrong checkout.
 fn course(given: Option<&Path>) -> Result<PathBuf, String> {
     let cwd = std::env::current_dir().map_err(|err| format!("the working folder: {err}"))?;
-    let found = grader::course::find(given, &cwd)?;
+    let found = grader::discover::checkout::find(given, &cwd)?;
     eprintln!("grader: course {} ({})", found.root.display(), found.how);
     Ok(found.root)
 }
@@ -361,11 +363,11 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
                             .to_owned(),
                     );
                 }
-                Some(indices) => grader::gpus::find(&indices.0)?,
+                Some(indices) => grader::confine::gpus::find(&indices.0)?,
                 None => vec![],
             };
             if let Some(shard) = scale.shard {
-                students = grader::shard::begin(
+                students = grader::grade::shard::begin(
                     &bundle,
                     &out,
                     shard,
@@ -425,13 +427,13 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
             let results = Results::load(&dir.join("results.json"))?;
             let roster = roster
                 .as_deref()
-                .map(grader::export::Roster::load)
+                .map(grader::record::export::Roster::load)
                 .transpose()?;
-            let exported = grader::export::export(&results, lms, roster.as_ref());
+            let exported = grader::record::export::export(&results, lms, roster.as_ref());
             for line in &exported.unmatched {
                 eprintln!("grader: {line}");
             }
-            grader::results::write_atomically(&to, exported.csv.as_bytes())
+            grader::atomic_file::write(&to, exported.csv.as_bytes())
                 .map_err(|err| format!("{}: {err}", to.display()))?;
             eprintln!("grader: wrote {}", to.display());
             Ok(ExitCode::SUCCESS)
@@ -465,22 +467,23 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
             seed,
         } => check(&exercise, path, &running, &safety, seed),
         Command::Mutants(MutantsCommand::Write { dir }) => {
-            grader::mutants::write_class(&course(None)?, &dir)?;
+            grader::instructor::mutants::write_class(&course(None)?, &dir)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Mutants(MutantsCommand::Listing { dir }) => {
             let results = Results::load(&dir.join("results.json"))?;
-            print!("{}", grader::mutants::listing(&results));
+            print!("{}", grader::instructor::mutants::listing(&results));
             Ok(ExitCode::SUCCESS)
         }
         Command::Mutants(MutantsCommand::Verify { dir }) => {
-            let broken = grader::mutants::verify(&Results::load(&dir.join("results.json"))?);
+            let broken =
+                grader::instructor::mutants::verify(&Results::load(&dir.join("results.json"))?);
             for line in &broken {
                 println!("broken: {line}");
             }
             println!(
                 "{} expectations, {} broken",
-                2 + grader::mutants::MUTANTS.len(),
+                2 + grader::instructor::mutants::MUTANTS.len(),
                 broken.len()
             );
             Ok(if broken.is_empty() {
@@ -567,7 +570,7 @@ fn build(
 /// Where the kernels run (true: the CPU emulator), said once, before any
 /// student is built or graded.
 fn device(running: &Running) -> Result<bool, String> {
-    let emulate = grader::emulate::choose(running.emulate, running.no_emulate)?;
+    let emulate = grader::run::device::choose(running.emulate, running.no_emulate)?;
     if emulate {
         eprintln!(
             "grader: {}: kernels run on the CPU emulator, at capped sizes; every report says so",
@@ -600,7 +603,7 @@ fn run(
     out: &Path,
     only: &[String],
     isolation: Isolation,
-    gpus: &[grader::gpus::Pin],
+    gpus: &[grader::confine::gpus::Pin],
     emulate: bool,
 ) -> Result<Results, String> {
     warn_if_unsandboxed(&isolation);
@@ -634,7 +637,7 @@ fn run(
     let results = if gpus.is_empty() {
         grading::run(bundle, out, &settings, progress)
     } else {
-        grader::pool::run(bundle, out, &settings, gpus, progress)
+        grader::grade::pool::run(bundle, out, &settings, gpus, progress)
     };
     bar.finish_and_clear();
     let results = results?;
@@ -654,10 +657,10 @@ fn merge(out: &Path, shards: &[PathBuf]) -> Result<ExitCode, String> {
         }
         loaded.push((dir.clone(), Results::load(&dir.join("results.json"))?));
     }
-    let merged = grader::merge::join(&loaded)?;
+    let merged = grader::record::merge::join(&loaded)?;
     let path = out.join("results.json");
     if path.exists() {
-        grader::merge::check_out(out, &Results::load(&path)?, &merged)?;
+        grader::record::merge::check_out(out, &Results::load(&path)?, &merged)?;
     }
     merged
         .save(&path)
@@ -675,7 +678,7 @@ fn merge(out: &Path, shards: &[PathBuf]) -> Result<ExitCode, String> {
 
 /// `grader slurm`: writes the job scripts, and submits them with --submit.
 fn slurm(args: &SlurmArgs) -> Result<ExitCode, String> {
-    use grader::slurm;
+    use grader::instructor::slurm;
     bundle::load(&args.bundle)?;
     let grader = match &args.grader {
         Some(path) => path.clone(),
@@ -699,7 +702,7 @@ fn slurm(args: &SlurmArgs) -> Result<ExitCode, String> {
         (slurm::MERGE, &scripts.merge),
         (slurm::SUBMIT, &scripts.submit),
     ] {
-        grader::results::write_atomically(&folder.join(name), text.as_bytes()).map_err(io)?;
+        grader::atomic_file::write(&folder.join(name), text.as_bytes()).map_err(io)?;
     }
     eprintln!(
         "grader: wrote {}, {} and {} in {}",
@@ -736,11 +739,14 @@ fn similarity(
     exercises: &[String],
     out: &Path,
 ) -> Result<(), String> {
-    let found = grader::similarity::compare(course, submissions, exercises)
+    let found = grader::instructor::similarity::compare(course, submissions, exercises)
         .map_err(|err| format!("{}: {err}", submissions.display()))?;
     let path = out.join("similarity.md");
-    grader::results::write_atomically(&path, grader::similarity::markdown(&found).as_bytes())
-        .map_err(|err| format!("{}: {err}", path.display()))?;
+    grader::atomic_file::write(
+        &path,
+        grader::instructor::similarity::markdown(&found).as_bytes(),
+    )
+    .map_err(|err| format!("{}: {err}", path.display()))?;
     eprintln!(
         "grader: {} pairs of identical code, listed in {} (for you, not a grade)",
         found.pairs(),

@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 
 use std::time::Duration;
 
-use grader::compile::{Builder, Built};
-use grader::overlay;
-use grader::sandbox::Isolation;
-use grader::workspace::Entry;
+use grader::build::compile::{Builder, Built};
+use grader::build::workspace::Entry;
+use grader::confine::sandbox::Isolation;
+use grader::discover::overlay;
 
 fn course() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

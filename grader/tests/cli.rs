@@ -1,6 +1,6 @@
 //! `grader` as an instructor meets it, on the grader's own test class: one
 //! student who submitted every solution, one every stub, and one per mutant
-//! or correct variant (grader::mutants). Built here without a GPU; run with
+//! or correct variant (grader::instructor::mutants). Built here without a GPU; run with
 //! the GPU hidden, every run must end in a verdict, never a grader error.
 
 use std::fs;
@@ -55,7 +55,7 @@ fn run_hiding_the_gpu(bundle: &Path, out: &Path, flags: &[&str]) -> Command {
 fn hiding_the_gpu(command: &mut Command) -> &mut Command {
     command
         .env("CUDA_VISIBLE_DEVICES", "")
-        .env(grader::emulate::NVIDIA_SMI_ENV, GPU_LISTED)
+        .env(grader::run::device::NVIDIA_SMI_ENV, GPU_LISTED)
 }
 
 /// An nvidia-smi that lists a GPU.
@@ -74,7 +74,7 @@ fn a_class_is_built_without_a_gpu_and_graded_without_a_grader_error() {
     let manifest: Value =
         serde_json::from_str(&fs::read_to_string(bundle.join("bundle.json")).unwrap()).unwrap();
     let items = manifest["items"].as_array().unwrap();
-    let mutants = grader::mutants::MUTANTS.len();
+    let mutants = grader::instructor::mutants::MUTANTS.len();
     assert_eq!(items.len(), (2 + mutants) * 8);
     for item in items {
         let student = item["student"].as_str().unwrap();
@@ -91,7 +91,7 @@ fn a_class_is_built_without_a_gpu_and_graded_without_a_grader_error() {
             "{item}"
         );
         // Every solution's kernel shows what its exercise is about, and no
-        // stub's; the mutants' expectations are grader::mutants::verify's.
+        // stub's; the mutants' expectations are grader::instructor::mutants::verify's.
         match student {
             "solutions" => assert!(missing.is_empty(), "{item}"),
             "stubs" => assert!(!missing.is_empty(), "{item}"),
@@ -498,7 +498,7 @@ fn no_emulate_without_a_gpu_stops_before_building_or_grading_anyone() {
     grader()
         .args(["run", "/no/such/bundle", "--no-emulate", "--out"])
         .arg(dir.path().join("out"))
-        .env(grader::emulate::NVIDIA_SMI_ENV, "/no/such/nvidia-smi")
+        .env(grader::run::device::NVIDIA_SMI_ENV, "/no/such/nvidia-smi")
         .assert()
         .code(2)
         .stderr(predicate::str::contains(said).and(predicate::str::contains("drop --no-emulate")));
@@ -506,7 +506,7 @@ fn no_emulate_without_a_gpu_stops_before_building_or_grading_anyone() {
     grader()
         .args(["grade", "/no/such/submissions", "--no-emulate", "--out"])
         .arg(dir.path().join("out"))
-        .env(grader::emulate::NVIDIA_SMI_ENV, "/no/such/nvidia-smi")
+        .env(grader::run::device::NVIDIA_SMI_ENV, "/no/such/nvidia-smi")
         .assert()
         .code(2)
         .stderr(predicate::str::contains(said));

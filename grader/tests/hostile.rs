@@ -218,7 +218,7 @@ fn grade(submissions: &Path, out: &Path) -> (Value, String) {
         .arg(Path::new(env!("CARGO_TARGET_TMPDIR")).join("grader-deps"))
         .env("GRADER_TEST_SECRET", SECRET)
         .env("CUDA_VISIBLE_DEVICES", "")
-        .env(grader::emulate::NVIDIA_SMI_ENV, GPU_LISTED)
+        .env(grader::run::device::NVIDIA_SMI_ENV, GPU_LISTED)
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
@@ -409,7 +409,7 @@ fn every_attack_fails_and_the_honest_students_do_not_notice() {
         .arg(&alone_out)
         .arg("--resume")
         .env("CUDA_VISIBLE_DEVICES", "")
-        .env(grader::emulate::NVIDIA_SMI_ENV, GPU_LISTED)
+        .env(grader::run::device::NVIDIA_SMI_ENV, GPU_LISTED)
         .output()
         .unwrap();
     let said = String::from_utf8_lossy(&resumed.stderr);
@@ -438,7 +438,7 @@ fn every_attack_fails_and_the_honest_students_do_not_notice() {
             .args(flags)
             .env("GRADER_BWRAP", bwrap)
             .env("CUDA_VISIBLE_DEVICES", "")
-            .env(grader::emulate::NVIDIA_SMI_ENV, GPU_LISTED)
+            .env(grader::run::device::NVIDIA_SMI_ENV, GPU_LISTED)
             .output()
             .unwrap()
     };

@@ -81,7 +81,7 @@ fn a_four_student_class_graded_exported_and_regraded_from_another_folder() {
         .args(["--exercise", "vecadd-anyN", "--exercise", "dot-sm"])
         .args(["--target-dir", "../grader-cli"])
         .env("CUDA_VISIBLE_DEVICES", "")
-        .env(grader::emulate::NVIDIA_SMI_ENV, GPU_LISTED)
+        .env(grader::run::device::NVIDIA_SMI_ENV, GPU_LISTED)
         .assert()
         .success();
     let said = String::from_utf8_lossy(&graded.get_output().stderr).into_owned();
@@ -195,7 +195,7 @@ fn a_four_student_class_graded_exported_and_regraded_from_another_folder() {
             .args(["--exercise", "vecadd-anyN", "--exercise", "dot-sm"])
             .args(["--target-dir", "../grader-cli"])
             .env("CUDA_VISIBLE_DEVICES", "")
-            .env(grader::emulate::NVIDIA_SMI_ENV, GPU_LISTED);
+            .env(grader::run::device::NVIDIA_SMI_ENV, GPU_LISTED);
         command
     };
     let regraded = regrade().args(["--student", "cy"]).assert().success();
@@ -354,7 +354,7 @@ fn awkward_folder_names_are_graded_apart_under_safe_ids() {
         .arg("--target-dir")
         .arg(Path::new(env!("CARGO_TARGET_TMPDIR")).join("grader-cli"))
         .env("CUDA_VISIBLE_DEVICES", "")
-        .env(grader::emulate::NVIDIA_SMI_ENV, GPU_LISTED)
+        .env(grader::run::device::NVIDIA_SMI_ENV, GPU_LISTED)
         .assert()
         .success();
     let said = String::from_utf8_lossy(&graded.get_output().stderr).into_owned();
@@ -372,7 +372,7 @@ fn awkward_folder_names_are_graded_apart_under_safe_ids() {
     let ids: Vec<&String> = results["students"].as_object().unwrap().keys().collect();
     assert_eq!(ids.len(), 6, "{ids:?}");
     for id in &ids {
-        assert!(grader::student_id::is_safe(id), "{id}");
+        assert!(grader::discover::student_id::is_safe(id), "{id}");
         // Every one built and earned the PTX point.
         assert_eq!(
             results["students"][id]["exercises"]["vecadd-anyN"]["points"], 1,

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use assert_cmd::Command;
-use grader::results::Results;
+use grader::record::results::Results;
 use predicates::prelude::*;
 
 const STUDENTS: [&str; 5] = [
@@ -69,7 +69,7 @@ fn run(out: &Path, flags: &[&str]) -> Command {
         .args(["--timeout", "30"])
         .args(flags)
         .env("CUDA_VISIBLE_DEVICES", "")
-        .env(grader::emulate::NVIDIA_SMI_ENV, gpu_listed());
+        .env(grader::run::device::NVIDIA_SMI_ENV, gpu_listed());
     run
 }
 
@@ -291,7 +291,7 @@ fn gpus_on_the_emulator_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let mut run = run(&dir.path().join("out"), &["--gpus", "0"]);
     // No nvidia-smi lists a GPU: the runs would be the emulator's.
-    run.env(grader::emulate::NVIDIA_SMI_ENV, "/no/such/nvidia-smi")
+    run.env(grader::run::device::NVIDIA_SMI_ENV, "/no/such/nvidia-smi")
         .assert()
         .code(2)
         .stderr(one_line_error("--gpus spreads runs over NVIDIA GPUs"));

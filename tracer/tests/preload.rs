@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use grader::trace::{self, Trace};
+use grader::run::trace::{self, Trace};
 
 /// A driver that does nothing but hand out handles and fill copies back
 /// with 7s; a launch with an empty grid fails with error 1.

@@ -1,0 +1,304 @@
+//! `grader build`: everything a GPU node needs to grade a class, made on a
+//! build node. Discovers the submissions, lays each student's files over
+//! the course's crates, builds them all, inspects each kernel's PTX, and
+//! writes `BUNDLE/bin/<package>`, the CPU emulator's library
+//! (`BUNDLE/emulator/libcuda.so.1`) and `BUNDLE/bundle.json`: the seed, and per
+//! student and exercise its binary or build errors, refusals and missing
+//! PTX features, and the course's trusted host code with each student's
+//! PTX (see `reference`). A GPU node then needs no cargo, no course and no
+//! network.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::build::compile::{Builder, Built};
+use crate::build::digest;
+use crate::build::emulator_library::{self, Library};
+use crate::build::ptx_check;
+use crate::build::reference::{self, Kept, PTX_DIR, Reference};
+use crate::discover::discovery::discover;
+use crate::discover::overlay;
+use kernels::catalogue::{self, EXERCISES};
+
+use crate::atomic_file;
+use crate::build::workspace::Entry;
+use crate::confine::sandbox::Isolation;
+
+/// 2: the reference binaries and each item's PTX.
+pub const BUNDLE_SCHEMA: u32 = 2;
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Bundle {
+    pub schema_version: u32,
+    pub seed: u64,
+    /// The course's solution binary per exercise: the host code a
+    /// student's kernel runs in for its kernel points.
+    pub reference: BTreeMap<String, Reference>,
+    /// The tracer library preloaded into every run of a student's binary
+    /// (its driver-call trace is the evidence that it used the GPU).
+    pub tracer: Option<Kept>,
+    pub items: Vec<Item>,
+    /// The CPU emulator's library, for `grader run --emulate`; None when
+    /// it could not be built (the reason was said then).
+    #[serde(default)]
+    pub emulator: Option<Library>,
+}
+
+/// One student's one exercise.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Item {
+    pub student: String,
+    pub exercise: String,
+    /// Problems with the student's submission as a whole.
+    pub problems: Vec<String>,
+    /// Why nothing was built, when nothing was: not found, or ambiguous.
+    pub absent: Option<String>,
+    pub refused: Vec<String>,
+    pub build_errors: Option<String>,
+    /// The binary, relative to the bundle.
+    pub binary: Option<PathBuf>,
+    /// The binary's sha256, as built: a run checks it first.
+    #[serde(default)]
+    pub digest: Option<String>,
+    pub ptx_missing: Vec<String>,
+    /// The kernel's PTX as the student's build made it, copied out of
+    /// their build folder: what the reference binary runs.
+    pub ptx: Option<Kept>,
+}
+
+/// What to build.
+pub struct Request<'a> {
+    /// The course checkout (its root Cargo.toml's folder).
+    pub course: &'a Path,
+    pub submissions: &'a Path,
+    pub bundle: &'a Path,
+    /// Exercises to grade; all when empty.
+    pub exercises: &'a [String],
+    /// Student ids to build; all when empty (see `regrade`).
+    pub students: &'a [String],
+    pub seed: u64,
+    pub jobs: Option<usize>,
+    /// Where the dependencies are built [default: BUNDLE/.build]; keep it
+    /// between batches and classes so they compile once. Each student's
+    /// own build folder is in BUNDLE/.build/students.
+    pub target: Option<&'a Path>,
+    pub isolation: &'a Isolation,
+    /// How long one student's build may take.
+    pub build_timeout: Duration,
+    /// Told when each student's build starts.
+    pub progress: &'a dyn Fn(&Progress),
+}
+
+/// How far a build is.
+pub enum Progress<'a> {
+    /// Compiling the dependencies (once per class; minutes when cold).
+    Preparing,
+    Building {
+        student: &'a str,
+        done: usize,
+        total: usize,
+    },
+    Done,
+}
+
+/// Builds the bundle; returns it as written to BUNDLE/bundle.json.
+pub fn build(request: &Request) -> Result<Bundle, String> {
+    let io = |what: &str| {
+        let what = what.to_owned();
+        move |err: std::io::Error| format!("{what}: {err}")
+    };
+    let chosen: Vec<&str> = EXERCISES
+        .iter()
+        .map(|e| e.name)
+        .filter(|name| request.exercises.is_empty() || request.exercises.iter().any(|e| e == name))
+        .collect();
+    let submissions =
+        discover(request.submissions).map_err(io(&request.submissions.display().to_string()))?;
+    let submissions = crate::discover::selection::only(submissions, request.students)?;
+
+    let mut items = Vec::new();
+    let mut taken = Vec::new();
+    for submission in &submissions {
+        let problems: Vec<String> = submission.problems.iter().map(|p| p.to_string()).collect();
+        for &exercise in &chosen {
+            let ambiguous = problems
+                .iter()
+                .any(|p| p.starts_with(&format!("{exercise} was found in")));
+            let (files, refused, absent) = match submission.exercises.get(exercise) {
+                Some(folder) => {
+                    let (files, refused) = overlay::select(folder);
+                    let refused: Vec<String> = refused.iter().map(|r| r.to_string()).collect();
+                    (files, refused, None)
+                }
+                None if ambiguous => (
+                    vec![],
+                    vec![],
+                    Some("two copies were found; see the problems".to_owned()),
+                ),
+                None => (
+                    vec![],
+                    vec![],
+                    Some(format!("no {exercise} folder with a src/ was found")),
+                ),
+            };
+            taken.push(files);
+            items.push(Item {
+                student: submission.student.clone(),
+                exercise: exercise.to_owned(),
+                problems: problems.clone(),
+                absent,
+                refused,
+                build_errors: None,
+                binary: None,
+                digest: None,
+                ptx_missing: vec![],
+                ptx: None,
+            });
+        }
+    }
+
+    let root = request
+        .target
+        .map_or_else(|| request.bundle.join(".build"), Path::to_owned);
+    let students = request.bundle.join(".build").join("students");
+    let builder = Builder {
+        isolation: request.isolation,
+        course: request
+            .course
+            .canonicalize()
+            .map_err(io(&request.course.display().to_string()))?,
+        root: &root,
+        jobs: request.jobs,
+        timeout: request.build_timeout,
+    };
+    let bin = request.bundle.join("bin");
+    fs::create_dir_all(&bin).map_err(io("creating the bundle"))?;
+    let mut by_student: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, item) in items.iter().enumerate() {
+        if item.absent.is_none() {
+            by_student.entry(&item.student).or_default().push(i);
+        }
+    }
+    let mut reference = BTreeMap::new();
+    let mut tracer = None;
+    if !by_student.is_empty() {
+        (request.progress)(&Progress::Preparing);
+        builder.prepare()?;
+        // In the bundle's own build folder, like the students': the
+        // dependencies' folder is shared by graders running at once.
+        let own = request.bundle.join(".build");
+        reference = reference::build(&builder, request.course, &chosen, &own, request.bundle)?;
+        tracer = Some(reference::build_tracer(
+            request.course,
+            &root,
+            request.bundle,
+        )?);
+    }
+    // Each student's build folder and binaries are named by their id,
+    // which student_id made unique and safe as a file name.
+    let mut built_students = BTreeSet::new();
+    let mut binaries = BTreeSet::new();
+    let total = by_student.len();
+    let mut built_by_item: Vec<(usize, Built)> = Vec::new();
+    for (done, (student, indices)) in by_student.into_iter().enumerate() {
+        (request.progress)(&Progress::Building {
+            student,
+            done,
+            total,
+        });
+        built_students.insert(student.to_owned());
+        let entries: Vec<Entry> = indices
+            .iter()
+            .map(|&i| Entry {
+                student,
+                exercise: &items[i].exercise,
+                taken: &taken[i],
+            })
+            .collect();
+        let built = builder.build_student(&students.join(student), &entries)?;
+        built_by_item.extend(indices.iter().copied().zip(built));
+    }
+    (request.progress)(&Progress::Done);
+    // Regrading some students (`--student`) keeps everyone else's build
+    // folders and binaries: the earlier bundle's items still name them.
+    let sweep = request.students.is_empty();
+    // Build folders of students no longer in the submissions go.
+    for entry in fs::read_dir(&students).into_iter().flatten().flatten() {
+        if sweep && !built_students.contains(&*entry.file_name().to_string_lossy()) {
+            fs::remove_dir_all(entry.path()).map_err(io("removing a stale build folder"))?;
+        }
+    }
+    let mut kept_ptx = BTreeSet::new();
+    for (i, result) in built_by_item {
+        let item = &mut items[i];
+        item.build_errors = result.errors.clone();
+        if let Some(binary) = &result.binary {
+            let name = format!("{}--{}", item.exercise, item.student);
+            let relative = Path::new("bin").join(&name);
+            let copy = request.bundle.join(&relative);
+            // A fresh file, never written through an existing one.
+            let _ = fs::remove_file(&copy);
+            fs::copy(binary, &copy).map_err(io("copying a binary"))?;
+            item.digest = Some(digest::file(&copy).map_err(io("reading a binary"))?);
+            binaries.insert(name);
+            item.binary = Some(relative);
+        }
+        if let Some(ptx) = &result.ptx {
+            let name = format!("{}--{}.ptx", item.exercise, item.student);
+            item.ptx = Some(reference::keep(ptx, request.bundle, PTX_DIR, &name)?);
+            kept_ptx.insert(name);
+        }
+        let exercise = catalogue::find(&item.exercise).expect("chosen from the catalogue");
+        item.ptx_missing = match result.ptx.as_ref().and_then(|p| fs::read_to_string(p).ok()) {
+            Some(ptx) => ptx_check::missing(exercise, &ptx),
+            None if result.binary.is_some() => vec!["no PTX was found for the kernel".into()],
+            None => vec![],
+        };
+    }
+    // Binaries of students no longer in the submissions go.
+    for entry in fs::read_dir(&bin).map_err(io("reading the bundle"))? {
+        let entry = entry.map_err(io("reading the bundle"))?;
+        if sweep && !binaries.contains(&*entry.file_name().to_string_lossy()) {
+            fs::remove_file(entry.path()).map_err(io("removing a stale binary"))?;
+        }
+    }
+    if sweep {
+        reference::sweep(request.bundle, PTX_DIR, &kept_ptx)?;
+    }
+    // Every bundle can be graded on the CPU emulator too; a course
+    // without one still grades on a GPU.
+    let emulator = emulator_library::build(request.course, &root, request.bundle)
+        .inspect_err(|why| eprintln!("grader: warning: {why}; only a GPU can grade this bundle"))
+        .ok();
+    let bundle = Bundle {
+        schema_version: BUNDLE_SCHEMA,
+        seed: request.seed,
+        reference,
+        tracer,
+        items,
+        emulator,
+    };
+    let text = serde_json::to_string_pretty(&bundle).map_err(|err| err.to_string())?;
+    atomic_file::write(&request.bundle.join("bundle.json"), text.as_bytes())
+        .map_err(io("writing bundle.json"))?;
+    Ok(bundle)
+}
+
+/// Reads BUNDLE/bundle.json.
+pub fn load(bundle: &Path) -> Result<Bundle, String> {
+    let path = bundle.join("bundle.json");
+    let text = fs::read_to_string(&path).map_err(|err| format!("{}: {err}", path.display()))?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|err| format!("{}: {err}", path.display()))?;
+    if value["schema_version"].as_u64() != Some(u64::from(BUNDLE_SCHEMA)) {
+        return Err(format!(
+            "{} is not a bundle this grader reads",
+            path.display()
+        ));
+    }
+    serde_json::from_value(value).map_err(|err| format!("{}: {err}", path.display()))
+}

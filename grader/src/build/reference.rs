@@ -1,0 +1,219 @@
+//! The course's trusted host code in a bundle: the solution binaries, built
+//! once per class, and each student's PTX kept beside them. A kernel's
+//! points come from running the student's PTX through the solution binary
+//! (which loads the file `kernels::KERNEL_PTX_ENV` names instead of its
+//! own), so host code the student wrote cannot earn them.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::build::compile::Builder;
+use crate::build::digest;
+use crate::build::workspace::Entry;
+use crate::confine::runner::{self, Ended, Limits};
+use crate::discover::overlay;
+
+/// Where the bundle keeps the solution binaries.
+pub const REFERENCE_DIR: &str = "reference";
+/// Where the bundle keeps each student's PTX.
+pub const PTX_DIR: &str = "ptx";
+
+/// A file the bundle holds and the sha256 it was written with: a run
+/// checks it first, so a file changed since is refused.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Kept {
+    /// Relative to the bundle.
+    pub path: PathBuf,
+    pub digest: String,
+}
+
+impl Kept {
+    /// The file's path, when it is still what was written; else why not.
+    pub fn check(&self, bundle: &Path) -> Result<PathBuf, String> {
+        let path = bundle.join(&self.path);
+        let found = digest::file(&path).ok();
+        if found.as_deref() == Some(self.digest.as_str()) {
+            return Ok(path);
+        }
+        Err(format!(
+            "{} is not the file that was built (sha256 {} expected, {} found)",
+            self.path.display(),
+            self.digest,
+            found.as_deref().unwrap_or("unreadable"),
+        ))
+    }
+}
+
+/// One exercise's trusted host code: the solution's binary, and the PTX it
+/// embeds (kept to compare a student's kernels' signatures with).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Reference {
+    pub binary: Kept,
+    pub ptx: Kept,
+}
+
+/// Copies `from` to `bundle/folder/name` (a fresh, read-only file, never
+/// written through an existing one) and returns it with its digest.
+pub fn keep(from: &Path, bundle: &Path, folder: &str, name: &str) -> Result<Kept, String> {
+    let io = |what: &'static str| move |err: std::io::Error| format!("{what} {name}: {err}");
+    let dir = bundle.join(folder);
+    fs::create_dir_all(&dir).map_err(io("creating the folder for"))?;
+    let copy = dir.join(name);
+    if copy.exists() {
+        // Kept read-only: made writable only to be replaced.
+        let _ = fs::set_permissions(&copy, fs::Permissions::from_mode(0o644));
+        let _ = fs::remove_file(&copy);
+    }
+    fs::copy(from, &copy).map_err(io("copying"))?;
+    let executable = fs::metadata(from).is_ok_and(|m| m.permissions().mode() & 0o111 != 0);
+    let mode = if executable { 0o555 } else { 0o444 };
+    fs::set_permissions(&copy, fs::Permissions::from_mode(mode)).map_err(io("protecting"))?;
+    Ok(Kept {
+        path: Path::new(folder).join(name),
+        digest: digest::file(&copy).map_err(io("reading"))?,
+    })
+}
+
+/// Removes the files in `bundle/folder` that `wanted` does not name.
+pub fn sweep(bundle: &Path, folder: &str, wanted: &BTreeSet<String>) -> Result<(), String> {
+    for entry in fs::read_dir(bundle.join(folder)).into_iter().flatten() {
+        let entry = entry.map_err(|err| format!("reading the bundle: {err}"))?;
+        if !wanted.contains(&*entry.file_name().to_string_lossy()) {
+            let _ = fs::set_permissions(entry.path(), fs::Permissions::from_mode(0o644));
+            fs::remove_file(entry.path())
+                .map_err(|err| format!("removing a stale file from the bundle: {err}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// Builds the course's solutions of `chosen` (the course's own files,
+/// never a student's) like one more student, in `root/reference` (a
+/// folder no other grader builds in at the same time), and
+/// keeps each binary as `bundle/reference/<exercise>`.
+pub fn build(
+    builder: &Builder,
+    course: &Path,
+    chosen: &[&str],
+    root: &Path,
+    bundle: &Path,
+) -> Result<BTreeMap<String, Reference>, String> {
+    let taken: Vec<Vec<overlay::Taken>> = chosen
+        .iter()
+        .map(|e| overlay::select(&course.join("solutions").join(e)).0)
+        .collect();
+    let entries: Vec<Entry> = chosen
+        .iter()
+        .zip(&taken)
+        .map(|(exercise, taken)| Entry {
+            student: "reference",
+            exercise,
+            taken,
+        })
+        .collect();
+    let built = builder.build_student(&root.join(REFERENCE_DIR), &entries)?;
+    let mut reference = BTreeMap::new();
+    for result in built {
+        let (Some(binary), Some(ptx)) = (&result.binary, &result.ptx) else {
+            return Err(format!(
+                "the course's solution of {} did not build: {}",
+                result.package,
+                result
+                    .errors
+                    .as_deref()
+                    .unwrap_or("no binary or PTX")
+                    .trim()
+            ));
+        };
+        let binary = keep(binary, bundle, REFERENCE_DIR, &result.package)?;
+        let ptx = keep(
+            ptx,
+            bundle,
+            REFERENCE_DIR,
+            &format!("{}.ptx", result.package),
+        )?;
+        reference.insert(result.package, Reference { binary, ptx });
+    }
+    Ok(reference)
+}
+
+/// The tracer library's file name, as cargo builds it and the bundle keeps it.
+pub const TRACER: &str = "libcuda_course_trace.so";
+
+/// Builds the course's tracer (`tracer/`, trusted: the course's own code)
+/// in `root/tracer` (cargo locks it against other graders) and keeps it as `bundle/reference/libcuda_course_trace.so`,
+/// preloaded into every run of a student's binary.
+pub fn build_tracer(course: &Path, root: &Path, bundle: &Path) -> Result<Kept, String> {
+    let target = root.join("tracer");
+    let mut command = crate::build::compile::course_cargo(course, &target)?;
+    command.args(["build", "--release", "--offline", "--quiet", "-p", "tracer"]);
+    let outcome = runner::run_command(
+        command,
+        Limits {
+            // Trusted; cold, it compiles libc too.
+            timeout: Duration::from_secs(1800),
+            max_output: 1 << 20,
+        },
+    );
+    if outcome.ended != Ended::Exited(0) {
+        return Err(format!(
+            "building the course's tracer failed ({:?}): {}",
+            outcome.ended,
+            outcome.stderr.trim()
+        ));
+    }
+    keep(
+        &target.join("release").join(TRACER),
+        bundle,
+        REFERENCE_DIR,
+        TRACER,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_file_is_read_only_and_refused_once_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("kernel.ptx");
+        fs::write(&source, ".entry vecadd()\n{\n}\n").unwrap();
+        let bundle = dir.path().join("bundle");
+        let kept = keep(&source, &bundle, PTX_DIR, "vecadd-anyN--ann.ptx").unwrap();
+        assert_eq!(kept.path, Path::new("ptx/vecadd-anyN--ann.ptx"));
+        let path = kept.check(&bundle).unwrap();
+        assert!(fs::metadata(&path).unwrap().permissions().readonly());
+        // Kept again over itself: replaced, not refused.
+        let again = keep(&source, &bundle, PTX_DIR, "vecadd-anyN--ann.ptx").unwrap();
+        assert_eq!(again, kept);
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
+        fs::write(&path, ".entry vecadd()\n{\nret;\n}\n").unwrap();
+        let refused = kept.check(&bundle).unwrap_err();
+        assert!(
+            refused.contains("is not the file that was built"),
+            "{refused}"
+        );
+    }
+
+    #[test]
+    fn sweeping_keeps_only_what_is_wanted() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["a.ptx", "b.ptx"] {
+            let source = dir.path().join(name);
+            fs::write(&source, name).unwrap();
+            keep(&source, dir.path(), PTX_DIR, name).unwrap();
+        }
+        sweep(dir.path(), PTX_DIR, &BTreeSet::from(["b.ptx".to_owned()])).unwrap();
+        let left: Vec<_> = fs::read_dir(dir.path().join(PTX_DIR))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, ["b.ptx"]);
+    }
+}

@@ -1,0 +1,818 @@
+//! Where student code builds and runs: a bubblewrap sandbox per build and
+//! per run. No network, a PID namespace (nothing outlives it), an empty
+//! environment but for what the job needs, and a minimal root: the system
+//! read-only, a private `/tmp`, and nothing of the instructor's home, the
+//! course's solutions, other submissions or the grader's output. Student
+//! code runs as an unprivileged uid, also when the grader is root.
+//! `--no-sandbox` (and only that) gives [`Isolation::Unsandboxed`].
+
+use std::ffi::OsString;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::confine::gpus::Pin;
+use crate::confine::runner::Ended;
+
+/// The uid and gid student code runs as when the grader is root: nobody.
+pub const NOBODY: u32 = 65534;
+/// Where a run finds its binary inside the sandbox.
+pub const RUN_DIR: &str = "/grader";
+/// Processes and threads a run or a build may have at once (as nobody):
+/// enough for CUDA's threads and a parallel build, not for a fork bomb.
+const MAX_PROCESSES: libc::rlim_t = 1024;
+/// The largest file a run may write (in its private /tmp).
+const MAX_RUN_FILE: libc::rlim_t = 64 << 20;
+/// The address space of a build (rustc, nvcc): a memory cap where the
+/// machine has no cgroup v2 to give a real one. Never used for runs: CUDA
+/// reserves a large host range.
+const MAX_BUILD_MEMORY: libc::rlim_t = 8 << 30;
+/// The size of a sandbox's private /tmp and /dev/shm (each a tmpfs, in
+/// memory); the root around the mounts is read-only.
+const TMP_BYTES: &str = "1073741824";
+/// The environment variable naming the bwrap binary to use.
+pub const BWRAP_ENV: &str = "GRADER_BWRAP";
+/// Device nodes a CUDA run needs, when the machine has them (without
+/// nvidia-uvm CUDA fails to start).
+const GPU_NODES: [&str; 3] = ["/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools"];
+
+/// Whether student code is sandboxed.
+#[derive(Clone, Debug)]
+pub enum Isolation {
+    Sandboxed(Sandbox),
+    /// `--no-sandbox`: student code has the grader's rights; every report
+    /// says so.
+    Unsandboxed,
+}
+
+/// What a run is given beyond its binary and arguments
+/// ([`Isolation::run_command_with`]).
+#[derive(Default)]
+pub struct Extras<'a> {
+    /// `(variable, file)`: files the run sees read-only, each named by its
+    /// variable (the student's PTX for the reference binary, the tracer).
+    pub files: &'a [(&'a str, &'a Path)],
+    /// A descriptor the run inherits at its own number, named by the
+    /// variable (the trace's pipe).
+    pub descriptor: Option<(&'a str, OwnedFd)>,
+    /// The CPU emulator's `libcuda.so.1`, in place of the system's driver.
+    pub driver: Option<&'a Path>,
+}
+
+/// A working bubblewrap and how it is started, for runs and for builds.
+#[derive(Clone, Debug)]
+pub struct Sandbox {
+    bwrap: PathBuf,
+    /// Runs execute student code: as nobody wherever the machine allows.
+    run_mode: Mode,
+    /// Builds execute only the course's code (build scripts, rustc, nvcc)
+    /// over student files: as root the folders they need may be the
+    /// instructor's (a toolchain under /root), so bwrap starts as root and
+    /// maps nobody inside, without capabilities.
+    build_mode: Mode,
+    /// With `--gpus`: the one GPU runs see; all of the machine's when `None`.
+    gpu: Option<Pin>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// The grader is root: bwrap is started as nobody, so what runs inside
+    /// is nobody outside too.
+    DropToNobody,
+    /// The grader is root and unprivileged user namespaces are refused
+    /// (e.g. AppArmor): bwrap runs as root and maps nobody inside; outside
+    /// it is root without capabilities.
+    MappedRoot,
+    /// The grader is not root: what runs inside is the grader's user.
+    AsCaller,
+}
+
+/// What a build sees: the host folders bound into the sandbox.
+pub struct BuildMounts<'a> {
+    /// The course checkout: its root Cargo.toml and `kernels` crate are
+    /// bound read-only at [`COURSE_DIR`].
+    pub course: &'a Path,
+    /// The rust toolchain's sysroot, read-only at [`TOOLCHAIN_DIR`].
+    pub sysroot: &'a Path,
+    /// Cargo's registry (downloaded crates), read-only under [`CARGO_HOME_DIR`].
+    pub registry: &'a Path,
+    /// The workspace, writable at [`WORKSPACE_DIR`].
+    pub workspace: &'a Path,
+    /// The target folder, writable at [`TARGET_DIR`].
+    pub target: &'a Path,
+    /// Variables passed through when the grader has them (CUDA_PATH, ...).
+    pub env: &'a [(String, OsString)],
+}
+
+/// The soname the exercise binaries load the CUDA driver by; the CPU
+/// emulator's library is bound under it.
+pub const DRIVER_LIBRARY: &str = "libcuda.so.1";
+
+pub const COURSE_DIR: &str = "/course";
+pub const TOOLCHAIN_DIR: &str = "/toolchain";
+pub const CARGO_HOME_DIR: &str = "/cargo";
+pub const WORKSPACE_DIR: &str = "/build/workspace";
+pub const TARGET_DIR: &str = "/build/target";
+
+impl Isolation {
+    /// The sandbox, or why there is none: `no_sandbox` is the instructor's
+    /// explicit choice to go without.
+    pub fn choose(no_sandbox: bool) -> Result<Isolation, String> {
+        if no_sandbox {
+            return Ok(Isolation::Unsandboxed);
+        }
+        Sandbox::find().map(Isolation::Sandboxed).map_err(|why| {
+            format!(
+                "{why}; the grader builds and runs student code only in a bubblewrap sandbox: \
+                 install bubblewrap (apt-get install bubblewrap) or name its binary in \
+                 ${BWRAP_ENV}, or pass --no-sandbox to give student code your rights"
+            )
+        })
+    }
+
+    /// The GPU runs are pinned to (`--gpus`), if any.
+    pub fn gpu(&self) -> Option<&Pin> {
+        match self {
+            Isolation::Sandboxed(sandbox) => sandbox.gpu.as_ref(),
+            Isolation::Unsandboxed => None,
+        }
+    }
+
+    /// The same confinement with runs on `gpu` only; `None` without the
+    /// sandbox, which cannot hide the other GPUs.
+    pub fn on_gpu(&self, gpu: &Pin) -> Option<Isolation> {
+        match self {
+            Isolation::Sandboxed(sandbox) => Some(Isolation::Sandboxed(Sandbox {
+                gpu: Some(gpu.clone()),
+                ..sandbox.clone()
+            })),
+            Isolation::Unsandboxed => None,
+        }
+    }
+
+    /// How runs are confined, as results.json records it: `None` without
+    /// the sandbox.
+    pub fn description(&self) -> Option<String> {
+        match self {
+            Isolation::Sandboxed(sandbox) => Some(sandbox.description().to_owned()),
+            Isolation::Unsandboxed => None,
+        }
+    }
+
+    pub fn is_sandboxed(&self) -> bool {
+        matches!(self, Isolation::Sandboxed(_))
+    }
+
+    /// The command that runs `binary` with `args`, through `wrapper`
+    /// (compute-sanitizer and its arguments) when given.
+    pub fn run_command(&self, binary: &Path, args: &[&str], wrapper: &[&str]) -> Command {
+        self.run_command_with(binary, args, wrapper, Extras::default())
+    }
+
+    /// [`run_command`](Self::run_command), with what `extras` adds: files
+    /// the run sees read-only, each named by a variable (how the course's
+    /// reference binary finds a student's PTX, and how the tracer is
+    /// preloaded); a descriptor inherited at its own number, which its
+    /// variable names (the trace's pipe; the command holds it until it is
+    /// dropped); and the CPU emulator's `libcuda.so.1`, loaded in place of
+    /// the system's driver, first on the library path.
+    pub fn run_command_with(
+        &self,
+        binary: &Path,
+        args: &[&str],
+        wrapper: &[&str],
+        extras: Extras,
+    ) -> Command {
+        match self {
+            Isolation::Unsandboxed => {
+                let mut command;
+                if let Some((program, rest)) = wrapper.split_first() {
+                    command = Command::new(program);
+                    command.args(rest).arg(binary);
+                } else {
+                    command = Command::new(binary);
+                }
+                command.args(args);
+                let Extras {
+                    files,
+                    descriptor,
+                    driver,
+                } = extras;
+                for (name, file) in files {
+                    command.env(name, file);
+                }
+                if let Some((name, fd)) = descriptor {
+                    command.env(name, fd.as_raw_fd().to_string());
+                    // SAFETY: fcntl on a descriptor the closure owns, in
+                    // the child between fork and exec (async-signal-safe).
+                    unsafe {
+                        command.pre_exec(move || {
+                            if libc::fcntl(fd.as_raw_fd(), libc::F_SETFD, 0) != 0 {
+                                return Err(io::Error::last_os_error());
+                            }
+                            Ok(())
+                        });
+                    }
+                }
+                if let Some(folder) = driver.and_then(Path::parent) {
+                    let mut path = OsString::from(folder);
+                    if let Some(rest) = std::env::var_os("LD_LIBRARY_PATH") {
+                        path.push(":");
+                        path.push(rest);
+                    }
+                    // Its statistics lines would read as findings.
+                    command
+                        .env("LD_LIBRARY_PATH", path)
+                        .env_remove("CUDA_COURSE_EMULATOR_STATS");
+                }
+                command
+            }
+            Isolation::Sandboxed(sandbox) => sandbox.run_command(binary, args, wrapper, extras),
+        }
+    }
+}
+
+/// How the program inside ended, from how bwrap ended: bwrap exits with
+/// 128 + N when what it ran was killed by signal N.
+pub fn ended_inside(ended: Ended) -> Ended {
+    match ended {
+        Ended::Exited(code) if (129..=128 + 64).contains(&code) => Ended::Signalled(code - 128),
+        other => other,
+    }
+}
+
+impl Sandbox {
+    /// Finds bwrap ($GRADER_BWRAP, else on PATH) and checks that it can
+    /// start a sandbox here, as nobody when the grader is root.
+    pub fn find() -> Result<Sandbox, String> {
+        let bwrap = match std::env::var_os(BWRAP_ENV) {
+            Some(path) => PathBuf::from(path),
+            None => on_path("bwrap").ok_or("bubblewrap (bwrap) was not found on PATH")?,
+        };
+        if !bwrap.is_file() {
+            return Err(format!("{} is not a file", bwrap.display()));
+        }
+        // SAFETY: geteuid only reads the process's credentials.
+        let root = unsafe { libc::geteuid() } == 0;
+        let fails = |mode| probe(&bwrap, mode).err();
+        let (run_mode, build_mode) = if root {
+            if let Some(why) = fails(Mode::MappedRoot) {
+                return Err(format!(
+                    "{} cannot start a sandbox here: {why}",
+                    bwrap.display()
+                ));
+            }
+            // Unprivileged user namespaces may be refused (AppArmor on
+            // Ubuntu 24.04 confines bwrap by its path): then runs too are
+            // root mapped to nobody.
+            match fails(Mode::DropToNobody) {
+                None => (Mode::DropToNobody, Mode::MappedRoot),
+                Some(_) => (Mode::MappedRoot, Mode::MappedRoot),
+            }
+        } else {
+            if let Some(why) = fails(Mode::AsCaller) {
+                return Err(format!(
+                    "{} cannot start a sandbox here: {why}",
+                    bwrap.display()
+                ));
+            }
+            (Mode::AsCaller, Mode::AsCaller)
+        };
+        Ok(Sandbox {
+            bwrap,
+            run_mode,
+            build_mode,
+            gpu: None,
+        })
+    }
+
+    /// Who student code runs as, outside the sandbox too.
+    pub fn description(&self) -> &'static str {
+        match self.run_mode {
+            Mode::DropToNobody => "bubblewrap, as nobody",
+            Mode::MappedRoot => "bubblewrap, as root mapped to nobody without capabilities",
+            Mode::AsCaller => "bubblewrap, as the grader's user",
+        }
+    }
+
+    fn run_command(
+        &self,
+        binary: &Path,
+        args: &[&str],
+        wrapper: &[&str],
+        extras: Extras,
+    ) -> Command {
+        let devices = match &self.gpu {
+            Some(gpu) => Devices::One(gpu),
+            None => Devices::All,
+        };
+        let mut command = base(&self.bwrap, self.run_mode, devices);
+        let mut inherit = Vec::new();
+        let inside = copy_in(&mut command, &mut inherit, binary);
+        for (name, file) in extras.files {
+            let seen = copy_in(&mut command, &mut inherit, file);
+            command.arg("--setenv").arg(name).arg(seen);
+        }
+        if let Some((name, fd)) = extras.descriptor {
+            // bwrap passes it on at the same number.
+            command
+                .arg("--setenv")
+                .arg(name)
+                .arg(fd.as_raw_fd().to_string());
+            inherit.push(std::fs::File::from(fd));
+        }
+        if let Some(driver) = extras.driver {
+            // Under the soname the binary asks for, alone in a folder first
+            // on the library path (the binaries have no RPATH).
+            let folder = Path::new(RUN_DIR).join("driver");
+            copy_in_as(
+                &mut command,
+                &mut inherit,
+                driver,
+                &folder.join(DRIVER_LIBRARY),
+            );
+            command.arg("--setenv").arg("LD_LIBRARY_PATH").arg(folder);
+        }
+        let mut wrapper: Vec<String> = wrapper.iter().map(|w| w.to_string()).collect();
+        if let Some(tool) = wrapper.first_mut() {
+            let path = Path::new(tool.as_str());
+            // A tool outside the system folders (a wrapper script) is
+            // copied in like the binary; one inside them is already there.
+            if path.is_absolute() && !(path.starts_with("/usr") || path.starts_with("/opt")) {
+                *tool = copy_in(&mut command, &mut inherit, path)
+                    .to_string_lossy()
+                    .into_owned();
+            }
+        }
+        command
+            .args(["--remount-ro", "/", "--chdir", "/tmp"])
+            .arg("--")
+            .args(&wrapper)
+            .arg(&inside)
+            .args(args);
+        confine(
+            &mut command,
+            self.run_mode,
+            Some(MAX_RUN_FILE),
+            None,
+            inherit,
+        );
+        command
+    }
+
+    /// The command that runs cargo with `args` in the workspace.
+    pub fn build_command(&self, mounts: &BuildMounts, args: &[&str]) -> Command {
+        let mut command = base(&self.bwrap, self.build_mode, Devices::None);
+        let course_manifest = mounts.course.join("Cargo.toml");
+        command
+            .arg("--ro-bind")
+            .arg(&course_manifest)
+            .arg(format!("{COURSE_DIR}/Cargo.toml"))
+            .arg("--ro-bind")
+            .arg(mounts.course.join("kernels"))
+            .arg(format!("{COURSE_DIR}/kernels"))
+            .arg("--ro-bind")
+            .arg(mounts.sysroot)
+            .arg(TOOLCHAIN_DIR)
+            .args(["--tmpfs", CARGO_HOME_DIR])
+            .arg("--ro-bind")
+            .arg(mounts.registry)
+            .arg(format!("{CARGO_HOME_DIR}/registry"))
+            .arg("--bind")
+            .arg(mounts.workspace)
+            .arg(WORKSPACE_DIR)
+            .arg("--bind")
+            .arg(mounts.target)
+            .arg(TARGET_DIR)
+            .args(["--setenv", "PATH"])
+            .arg(format!(
+                "{TOOLCHAIN_DIR}/bin:/usr/local/cuda/bin:/usr/bin:/bin"
+            ))
+            .args(["--setenv", "CARGO_HOME", CARGO_HOME_DIR])
+            .args(["--setenv", "RUSTC"])
+            .arg(format!("{TOOLCHAIN_DIR}/bin/rustc"))
+            .args(["--setenv", "CARGO_TARGET_DIR", TARGET_DIR])
+            .args(["--setenv", "TMPDIR", "/tmp"]);
+        for (name, value) in mounts.env {
+            command.arg("--setenv").arg(name).arg(value);
+            // A toolkit named by CUDA_PATH must be visible where it is.
+            let path = Path::new(value);
+            if name == "CUDA_PATH" && path.is_absolute() {
+                command.arg("--ro-bind-try").arg(path).arg(path);
+            }
+        }
+        command
+            .args(["--remount-ro", "/", "--chdir", WORKSPACE_DIR, "--"])
+            .arg(format!("{TOOLCHAIN_DIR}/bin/cargo"))
+            .args(args);
+        confine(
+            &mut command,
+            self.build_mode,
+            None,
+            Some(MAX_BUILD_MEMORY),
+            Vec::new(),
+        );
+        command
+    }
+}
+
+/// Adds to `command` a read-only copy of the file at `host` in [`RUN_DIR`],
+/// read from a descriptor the grader opened (kept in `inherit`): its
+/// folder need not be open to nobody, and the run cannot write it.
+/// Returns where the sandbox sees it.
+fn copy_in(command: &mut Command, inherit: &mut Vec<std::fs::File>, host: &Path) -> PathBuf {
+    let name = host
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "binary".into());
+    let inside = Path::new(RUN_DIR).join(format!("{}-{name}", inherit.len()));
+    copy_in_as(command, inherit, host, &inside)
+}
+
+/// [`copy_in`] to the given place inside.
+fn copy_in_as(
+    command: &mut Command,
+    inherit: &mut Vec<std::fs::File>,
+    host: &Path,
+    inside: &Path,
+) -> PathBuf {
+    let inside = inside.to_owned();
+    match std::fs::File::open(host) {
+        Ok(file) => {
+            command
+                .args(["--perms", "0555", "--ro-bind-data"])
+                .arg(file.as_raw_fd().to_string())
+                .arg(&inside);
+            inherit.push(file);
+        }
+        // bwrap then says it cannot find the file: a verdict.
+        Err(_) => {
+            command.arg("--ro-bind").arg(host).arg(&inside);
+        }
+    }
+    inside
+}
+
+/// Whether bwrap starts a sandbox in `mode` here; if not, what it said.
+fn probe(bwrap: &Path, mode: Mode) -> Result<(), String> {
+    let mut command = base(bwrap, mode, Devices::None);
+    command.arg("true").stdin(Stdio::null());
+    confine(&mut command, mode, None, None, Vec::new());
+    let output = command.output().map_err(|err| err.to_string())?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&output.stderr).trim().to_owned())
+    }
+}
+
+/// Which NVIDIA device nodes a sandbox binds.
+#[derive(Clone, Copy)]
+enum Devices<'a> {
+    /// Builds: none.
+    None,
+    /// Runs: every GPU's.
+    All,
+    /// Runs with `--gpus`: this GPU's, and the control and unified-memory
+    /// nodes every GPU shares.
+    One(&'a Pin),
+}
+
+/// bwrap with the namespaces, the environment and the minimal root every
+/// sandbox has; `devices` adds NVIDIA device nodes and /sys.
+fn base(bwrap: &Path, mode: Mode, devices: Devices) -> Command {
+    let mut command = Command::new(bwrap);
+    command.args([
+        "--unshare-all",
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+        "--setenv",
+        "PATH",
+        "/usr/bin:/bin",
+        "--setenv",
+        "HOME",
+        "/tmp",
+        "--setenv",
+        "LANG",
+        "C.UTF-8",
+    ]);
+    if mode == Mode::MappedRoot {
+        command.args(["--unshare-user", "--cap-drop", "ALL"]);
+    }
+    if mode != Mode::AsCaller {
+        let id = NOBODY.to_string();
+        command.args(["--uid", &id, "--gid", &id]);
+    }
+    let visible = match devices {
+        Devices::One(gpu) => Some(gpu.visible.clone().into()),
+        _ => std::env::var_os("CUDA_VISIBLE_DEVICES"),
+    };
+    if let Some(visible) = visible {
+        command
+            .arg("--setenv")
+            .arg("CUDA_VISIBLE_DEVICES")
+            .arg(visible);
+    }
+    command.args(["--ro-bind", "/usr", "/usr"]);
+    // Merged-/usr systems link these into /usr; older ones have folders.
+    for top in ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"] {
+        let path = Path::new(top);
+        match std::fs::read_link(path) {
+            Ok(target) => {
+                command.arg("--symlink").arg(target).arg(path);
+            }
+            Err(_) if path.is_dir() => {
+                command.arg("--ro-bind").arg(path).arg(path);
+            }
+            Err(_) => {}
+        }
+    }
+    // The loader's cache (libcuda may live outside /usr/lib), the
+    // compiler's alternatives, and toolkits installed under /opt.
+    for shared in [
+        "/etc/ld.so.cache",
+        "/etc/ld.so.conf",
+        "/etc/ld.so.conf.d",
+        "/etc/alternatives",
+        "/etc/nvcc.profile",
+        "/opt",
+    ] {
+        command.args(["--ro-bind-try", shared, shared]);
+    }
+    // A private /tmp of bounded size: its files live in memory.
+    command.args(["--proc", "/proc", "--dev", "/dev"]);
+    command.args(["--size", TMP_BYTES, "--tmpfs", "/tmp"]);
+    command.args(["--size", TMP_BYTES, "--tmpfs", "/dev/shm"]);
+    let nodes: Vec<PathBuf> = match devices {
+        Devices::None => vec![],
+        Devices::All => gpu_nodes(),
+        // Only where they exist: on a machine without this GPU, runs find
+        // no GPU, as they would without --gpus.
+        Devices::One(gpu) => std::iter::once(gpu.node.clone())
+            .chain(GPU_NODES.iter().map(PathBuf::from))
+            .filter(|p| p.exists())
+            .collect(),
+    };
+    for node in &nodes {
+        command.arg("--dev-bind").arg(node).arg(node);
+    }
+    if !nodes.is_empty() {
+        // The driver reads the GPUs' topology there.
+        command.args(["--ro-bind", "/sys", "/sys"]);
+    }
+    command
+}
+
+/// The NVIDIA device nodes this machine has: /dev/nvidia0, 1, ... and the
+/// control and unified-memory nodes.
+fn gpu_nodes() -> Vec<PathBuf> {
+    let mut nodes: Vec<PathBuf> = std::fs::read_dir("/dev")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_prefix("nvidia"))
+                .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .collect();
+    nodes.sort();
+    nodes.extend(GPU_NODES.iter().map(PathBuf::from).filter(|p| p.exists()));
+    nodes
+}
+
+/// Before bwrap starts: no core dumps, the given file-size and
+/// address-space caps, `inherit` left open for bwrap to read, and in
+/// [`Mode::DropToNobody`], nobody's uid and at most [`MAX_PROCESSES`].
+fn confine(
+    command: &mut Command,
+    mode: Mode,
+    max_file: Option<libc::rlim_t>,
+    max_memory: Option<libc::rlim_t>,
+    inherit: Vec<std::fs::File>,
+) {
+    let drop = mode == Mode::DropToNobody;
+    let limit = move || {
+        for file in &inherit {
+            // SAFETY: fcntl on a descriptor the closure owns; clearing
+            // close-on-exec in this child only, so bwrap can read it.
+            if unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETFD, 0) } != 0 {
+                return Err(io::Error::last_os_error());
+            }
+        }
+        let set = |resource, value: libc::rlim_t| {
+            let limit = libc::rlimit {
+                rlim_cur: value,
+                rlim_max: value,
+            };
+            // SAFETY: setrlimit reads the struct it is given.
+            if unsafe { libc::setrlimit(resource, &limit) } != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            Ok(())
+        };
+        set(libc::RLIMIT_CORE, 0)?;
+        if let Some(bytes) = max_file {
+            set(libc::RLIMIT_FSIZE, bytes)?;
+        }
+        if let Some(bytes) = max_memory {
+            set(libc::RLIMIT_AS, bytes)?;
+        }
+        if drop {
+            // SAFETY: these change only this child's credentials.
+            let failed = unsafe {
+                libc::setgroups(0, std::ptr::null()) != 0
+                    || libc::setgid(NOBODY) != 0
+                    || libc::setuid(NOBODY) != 0
+            };
+            if failed {
+                return Err(io::Error::last_os_error());
+            }
+            // Per uid: counts nobody's processes, so only as nobody.
+            set(libc::RLIMIT_NPROC, MAX_PROCESSES)?;
+        }
+        Ok(())
+    };
+    // SAFETY: the closure runs in the child between fork and exec and calls
+    // only async-signal-safe functions (setrlimit, setgroups, setgid,
+    // setuid) on values it owns; it allocates nothing.
+    unsafe { command.pre_exec(limit) };
+}
+
+/// The first `name` in a folder of PATH.
+pub fn on_path(name: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::confine::runner::{Limits, run_command};
+    use std::os::unix::fs::PermissionsExt;
+    use std::time::Duration;
+
+    const LIMITS: Limits = Limits {
+        timeout: Duration::from_secs(20),
+        max_output: 1 << 16,
+    };
+
+    fn script(dir: &Path, body: &str) -> PathBuf {
+        let path = dir.join("probe");
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    #[test]
+    fn a_run_on_one_gpu_binds_only_that_gpus_node_and_is_told_its_uuid() {
+        let dir = tempfile::tempdir().unwrap();
+        // Stand-ins for the machine's nodes: a run must name only its own.
+        let node = dir.path().join("nvidia1");
+        std::fs::write(&node, "").unwrap();
+        let pin = Pin {
+            index: 1,
+            node: node.clone(),
+            visible: "GPU-1234".into(),
+        };
+        let sandbox = Sandbox {
+            bwrap: "/usr/bin/bwrap".into(),
+            run_mode: Mode::AsCaller,
+            build_mode: Mode::AsCaller,
+            gpu: None,
+        };
+        let pinned = Isolation::Sandboxed(sandbox).on_gpu(&pin).unwrap();
+        let command = pinned.run_command(Path::new("/bin/true"), &[], &[]);
+        let args: Vec<String> = command
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let bound: Vec<&String> = args
+            .windows(2)
+            .filter(|w| w[0] == "--dev-bind")
+            .map(|w| &w[1])
+            .collect();
+        assert_eq!(bound.first(), Some(&&node.to_string_lossy().into_owned()));
+        // The rest are the shared nodes, never another GPU's.
+        for other in &bound[1..] {
+            assert!(GPU_NODES.contains(&other.as_str()), "{other}");
+        }
+        let visible = args
+            .windows(3)
+            .find(|w| w[0] == "--setenv" && w[1] == "CUDA_VISIBLE_DEVICES");
+        assert_eq!(visible.map(|w| w[2].as_str()), Some("GPU-1234"));
+        assert!(Isolation::Unsandboxed.on_gpu(&pin).is_none());
+    }
+
+    #[test]
+    fn a_run_sees_no_environment_no_home_no_network_and_is_not_root() {
+        let isolation = Isolation::choose(false).expect("bubblewrap is installed");
+        let dir = tempfile::tempdir().unwrap();
+        let probe = script(
+            dir.path(),
+            "echo \"uid=$(id -u) home=$HOME cargo=$(env | grep -c CARGO)\"\n\
+             ls / | tr '\\n' ' '; echo\n\
+             touch /x 2>/dev/null && echo root-writable\n\
+             cat /proc/net/dev | grep -c : \n\
+             echo \"$@\"",
+        );
+        // cargo test gives this process CARGO_* variables: none may pass.
+        assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
+        let outcome = run_command(isolation.run_command(&probe, &["a", "b"], &[]), LIMITS);
+        assert_eq!(outcome.ended, Ended::Exited(0), "{}", outcome.stderr);
+        let lines: Vec<&str> = outcome.stdout.lines().collect();
+        assert!(lines[0].starts_with("uid=65534 "), "{}", outcome.stdout);
+        assert!(
+            lines[0].ends_with(" home=/tmp cargo=0"),
+            "{}",
+            outcome.stdout
+        );
+        for absent in ["root", "home", "work", "etc/passwd"] {
+            assert!(!lines[1].split(' ').any(|e| e == absent), "{}", lines[1]);
+        }
+        assert!(!outcome.stdout.contains("root-writable"));
+        // Only the loopback of its own network namespace.
+        assert_eq!(lines[2], "1", "{}", outcome.stdout);
+        assert_eq!(lines[3], "a b");
+    }
+
+    #[test]
+    fn a_run_on_the_emulator_finds_its_library_first_on_the_path_and_read_only() {
+        let isolation = Isolation::choose(false).expect("bubblewrap is installed");
+        let dir = tempfile::tempdir().unwrap();
+        // As a bundle keeps it: alone in its folder, under the soname.
+        let library = dir.path().join("emulator/libcuda.so.1");
+        std::fs::create_dir(dir.path().join("emulator")).unwrap();
+        std::fs::write(&library, b"not really a library").unwrap();
+        let probe = script(
+            dir.path(),
+            "first=${LD_LIBRARY_PATH%%:*}; echo \"$first\"\n\
+             cat \"$first/libcuda.so.1\"; echo\n\
+             echo changed 2>/dev/null > \"$first/libcuda.so.1\" && echo writable\n\
+             true",
+        );
+        for isolation in [isolation, Isolation::Unsandboxed] {
+            let outcome = run_command(
+                isolation.run_command_with(
+                    &probe,
+                    &[],
+                    &[],
+                    Extras {
+                        driver: Some(&library),
+                        ..Extras::default()
+                    },
+                ),
+                LIMITS,
+            );
+            assert_eq!(outcome.ended, Ended::Exited(0), "{}", outcome.stderr);
+            let lines: Vec<&str> = outcome.stdout.lines().collect();
+            assert_eq!(lines[1], "not really a library", "{}", outcome.stdout);
+            if isolation.is_sandboxed() {
+                assert_eq!(lines[0], "/grader/driver");
+                assert!(!outcome.stdout.contains("writable"), "{}", outcome.stdout);
+            } else {
+                assert_eq!(lines[0], dir.path().join("emulator").display().to_string());
+            }
+        }
+    }
+
+    #[test]
+    fn nothing_outlives_a_run_and_a_hang_times_out() {
+        let isolation = Isolation::choose(false).expect("bubblewrap is installed");
+        let dir = tempfile::tempdir().unwrap();
+        let probe = script(dir.path(), "setsid sleep 63.75 & sleep 60");
+        let outcome = run_command(
+            isolation.run_command(&probe, &[], &[]),
+            Limits {
+                timeout: Duration::from_millis(500),
+                ..LIMITS
+            },
+        );
+        assert_eq!(outcome.ended, Ended::TimedOut);
+        std::thread::sleep(Duration::from_millis(200));
+        let left = std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                std::fs::read(e.path().join("cmdline"))
+                    .is_ok_and(|c| String::from_utf8_lossy(&c).contains("63.75"))
+            })
+            .count();
+        assert_eq!(left, 0, "the setsid child outlived the run");
+    }
+
+    #[test]
+    fn a_signal_inside_is_a_signal() {
+        assert_eq!(ended_inside(Ended::Exited(139)), Ended::Signalled(11));
+        assert_eq!(ended_inside(Ended::Exited(3)), Ended::Exited(3));
+        assert_eq!(ended_inside(Ended::TimedOut), Ended::TimedOut);
+    }
+}

@@ -1,0 +1,878 @@
+//! The grader's own test class: every solution, every stub, one mutant per
+//! classic bug (a solution with that one bug put in), and correct variants
+//! written differently from the solutions. Each is an edit of the current
+//! solution, applied when the class is written, so the class follows the
+//! solutions; an edit that no longer applies is an error, not a silent pass.
+//! `verify` says which expectations a graded class broke.
+
+use std::fs;
+use std::path::Path;
+
+use crate::record::results::{self, Results};
+
+/// One change to a solution file: `from` must occur in it.
+pub struct Edit {
+    pub file: &'static str,
+    pub from: &'static str,
+    pub to: &'static str,
+}
+
+/// What grading must do with a submission.
+pub enum Expect {
+    /// Every point.
+    Full,
+    /// No point in any exercise (the stubs).
+    Nothing,
+    /// Every run fails, the kernel's and the student's binary's; a kernel
+    /// that still shows what the exercise is about keeps its PTX point.
+    LosesEveryRun,
+    /// A bug in the host code: every run of the student's binary fails,
+    /// and every run of their kernel in the course's host code passes.
+    LosesHostRuns,
+    /// Loses the kernel's run (in the course's host code) whose description
+    /// contains this (any run if empty); in results made before kernel
+    /// runs, any run so described.
+    LosesRun(&'static str),
+    /// Loses the point of this name ([`results::MEMORY_SAFETY`],
+    /// [`results::SPEED`]), assessed on a GPU; on the emulator, which
+    /// assesses neither, its own finding fails a run instead.
+    LosesCheck(&'static str),
+    /// Loses the PTX point, and so every run's points.
+    LosesPtx,
+    /// Undefined behaviour a GPU may well run correctly: only the
+    /// emulator's expectation ([`ON_THE_EMULATOR`]) is checked.
+    OnlyOnTheEmulator,
+}
+
+/// What grading on the CPU emulator (`--emulate`) must do where it differs
+/// from a GPU.
+pub enum Emulated {
+    /// A run fails with the emulator's finding of this kind, with its
+    /// `kernel.cu` line, besides the GPU's expectation.
+    Finds(&'static str),
+    /// Every point: the one run that catches it needs a GPU's speed, and the
+    /// emulator skips it.
+    Full,
+    /// Correct on a GPU, but stricter here: it loses runs to the emulator's
+    /// finding of this kind (threads writing one word, even the same value).
+    Stricter(&'static str),
+}
+
+/// The emulator's expectations, by student (see [`student`]).
+pub const ON_THE_EMULATOR: &[(&str, Emulated)] = &[
+    (
+        "dot-sm.no-barrier-in-the-tree",
+        Emulated::Finds("shared-memory race"),
+    ),
+    (
+        "dot-sm.barrier-inside-the-if",
+        Emulated::Finds("barrier not reached by every thread"),
+    ),
+    (
+        "dot-atomic.plain-add-race",
+        Emulated::Finds("global-memory conflict"),
+    ),
+    (
+        "matmul-naive.no-bounds-check",
+        Emulated::Finds("out-of-bounds global access"),
+    ),
+    (
+        "matmul-tiled.no-zero-padding",
+        Emulated::Finds("out-of-bounds global access"),
+    ),
+    ("streams-overlap.no-grid-stride", Emulated::Full),
+    ("vecadd-anyN.int-index", Emulated::Full),
+    (
+        "dot-gm.one-past-the-end",
+        Emulated::Finds("out-of-bounds global access"),
+    ),
+    (
+        "vecadd-anyN.redundant-stride",
+        Emulated::Stricter("global-memory conflict"),
+    ),
+];
+
+pub struct Mutant {
+    pub exercise: &'static str,
+    /// Short, for the student folder: `<exercise>.<name>`.
+    pub name: &'static str,
+    pub bug: &'static str,
+    pub edits: &'static [Edit],
+    pub expect: Expect,
+}
+
+const fn edit(file: &'static str, from: &'static str, to: &'static str) -> Edit {
+    Edit { file, from, to }
+}
+
+/// vecadd-anyN's host adds a and b itself, after the copy back.
+const HOST_ADDS: Edit = edit(
+    "main.rs",
+    "    d_c.copy_to(&mut c)?;\n",
+    "    d_c.copy_to(&mut c)?;\n    for (i, x) in c.iter_mut().enumerate() {\n        *x = task.a[i] + task.b[i];\n    }\n",
+);
+
+/// The mutants and the correct variants.
+pub const MUTANTS: &[Mutant] = &[
+    Mutant {
+        exercise: "vecadd-anyN",
+        name: "no-grid-stride",
+        bug: "each thread takes its first elements only: no grid-stride loop",
+        edits: &[
+            edit("kernel.cu", "i < n / 4; i += stride", "i < n / 4; i += n"),
+            edit("kernel.cu", "i < n; i += stride", "i < n; i += n"),
+        ],
+        expect: Expect::LosesRun("a grid smaller than n"),
+    },
+    Mutant {
+        exercise: "vecadd-anyN",
+        name: "host-computes",
+        bug: "the host computes c; the kernel does nothing",
+        edits: &[
+            edit("kernel.cu", "    // Step 1:", "    return;\n    // Step 1:"),
+            HOST_ADDS,
+        ],
+        expect: Expect::LosesPtx,
+    },
+    Mutant {
+        exercise: "vecadd-anyN",
+        name: "comment-fakes-the-ptx",
+        bug: "the host computes c; the empty kernel's asm comment names %nctaid.x",
+        edits: &[
+            edit(
+                "kernel.cu",
+                "    // Step 1:",
+                "    asm volatile(\"// %nctaid.x\");\n    return;\n    // Step 1:",
+            ),
+            HOST_ADDS,
+        ],
+        expect: Expect::LosesPtx,
+    },
+    Mutant {
+        exercise: "vecadd-anyN",
+        name: "prints-the-default",
+
+        bug: "main prints a report for the default n, whatever it is asked",
+        edits: &[edit(
+            "main.rs",
+            "fn main() -> ExitCode {\n    run_exercise(add_on_gpu)\n}",
+            "fn main() -> ExitCode {\n    let _ = run_exercise;\n    println!(r#\"{{\"schema_version\":1,\"exercise\":\"vecadd-anyN\",\"device\":{{\"name\":\"GPU\",\"compute_capability\":\"9.0\",\"multiprocessors\":132,\"memory_bytes\":1,\"driver_cuda_version\":\"13.0\"}},\"parameters\":{{\"n\":33554435,\"threads\":256,\"blocks\":16896,\"runs\":10}},\"results\":{{\"checksum\":206158540800.0,\"expected_checksum\":206158540800}},\"check\":{{\"passed\":true,\"criterion\":\"c\",\"compared\":33554435,\"wrong\":0,\"failures\":[]}},\"timings\":[]}}\"#);\n    ExitCode::SUCCESS\n}",
+        )],
+        expect: Expect::LosesHostRuns,
+    },
+    Mutant {
+        exercise: "dot-gm",
+        name: "cpu-answer",
+        bug: "never launches the kernel; the host computes the products after the copy back",
+        edits: &[
+            edit(
+                "main.rs",
+                "    let kernel_ms = median_ms(stream, task.runs, || {\n",
+                "    let kernel_ms = median_ms(stream, task.runs, || {\n        if task.runs > 0 {\n            return Ok(());\n        }\n",
+            ),
+            edit(
+                "main.rs",
+                "    d_c.copy_to(&mut c)?;\n",
+                "    d_c.copy_to(&mut c)?;\n    for (i, x) in c.iter_mut().enumerate() {\n        *x = task.a[i] * task.b[i];\n    }\n",
+            ),
+        ],
+        // The kernel is the solution's: it keeps its points in the
+        // course's host code; the trace shows no launch.
+        expect: Expect::LosesHostRuns,
+    },
+    Mutant {
+        exercise: "dot-gm",
+        name: "drops-the-last-element",
+        bug: "the tail loop stops one element early",
+        edits: &[edit(
+            "kernel.cu",
+            "i < n; i += stride",
+            "i + 1 < n; i += stride",
+        )],
+        expect: Expect::LosesRun("small enough that one element shows"),
+    },
+    Mutant {
+        exercise: "dot-sm",
+        name: "no-barrier-in-the-tree",
+        bug: "no __syncthreads() between the tree's steps",
+        edits: &[edit(
+            "kernel.cu",
+            "        // Outside the if: every thread of the block must reach the barrier.\n        __syncthreads();\n",
+            "",
+        )],
+        // Its runs pass or fail by luck; racecheck finds the race every time.
+        expect: Expect::LosesCheck(results::MEMORY_SAFETY),
+    },
+    Mutant {
+        exercise: "dot-sm",
+        name: "barrier-inside-the-if",
+        bug: "a second __syncthreads() inside the if: the block's threads wait at two barriers",
+        edits: &[edit(
+            "kernel.cu",
+            "            cache[threadIdx.x] += cache[threadIdx.x + half];\n        }\n",
+            "            cache[threadIdx.x] += cache[threadIdx.x + half];\n            __syncthreads();\n        }\n",
+        )],
+        expect: Expect::OnlyOnTheEmulator,
+    },
+    Mutant {
+        exercise: "dot-atomic",
+        name: "plain-add-race",
+        bug: "*result += total instead of atomicAdd: blocks race",
+        edits: &[edit(
+            "kernel.cu",
+            "atomicAdd(result, cache[0]);",
+            "*result += cache[0];",
+        )],
+        expect: Expect::LosesPtx,
+    },
+    Mutant {
+        exercise: "dot-atomic",
+        name: "accumulator-not-zeroed",
+        bug: "the result is not zeroed before each launch",
+        edits: &[edit(
+            "main.rs",
+            "        unsafe { d_result.set_zero_async(stream)? };\n",
+            "",
+        )],
+        expect: Expect::LosesHostRuns,
+    },
+    Mutant {
+        exercise: "matmul-naive",
+        name: "transposed-n",
+        bug: "N read transposed",
+        edits: &[edit(
+            "kernel.cu",
+            "n[k * width + col]",
+            "n[col * width + k]",
+        )],
+        expect: Expect::LosesEveryRun,
+    },
+    Mutant {
+        exercise: "matmul-naive",
+        name: "no-bounds-check",
+        bug: "threads past the matrix's edge read and write",
+        edits: &[edit("kernel.cu", "if (row < width && col < width) {", "{")],
+        expect: Expect::LosesRun("smaller than a block"),
+    },
+    Mutant {
+        exercise: "matmul-tiled",
+        name: "no-partial-tile",
+        bug: "the last, partial tile along k is skipped",
+        edits: &[edit(
+            "kernel.cu",
+            "phase < (width + TILE - 1) / TILE",
+            "phase < width / TILE",
+        )],
+        expect: Expect::LosesRun("partial tiles"),
+    },
+    Mutant {
+        exercise: "matmul-tiled",
+        name: "no-zero-padding",
+        bug: "tile loads past the matrix's edge are not replaced by zeros",
+        edits: &[
+            edit(
+                "kernel.cu",
+                "(row < width && m_col < width) ? m[row * width + m_col] : 0.0f",
+                "m[row * width + m_col]",
+            ),
+            edit(
+                "kernel.cu",
+                "(n_row < width && col < width) ? n[n_row * width + col] : 0.0f",
+                "n[n_row * width + col]",
+            ),
+        ],
+        expect: Expect::LosesRun("partial tiles"),
+    },
+    Mutant {
+        exercise: "memspace-timing",
+        name: "constant-never-filled",
+        bug: "const_data is never copied to the GPU",
+        edits: &[edit(
+            "main.rs",
+            "    const_data.copy_from(&task.data)?;\n",
+            "",
+        )],
+        expect: Expect::LosesHostRuns,
+    },
+    Mutant {
+        exercise: "streams-overlap",
+        name: "pageable-buffers",
+        bug: "the host buffers are plain Vecs, not page-locked: the copies cannot overlap",
+        edits: &[
+            edit(
+                "main.rs",
+                "use cust::memory::{AsyncCopyDestination, LockedBuffer};",
+                "use cust::memory::AsyncCopyDestination;",
+            ),
+            edit(
+                "main.rs",
+                "    h_in: LockedBuffer<u32>,\n    h_out: LockedBuffer<u32>,\n",
+                "    h_in: Vec<u32>,\n    h_out: Vec<u32>,\n",
+            ),
+            edit(
+                "main.rs",
+                "    let h_in = LockedBuffer::from_slice(&task.input)?;\n    let h_out = LockedBuffer::new(&0u32, n)?;\n",
+                "    let h_in = task.input.to_vec();\n    let h_out = vec![0u32; n];\n",
+            ),
+            edit(
+                "main.rs",
+                "    LockedBuffer::drop(h_in)?;\n    LockedBuffer::drop(h_out)?;\n",
+                "    drop((h_in, h_out));\n",
+            ),
+        ],
+        // The values are right; the trace shows pageable copies.
+        expect: Expect::LosesHostRuns,
+    },
+    Mutant {
+        exercise: "streams-overlap",
+        name: "wrong-chunk-offset",
+        bug: "the kernel gets the buffers' starts, not the chunk's",
+        edits: &[
+            edit(
+                "main.rs",
+                "self.d_in.index(range.clone()).as_device_ptr()",
+                "self.d_in.as_device_ptr()",
+            ),
+            edit(
+                "main.rs",
+                "self.d_out.index(range.clone()).as_device_ptr()",
+                "self.d_out.as_device_ptr()",
+            ),
+        ],
+        expect: Expect::LosesHostRuns,
+    },
+    // Shortcuts that fixed public inputs let through (issue 17).
+    Mutant {
+        exercise: "vecadd-anyN",
+        name: "closed-form-writer",
+        bug: "writes the default inputs' c[i] = 3·(i mod 4096) without reading a or b",
+        edits: &[
+            edit(
+                "kernel.cu",
+                "c4[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);",
+                "c4[i] = make_float4(3.0f * ((4 * i) % 4096), 3.0f * ((4 * i + 1) % 4096), \
+                 3.0f * ((4 * i + 2) % 4096), 3.0f * ((4 * i + 3) % 4096));",
+            ),
+            edit(
+                "kernel.cu",
+                "c[i] = a[i] + b[i];",
+                "c[i] = 3.0f * (i % 4096);",
+            ),
+        ],
+        // Every seeded run; the one-element run only when a[0] + b[0] ≠ 0
+        // (127 seeds in 128), so the expectation names a run of millions.
+        expect: Expect::LosesRun("every thread loops"),
+    },
+    Mutant {
+        exercise: "matmul-naive",
+        name: "int-accumulator",
+        bug: "sums the products in an int, truncating each partial sum",
+        edits: &[edit("kernel.cu", "float sum = 0.0f;", "int sum = 0;")],
+        expect: Expect::LosesEveryRun,
+    },
+    Mutant {
+        exercise: "streams-overlap",
+        name: "no-grid-stride",
+        bug: "each thread takes one element: chunks past 65535 blocks are left unwritten",
+        edits: &[edit("kernel.cu", "i < n; i += stride", "i < n; i += n")],
+        expect: Expect::LosesRun("only a grid-stride loop covers it"),
+    },
+    // Correct but wasteful: the answers are right, every run passes; the
+    // speed point is what it loses.
+    Mutant {
+        exercise: "vecadd-anyN",
+        name: "redundant-stride",
+        bug: "strides by gridDim.x, not the whole grid: every element done blockDim.x times",
+        edits: &[edit(
+            "kernel.cu",
+            "const size_t stride = (size_t)blockDim.x * gridDim.x;",
+            "const size_t stride = gridDim.x;",
+        )],
+        expect: Expect::LosesCheck(results::SPEED),
+    },
+    // What only the run above 2^31 elements, and memcheck, see (issue 11).
+    Mutant {
+        exercise: "vecadd-anyN",
+        name: "int-index",
+        bug: "an int loop index: past 2^31 it overflows, and the elements beyond are never written",
+        edits: &[
+            edit("kernel.cu", "i = first; i < n / 4;", "i = first; i < 0;"),
+            edit(
+                "kernel.cu",
+                "for (size_t i = n / 4 * 4 + first; i < n;",
+                "for (int i = first; i < n;",
+            ),
+        ],
+        expect: Expect::LosesRun("above 2^31"),
+    },
+    Mutant {
+        exercise: "dot-gm",
+        name: "one-past-the-end",
+        bug: "the tail loop runs to i <= n: one element past the end of a, b and c, in allocation padding",
+        edits: &[edit(
+            "kernel.cu",
+            "i < n; i += stride",
+            "i <= n; i += stride",
+        )],
+        expect: Expect::LosesCheck(results::MEMORY_SAFETY),
+    },
+    // Correct, written differently from the solutions: they must pass.
+    Mutant {
+        exercise: "vecadd-anyN",
+        name: "variant-scalar-loop",
+        bug: "none: one float per access, the course notes' loop",
+        edits: &[
+            edit("kernel.cu", "i = first; i < n / 4;", "i = first; i < 0;"),
+            edit("kernel.cu", "i = n / 4 * 4 + first;", "i = first;"),
+        ],
+        expect: Expect::Full,
+    },
+    Mutant {
+        exercise: "dot-sm",
+        name: "variant-scalar-loop",
+        bug: "none: one float per load",
+        edits: &[
+            edit("kernel.cu", "i = first; i < n / 4;", "i = first; i < 0;"),
+            edit("kernel.cu", "i = n / 4 * 4 + first;", "i = first;"),
+        ],
+        expect: Expect::Full,
+    },
+    Mutant {
+        exercise: "dot-atomic",
+        name: "variant-per-warp-atomics",
+        bug: "none: warp shuffles, then one atomicAdd per warp (another summation order)",
+        edits: &[
+            edit(
+                "kernel.cu",
+                "    cache[threadIdx.x] = sum;\n    __syncthreads();\n    for (unsigned int half = blockDim.x / 2; half > 0; half /= 2) {\n        if (threadIdx.x < half) {\n            cache[threadIdx.x] += cache[threadIdx.x + half];\n        }\n        // Outside the if: every thread of the block must reach the barrier.\n        __syncthreads();\n    }\n",
+                "    for (int offset = 16; offset > 0; offset /= 2) {\n        sum += __shfl_down_sync(0xffffffffu, sum, offset);\n    }\n",
+            ),
+            edit(
+                "kernel.cu",
+                "    if (threadIdx.x == 0) {\n        atomicAdd(result, cache[0]);",
+                "    if (threadIdx.x % 32 == 0) {\n        atomicAdd(result, sum);",
+            ),
+        ],
+        expect: Expect::Full,
+    },
+    Mutant {
+        exercise: "dot-sm",
+        name: "variant-interleaved-tree",
+        bug: "none: the tree adds neighbours at doubling distances (another summation order)",
+        edits: &[edit(
+            "kernel.cu",
+            "    for (unsigned int half = blockDim.x / 2; half > 0; half /= 2) {\n        if (threadIdx.x < half) {\n            cache[threadIdx.x] += cache[threadIdx.x + half];",
+            "    for (unsigned int s = 1; s < blockDim.x; s *= 2) {\n        if (threadIdx.x % (2 * s) == 0) {\n            cache[threadIdx.x] += cache[threadIdx.x + s];",
+        )],
+        expect: Expect::Full,
+    },
+    Mutant {
+        exercise: "streams-overlap",
+        name: "variant-smaller-blocks",
+        bug: "none: 128-thread blocks",
+        edits: &[edit(
+            "main.rs",
+            "const THREADS: u32 = 256;",
+            "const THREADS: u32 = 128;",
+        )],
+        expect: Expect::Full,
+    },
+];
+
+/// The student id of a mutant.
+pub fn student(mutant: &Mutant) -> String {
+    format!("{}.{}", mutant.exercise, mutant.name)
+}
+
+/// Writes the class into `dir`: students `solutions` and `stubs` with every
+/// exercise, and one student per mutant with its one exercise.
+pub fn write_class(course: &Path, dir: &Path) -> Result<(), String> {
+    let io = |path: &Path| {
+        let path = path.display().to_string();
+        move |err: std::io::Error| format!("{path}: {err}")
+    };
+    for (student, from) in [("solutions", "solutions"), ("stubs", "exercises")] {
+        for exercise in kernels::catalogue::EXERCISES {
+            copy_src(
+                &course.join(from).join(exercise.name),
+                &dir.join(student).join(exercise.name),
+            )
+            .map_err(io(dir))?;
+        }
+    }
+    for mutant in MUTANTS {
+        let target = dir.join(student(mutant)).join(mutant.exercise);
+        copy_src(&course.join("solutions").join(mutant.exercise), &target).map_err(io(&target))?;
+        for change in mutant.edits {
+            let path = target.join("src").join(change.file);
+            let text = fs::read_to_string(&path).map_err(io(&path))?;
+            if !text.contains(change.from) {
+                return Err(format!(
+                    "mutant {}: {:?} is no longer in {}/src/{}; update the edit",
+                    student(mutant),
+                    change.from,
+                    mutant.exercise,
+                    change.file
+                ));
+            }
+            fs::write(&path, text.replacen(change.from, change.to, 1)).map_err(io(&path))?;
+        }
+    }
+    Ok(())
+}
+
+fn copy_src(from: &Path, to: &Path) -> std::io::Result<()> {
+    fs::create_dir_all(to.join("src"))?;
+    for entry in fs::read_dir(from.join("src"))? {
+        let entry = entry?;
+        fs::copy(entry.path(), to.join("src").join(entry.file_name()))?;
+    }
+    Ok(())
+}
+
+/// The expectations a graded class broke; empty when every one held.
+pub fn verify(results: &Results) -> Vec<String> {
+    let mut cases: Vec<(String, Option<&str>, &Expect)> = vec![
+        ("solutions".into(), None, &Expect::Full),
+        ("stubs".into(), None, &Expect::Nothing),
+    ];
+    cases.extend(
+        MUTANTS
+            .iter()
+            .map(|m| (student(m), Some(m.exercise), &m.expect)),
+    );
+    let mut broken: Vec<String> = cases
+        .iter()
+        .filter_map(
+            |(who, exercise, expect)| match (results.emulated, emulated(who)) {
+                (true, Some(Emulated::Full)) => check(results, who, *exercise, &Expect::Full),
+                (true, Some(Emulated::Stricter(_))) => {
+                    check(results, who, *exercise, &Expect::LosesRun(""))
+                }
+                (_, _) => check(results, who, *exercise, expect),
+            },
+        )
+        .collect();
+    if results.emulated {
+        for (who, expect) in ON_THE_EMULATOR {
+            if let Emulated::Finds(kind) | Emulated::Stricter(kind) = expect {
+                broken.extend(found(results, who, kind));
+            }
+        }
+    }
+    broken
+}
+
+fn emulated(who: &str) -> Option<&'static Emulated> {
+    ON_THE_EMULATOR
+        .iter()
+        .find(|(student, _)| *student == who)
+        .map(|(_, e)| e)
+}
+
+/// None when a run of `who` failed with the emulator's finding of `kind`,
+/// naming its `kernel.cu` line; else what it said instead.
+fn found(results: &Results, who: &str, kind: &str) -> Option<String> {
+    let runs = results
+        .students
+        .get(who)
+        .into_iter()
+        .flat_map(|s| s.exercises.values())
+        .flat_map(|e| &e.runs);
+    let mut said = None;
+    for run in runs {
+        let message = &run.verdict.message;
+        let finding = message
+            .lines()
+            .find(|l| l.contains(kind) && l.contains("kernel.cu:"));
+        if !run.verdict.passed && finding.is_some() {
+            return None;
+        }
+        said.get_or_insert_with(|| message.lines().next().unwrap_or_default().to_owned());
+    }
+    Some(format!(
+        "{who}: no run names the emulator's {kind} with its kernel.cu line (first run: {})",
+        said.as_deref().unwrap_or("none")
+    ))
+}
+
+/// None when `who` was graded as `expect` says (on `exercise`, or on
+/// everything when None); else what happened.
+fn check(results: &Results, who: &str, exercise: Option<&str>, expect: &Expect) -> Option<String> {
+    if matches!(expect, Expect::OnlyOnTheEmulator) {
+        return None;
+    }
+    let Some(graded) = results.students.get(who) else {
+        return Some(format!("{who}: not graded"));
+    };
+    let (got, max) = match exercise {
+        Some(e) => graded
+            .exercises
+            .get(e)
+            .map_or((0, 0), |x| (x.points, x.max_points)),
+        None => graded.points(),
+    };
+    let mutated = exercise.and_then(|e| graded.exercises.get(e));
+    let runs = mutated.map(|e| e.runs.as_slice()).unwrap_or_default();
+    let held = match expect {
+        Expect::Full => max > 0 && got == max,
+        Expect::Nothing => got == 0,
+        Expect::LosesEveryRun => !runs.is_empty() && runs.iter().all(|r| r.points == 0),
+        Expect::LosesHostRuns => {
+            let (kernel, host): (Vec<_>, Vec<_>) =
+                runs.iter().partition(|r| r.kernel_ptx.is_some());
+            !host.is_empty()
+                && host.iter().all(|r| r.points == 0)
+                && kernel
+                    .iter()
+                    .all(|r| r.verdict.passed || r.verdict.kind == crate::record::results::SKIPPED)
+        }
+        Expect::LosesRun(about) => {
+            let any_kernel = runs.iter().any(|r| r.kernel_ptx.is_some());
+            runs.iter().any(|r| {
+                !r.verdict.passed
+                    && r.verdict.kind != crate::record::results::SKIPPED
+                    && r.about.contains(about)
+                    && (r.kernel_ptx.is_some() || !any_kernel)
+            })
+        }
+        Expect::LosesCheck(_) if results.emulated => runs
+            .iter()
+            .any(|r| !r.verdict.passed && r.verdict.kind != crate::record::results::SKIPPED),
+        Expect::LosesCheck(name) => mutated.is_some_and(|e| {
+            e.checks
+                .iter()
+                .any(|c| c.name == *name && c.assessed && !c.passed && c.points == 0)
+        }),
+        Expect::LosesPtx => mutated.is_some_and(|e| !e.ptx_missing.is_empty() && e.points == 0),
+        Expect::OnlyOnTheEmulator => true,
+    };
+    (!held).then(|| format!("{who}: {got} of {max} points"))
+}
+
+/// The golden listing of a graded class (`grader mutants listing`): one line
+/// per exercise (points, and how many PTX needs are missing), per run (what
+/// it is about, whether it ran the kernel in the course's host code or the
+/// student's binary, its verdict kind and points) and per check, tab
+/// separated, in student and plan order. Nothing in it depends on the
+/// machine (no times, paths or digests), so a class graded again with the
+/// same seed on the emulator lists the same lines (scripts/golden-class.sh).
+pub fn listing(results: &Results) -> String {
+    let mut out = String::new();
+    for (student, graded) in &results.students {
+        for (exercise, e) in &graded.exercises {
+            out.push_str(&format!(
+                "{student}\t{exercise}\t{} of {}\tptx missing {}{}\n",
+                e.points,
+                e.max_points,
+                e.ptx_missing.len(),
+                match (&e.absent, &e.build_errors) {
+                    (Some(_), _) => "\tabsent",
+                    (None, Some(_)) => "\tno build",
+                    (None, None) => "",
+                }
+            ));
+            for run in &e.runs {
+                let role = if run.kernel_ptx.is_some() {
+                    "kernel"
+                } else if run.verdict.kind == crate::record::results::SKIPPED {
+                    "-"
+                } else {
+                    "host"
+                };
+                out.push_str(&format!(
+                    "{student}\t{exercise}\trun {}\t{role}\t{}\t{} of {}\n",
+                    run.about, run.verdict.kind, run.points, run.max_points
+                ));
+            }
+            for check in &e.checks {
+                out.push_str(&format!(
+                    "{student}\t{exercise}\tcheck {}\t{}\t{}\t{} of {}\n",
+                    check.name,
+                    if check.assessed {
+                        "assessed"
+                    } else {
+                        "not assessed"
+                    },
+                    if check.passed { "passed" } else { "not passed" },
+                    check.points,
+                    check.max_points
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_edit_still_applies_to_the_current_solutions() {
+        let course = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        write_class(course, dir.path()).unwrap();
+        let students = fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(students, 2 + MUTANTS.len());
+    }
+
+    /// The class as the grader grades it now (kernel runs in the course's
+    /// host code, traced runs of the student's binary, the runs above
+    /// 2^31 elements, the memory-safety and speed points), on an H200
+    /// (2026-11-24, driver 580.159.04, seed 2026): scripts/grader-bundle.sh,
+    /// then `grader run --shard 1/2` and `2/2` and `grader merge`
+    /// (scripts/perf/README.md). Every mutant of the class is in it.
+    fn graded_on_an_h200() -> Results {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/h200-class-results.json");
+        Results::load(&path).unwrap()
+    }
+
+    /// `verify` finds exactly these expectations broken, in this order,
+    /// each named by how its line starts.
+    fn assert_broken(results: &Results, starts: &[&str]) {
+        let broken = verify(results);
+        assert_eq!(broken.len(), starts.len(), "{broken:?}");
+        for (line, start) in broken.iter().zip(starts) {
+            assert!(line.starts_with(start), "{broken:?}");
+        }
+    }
+
+    #[test]
+    fn the_h200_run_of_the_current_grader_met_every_expectation() {
+        assert_eq!(verify(&graded_on_an_h200()), Vec::<String>::new());
+    }
+
+    /// The fixture's record of `who`'s `exercise`.
+    fn record<'a>(
+        results: &'a mut Results,
+        who: &str,
+        exercise: &str,
+    ) -> &'a mut results::Exercise {
+        results
+            .students
+            .get_mut(who)
+            .unwrap()
+            .exercises
+            .get_mut(exercise)
+            .unwrap()
+    }
+
+    /// The fixture's record of `who` with every kernel run (in the course's
+    /// host code) made to pass or fail.
+    fn with_kernel_runs(results: &mut Results, who: &str, exercise: &str, kernel_passes: bool) {
+        let graded = record(results, who, exercise);
+        for run in graded.runs.iter_mut().filter(|r| r.kernel_ptx.is_some()) {
+            run.verdict.passed = kernel_passes;
+            run.verdict.kind = if kernel_passes { "passed" } else { "failed" }.into();
+            run.points = if kernel_passes { run.max_points } else { 0 };
+        }
+    }
+
+    #[test]
+    fn a_host_bug_must_leave_the_kernel_runs_and_a_kernel_bug_must_not() {
+        // As graded: the host bug's kernel runs pass, the kernel bug's fail.
+        let mut results = graded_on_an_h200();
+        with_kernel_runs(
+            &mut results,
+            "vecadd-anyN.prints-the-default",
+            "vecadd-anyN",
+            false,
+        );
+        with_kernel_runs(
+            &mut results,
+            "dot-gm.drops-the-last-element",
+            "dot-gm",
+            true,
+        );
+        assert_broken(
+            &results,
+            &[
+                "vecadd-anyN.prints-the-default",
+                "dot-gm.drops-the-last-element",
+            ],
+        );
+    }
+
+    #[test]
+    fn a_mutant_that_kept_its_points_or_a_variant_that_lost_them_is_reported() {
+        let mut results = graded_on_an_h200();
+        let student = results
+            .students
+            .get_mut("dot-atomic.accumulator-not-zeroed")
+            .unwrap();
+        let graded = student.exercises.get_mut("dot-atomic").unwrap();
+        for run in &mut graded.runs {
+            run.points = run.max_points;
+            run.verdict.passed = true;
+        }
+        graded.points = graded.max_points;
+        results
+            .students
+            .get_mut("vecadd-anyN.variant-scalar-loop")
+            .unwrap()
+            .exercises
+            .get_mut("vecadd-anyN")
+            .unwrap()
+            .points = 0;
+        assert_broken(
+            &results,
+            &[
+                "dot-atomic.accumulator-not-zeroed: 9 of 9",
+                "vecadd-anyN.variant-scalar-loop: 0 of 12",
+            ],
+        );
+    }
+
+    #[test]
+    fn a_mutant_that_kept_its_memory_safety_or_speed_point_is_reported() {
+        let mut results = graded_on_an_h200();
+        for (who, exercise, check) in [
+            ("dot-gm.one-past-the-end", "dot-gm", results::MEMORY_SAFETY),
+            (
+                "vecadd-anyN.redundant-stride",
+                "vecadd-anyN",
+                results::SPEED,
+            ),
+        ] {
+            let graded = record(&mut results, who, exercise);
+            let kept = graded.checks.iter_mut().find(|c| c.name == check).unwrap();
+            kept.passed = true;
+            kept.points = kept.max_points;
+        }
+        assert_broken(
+            &results,
+            &["vecadd-anyN.redundant-stride", "dot-gm.one-past-the-end"],
+        );
+        // Not assessed (--no-sanitize) is not lost either.
+        let mut results = graded_on_an_h200();
+        let graded = record(&mut results, "dot-sm.no-barrier-in-the-tree", "dot-sm");
+        for check in &mut graded.checks {
+            check.assessed = false;
+        }
+        assert_broken(&results, &["dot-sm.no-barrier-in-the-tree"]);
+    }
+
+    #[test]
+    fn the_listing_has_a_line_per_exercise_run_and_check() {
+        let results = graded_on_an_h200();
+        let listing = listing(&results);
+        let exercises = results.students.values().flat_map(|s| s.exercises.values());
+        let want: usize = exercises.map(|e| 1 + e.runs.len() + e.checks.len()).sum();
+        assert_eq!(listing.lines().count(), want);
+        // A kernel run and a run of the student's binary are told apart.
+        assert!(listing.contains("\tkernel\tpassed\t1 of 1\n"));
+        assert!(listing.contains("\thost\tpassed\t1 of 1\n"));
+    }
+
+    #[test]
+    fn every_exercise_has_a_mutant() {
+        for exercise in kernels::catalogue::EXERCISES {
+            let caught = MUTANTS
+                .iter()
+                .any(|m| m.exercise == exercise.name && !matches!(m.expect, Expect::Full));
+            assert!(caught, "{} has no mutant", exercise.name);
+        }
+    }
+}

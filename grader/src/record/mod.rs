@@ -1,0 +1,10 @@
+//! What a grading keeps and shows: results.json ([`results`]), the reports
+//! rendered from it alone ([`reports`], quoting student text with
+//! [`quote`]), LMS gradebooks ([`export`]), and shards' results joined into
+//! one ([`merge`]).
+
+pub mod export;
+pub mod merge;
+pub mod quote;
+pub mod reports;
+pub mod results;

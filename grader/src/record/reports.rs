@@ -1,0 +1,536 @@
+//! Renders a batch's results for people: grades.csv for an LMS, a markdown
+//! feedback file per student, and the terminal summary. Renders only what
+//! results.json holds, so `grader report` can redo them at any time.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write;
+use std::path::Path;
+
+use crate::atomic_file;
+use crate::build::bundle::Item;
+use crate::build::reference::PTX_DIR;
+use crate::record::quote;
+use crate::record::results::{Results, Student};
+use kernels::catalogue::EXERCISES;
+
+/// One row per student: points per exercise (blank where not submitted),
+/// total, maximum.
+pub fn grades_csv(results: &Results) -> String {
+    let graded: Vec<&str> = graded_exercises(results);
+    // On the emulator, a last column says so on every row an LMS imports.
+    let (column, cell) = if results.emulated {
+        (",graded_on", ",cpu-emulator")
+    } else {
+        ("", "")
+    };
+    let mut out = format!("student,{},total,max{column}\n", graded.join(","));
+    for (name, student) in &results.students {
+        let cells: Vec<String> = graded.iter().map(|e| points_cell(student, e)).collect();
+        let (got, max) = student.points();
+        let _ = writeln!(
+            out,
+            "{},{},{got},{max}{cell}",
+            csv_field(name),
+            cells.join(",")
+        );
+    }
+    out
+}
+
+/// A student's points for `exercise`, blank when they did not submit it.
+pub fn points_cell(student: &Student, exercise: &str) -> String {
+    student
+        .exercises
+        .get(exercise)
+        .filter(|x| x.absent.is_none())
+        .map(|x| x.points.to_string())
+        .unwrap_or_default()
+}
+
+/// The exercises any student was graded on, in course order.
+pub fn graded_exercises(results: &Results) -> Vec<&'static str> {
+    EXERCISES
+        .iter()
+        .map(|e| e.name)
+        .filter(|name| {
+            results
+                .students
+                .values()
+                .any(|s| s.exercises.contains_key(*name))
+        })
+        .collect()
+}
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break.
+pub fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_owned()
+    }
+}
+
+/// What a student reads: per exercise, the points, what went wrong and how
+/// each run ended, with the commands to reproduce it.
+pub fn feedback(name: &str, student: &Student, seed: u64) -> String {
+    let (got, max) = student.points();
+    let mut out =
+        format!("# Feedback for {name}\n\n{got} of {max} points (test plan seed {seed}).\n");
+    if !student.problems.is_empty() {
+        out.push_str("\n## About the submission\n\n");
+        for problem in &student.problems {
+            let _ = writeln!(out, "- {problem}");
+        }
+    }
+    // In course order, as the student met them.
+    let in_order = EXERCISES
+        .iter()
+        .filter_map(|e| student.exercises.get(e.name).map(|graded| (e.name, graded)));
+    for (exercise, graded) in in_order {
+        let _ = write!(
+            out,
+            "\n## {exercise}: {} of {} points\n\n",
+            graded.points, graded.max_points
+        );
+        for refused in &graded.refused {
+            let _ = writeln!(out, "- Not taken: {refused}");
+        }
+        if let Some(errors) = &graded.build_errors {
+            let _ = write!(
+                out,
+                "It did not build:\n\n{}",
+                quote::fenced(&quote::errors_first(errors), "text")
+            );
+            continue;
+        }
+        if let Some(absent) = &graded.absent {
+            let _ = writeln!(out, "Not graded: {absent}.");
+            continue;
+        }
+        if graded.runs.is_empty() {
+            out.push_str("Not graded: it was not found in the submission.\n");
+            continue;
+        }
+        if graded.ptx_missing.is_empty() {
+            out.push_str("- The kernel shows what the exercise is about (1 point).\n");
+        } else {
+            out.push_str("- The kernel does not show what the exercise is about, so its runs earn no points:\n");
+            for missing in &graded.ptx_missing {
+                let _ = writeln!(out, "  - {missing}");
+            }
+        }
+        // Memory safety and speed: what was found, or why not assessed.
+        for check in &graded.checks {
+            let _ = if check.assessed {
+                writeln!(
+                    out,
+                    "- {} of {}, {}: {}",
+                    check.points, check.max_points, check.name, check.message
+                )
+            } else {
+                writeln!(out, "- {}: {}", check.name, check.message)
+            };
+        }
+        for run in &graded.runs {
+            // The message may quote the run's own output: fenced.
+            let outcome = if run.verdict.passed {
+                "passed".to_owned()
+            } else if run.verdict.kind == crate::record::results::SKIPPED {
+                run.verdict.message.clone()
+            } else {
+                let quoted = quote::fenced(&run.verdict.message, "text");
+                let indented: Vec<String> = quoted.lines().map(|l| format!("  {l}")).collect();
+                format!("FAILED:\n\n{}\n", indented.join("\n"))
+            };
+            // The same run on the student's own machine.
+            // Without --json: the student wants the report for people.
+            let args: Vec<&str> = run
+                .command
+                .get(1..)
+                .unwrap_or_default()
+                .iter()
+                .map(String::as_str)
+                .filter(|a| *a != "--json")
+                .collect();
+            let args = args.join(" ");
+            let _ = match &run.kernel_ptx {
+                None => writeln!(
+                    out,
+                    "- {} of {}, {}, your binary: {outcome}\n  `cargo run -p {exercise} -- {args}`",
+                    run.points, run.max_points, run.about
+                ),
+                Some(_) if run.command.is_empty() => writeln!(
+                    out,
+                    "- {} of {}, {}, your kernel in the course's host code: {outcome}",
+                    run.points, run.max_points, run.about
+                ),
+                Some(ptx) => writeln!(
+                    out,
+                    "- {} of {}, {}, your kernel in the course's host code: {outcome}\n  \
+                     `{}={PTX_DIR}/{ptx} {} {args}` (in the grader's bundle)",
+                    run.points,
+                    run.max_points,
+                    run.about,
+                    kernels::KERNEL_PTX_ENV,
+                    run.command.first().map_or("", String::as_str),
+                ),
+            };
+
+            if let Some(timings) = run.report.as_ref().and_then(timings) {
+                let _ = writeln!(out, "  {timings}");
+            }
+        }
+    }
+    out
+}
+
+/// The timed steps of an exercise's JSON report, as the course writes them.
+pub fn report_timings(report: &serde_json::Value) -> Option<Vec<kernels::protocol::Timing>> {
+    serde_json::from_value(report.get("timings")?.clone()).ok()
+}
+
+/// A report's timings on one line, e.g. "kernel 0.412 ms, median of 10;
+/// 0.98 of device copy bandwidth": for a student comparing versions.
+fn timings(report: &serde_json::Value) -> Option<String> {
+    let timings = report_timings(report)?;
+    let first = timings.first()?;
+    let steps: Vec<String> = timings
+        .iter()
+        .map(|t| match t.ms {
+            ms if ms < 1.0 => format!("{} {:.1} µs", t.step, ms * 1e3),
+            ms => format!("{} {ms:.2} ms", t.step),
+        })
+        .collect();
+    let mut line = format!("{}, median of {}", steps.join(", "), first.median_of);
+    if let Some(ratio) = report
+        .pointer("/throughput/ratio_to_copy")
+        .and_then(|r| r.as_f64())
+    {
+        let _ = write!(line, "; {ratio:.2} of device copy bandwidth");
+    }
+    Some(line)
+}
+
+/// The terminal table: a row per student, sorted, a column per exercise
+/// (blank where not submitted, "no build" where it did not build), their
+/// totals, then how many runs ended in each verdict and how many
+/// exercises were submitted, did not build, or were not submitted.
+pub fn summary(results: &Results) -> String {
+    let graded = graded_exercises(results);
+    let width = results
+        .students
+        .keys()
+        .map(|s| s.chars().count())
+        .max()
+        .unwrap_or(7)
+        .max(7);
+    let mut out = format!("{:<width$}", "student");
+    for exercise in &graded {
+        let _ = write!(out, " {exercise:>14}");
+    }
+    out.push_str("      total\n");
+    let mut verdicts: BTreeMap<&str, usize> = BTreeMap::new();
+    let (mut submitted, mut unbuilt, mut absent) = (0, 0, 0);
+    for (name, student) in &results.students {
+        let _ = write!(out, "{name:<width$}");
+        for exercise in &graded {
+            let cell = match student.exercises.get(*exercise) {
+                Some(e) if e.absent.is_some() => String::new(),
+                Some(e) if e.build_errors.is_some() => "no build".to_owned(),
+                Some(e) => format!("{}/{}", e.points, e.max_points),
+                None => String::new(),
+            };
+            let _ = write!(out, " {cell:>14}");
+        }
+        let (got, max) = student.points();
+        let _ = writeln!(out, " {:>10}", format!("{got}/{max}"));
+        for e in student.exercises.values() {
+            match (&e.absent, &e.build_errors) {
+                (Some(_), _) => absent += 1,
+                (None, Some(_)) => (submitted, unbuilt) = (submitted + 1, unbuilt + 1),
+                (None, None) => submitted += 1,
+            }
+            for run in &e.runs {
+                *verdicts.entry(run.verdict.kind.as_str()).or_default() += 1;
+            }
+        }
+    }
+    let counted: Vec<String> = verdicts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    let _ = writeln!(
+        out,
+        "{} students; {submitted} exercises submitted, {unbuilt} did not build, {absent} not submitted; runs: {}",
+        results.students.len(),
+        if counted.is_empty() {
+            "none".to_owned()
+        } else {
+            counted.join(", ")
+        }
+    );
+    out + &emulated(results) + &unsandboxed(results)
+}
+
+/// What the build says about a bundle's items: exercises submitted, how
+/// many did not build, how many were not submitted; nobody's missing work
+/// is counted as built or failed.
+pub fn build_counts(items: &[Item]) -> String {
+    let students: BTreeSet<&str> = items.iter().map(|i| i.student.as_str()).collect();
+    let submitted = items.iter().filter(|i| i.absent.is_none()).count();
+    let unbuilt = items
+        .iter()
+        .filter(|i| i.absent.is_none() && i.build_errors.is_some())
+        .count();
+    format!(
+        "{} students, {submitted} exercises submitted, {unbuilt} did not build, {} not submitted",
+        students.len(),
+        items.len() - submitted
+    )
+}
+
+/// Each student's problems with their submission, once per student, as
+/// lines for the terminal.
+pub fn submission_problems(items: &[Item]) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    items
+        .iter()
+        .filter(|i| seen.insert(i.student.as_str()))
+        .flat_map(|i| i.problems.iter().map(|p| format!("{}: {p}", i.student)))
+        .collect()
+}
+
+/// A student id as a file name: letters, digits, '.', '_' and '-' kept.
+fn file_name(student: &str) -> String {
+    let name: String = student
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if name.starts_with('.') || name.is_empty() {
+        format!("_{name}")
+    } else {
+        name
+    }
+}
+
+/// Writes grades.csv and `feedback/<student>.md` into `out`, each atomically.
+pub fn write(results: &Results, out: &Path) -> std::io::Result<()> {
+    atomic_file::write(&out.join("grades.csv"), grades_csv(results).as_bytes())?;
+    for (name, student) in &results.students {
+        let path = out.join("feedback").join(format!("{}.md", file_name(name)));
+        let text =
+            feedback(name, student, results.seed) + &emulated(results) + &unsandboxed(results);
+        atomic_file::write(&path, text.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// What every report says when the kernels ran on the CPU emulator.
+pub fn emulated(results: &Results) -> String {
+    if results.emulated {
+        "\nGraded on the CPU emulator (--emulate): sizes capped for a CPU, times not judged, \
+         runs that need a GPU's speed skipped and marked so.\n"
+            .to_owned()
+    } else {
+        String::new()
+    }
+}
+
+/// What every report says when student code ran without the sandbox.
+pub fn unsandboxed(results: &Results) -> String {
+    match results.sandbox {
+        Some(_) => String::new(),
+        None => "\nWARNING: graded with --no-sandbox: student code was built and run \
+                 with the instructor's rights, unconfined.\n"
+            .to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::results::{Exercise, Run, Verdict};
+
+    fn run(passed: bool) -> Run {
+        Run {
+            about: "n = 1001, odd, with 2 blocks of 128: a grid smaller than n".into(),
+            command: vec![
+                "vecadd-anyN--ann".into(),
+                "--n".into(),
+                "1001".into(),
+                "--json".into(),
+            ],
+            exit_code: Some(if passed { 0 } else { 1 }),
+            duration_ms: 10.0,
+            verdict: Verdict {
+                passed,
+                kind: if passed { "passed" } else { "failed" }.into(),
+                message: if passed {
+                    "passed".into()
+                } else {
+                    "wrong answer: 745 of 1001 wrong; first c[256]: expected 768, got NaN".into()
+                },
+            },
+            // A passing run's report, as far as the feedback reads it.
+            report: passed.then(|| {
+                serde_json::json!({
+                    "timings": [
+                        {"step": "h2d", "ms": 1.25, "median_of": 10},
+                        {"step": "kernel", "ms": 0.0412, "median_of": 10},
+                    ],
+                    "throughput": {"ratio_to_copy": 0.981},
+                })
+            }),
+            points: if passed { 2 } else { 0 },
+            max_points: 2,
+            kernel_ptx: None,
+            trace_calls: None,
+        }
+    }
+
+    /// `run` made through the course's reference binary with the
+    /// student's PTX.
+    fn kernel_run(mut run: Run) -> Run {
+        run.command[0] = "reference/vecadd-anyN".into();
+        run.kernel_ptx = Some("vecadd-anyN--ann.ptx".into());
+        run.points = run.points.min(1);
+        run.max_points = 1;
+        run
+    }
+
+    fn results() -> Results {
+        let mut results = Results::new(7);
+        results.sandbox = Some("bubblewrap, as nobody".into());
+        let vecadd = Exercise {
+            refused: vec![
+                "src/main.rs is a symbolic link: submissions must hold the files themselves".into(),
+            ],
+            build_errors: None,
+            ptx_missing: vec![],
+            runs: vec![kernel_run(run(true)), run(true), run(false)],
+            points: 5,
+            max_points: 8,
+            sanitizer: vec![],
+            checks: vec![
+                crate::record::results::Check {
+                    name: crate::record::results::MEMORY_SAFETY.into(),
+                    assessed: true,
+                    passed: false,
+                    points: 0,
+                    max_points: 1,
+                    message: "in the run \"one element\": memcheck: Invalid __global__ write of \
+                              size 4 bytes (kernel.cu:27) (ERROR SUMMARY: 1 error)"
+                        .into(),
+                },
+                crate::record::results::Check {
+                    name: crate::record::results::SPEED.into(),
+                    assessed: true,
+                    passed: true,
+                    points: 1,
+                    max_points: 1,
+                    message: "in the run \"n = 50000017 with the default grid\" your kernel took \
+                              0.171 ms and the course's 0.168 ms on this GPU: 0.98 of its speed \
+                              (the point asks 0.5)"
+                        .into(),
+                },
+            ],
+            inputs: None,
+            absent: None,
+        };
+        let broken = Exercise {
+            refused: vec![],
+            build_errors: Some("src/kernel.cu(12): error: identifier \"x\" is undefined".into()),
+            ptx_missing: vec![],
+            runs: vec![],
+            points: 0,
+            max_points: 7,
+            sanitizer: vec![],
+            checks: vec![],
+            inputs: None,
+            absent: None,
+        };
+        results.students.insert(
+            "ann".into(),
+            Student {
+                problems: vec![],
+                exercises: BTreeMap::from([
+                    ("vecadd-anyN".into(), vecadd),
+                    ("dot-sm".into(), broken),
+                ]),
+            },
+        );
+        results.students.insert(
+            "Bo, the \"second\"".into(),
+            Student {
+                problems: vec![
+                    "dot-sm was found in 2 places (a, b); keep one and resubmit, none was graded"
+                        .into(),
+                ],
+                exercises: BTreeMap::new(),
+            },
+        );
+        results
+    }
+
+    #[test]
+    fn grades_are_one_row_per_student() {
+        insta::assert_snapshot!(grades_csv(&results()));
+    }
+
+    #[test]
+    fn feedback_says_what_each_run_did() {
+        let results = results();
+        insta::assert_snapshot!(feedback("ann", &results.students["ann"], results.seed));
+    }
+
+    #[test]
+    fn the_summary_is_a_table() {
+        insta::assert_snapshot!(summary(&results()));
+    }
+
+    #[test]
+    fn an_emulated_grading_says_so_in_every_report_and_shows_skips_and_findings() {
+        let mut results = results();
+        results.emulated = true;
+        let ann = results.students.get_mut("ann").unwrap();
+        let vecadd = ann.exercises.get_mut("vecadd-anyN").unwrap();
+        // The failed run: its message becomes the emulator's finding.
+        let failed = vecadd.runs.iter_mut().find(|r| !r.verdict.passed).unwrap();
+        failed.verdict = Verdict {
+            passed: false,
+            kind: "cuda-error".into(),
+            message: "CUDA error CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure\n\
+                      the CPU emulator found: global-memory conflict in kernel `vecadd` at \
+                      global address 0x7f0000000010: block (0,0,0) thread (0,0,0) wrote it \
+                      (`st.global.f32` at kernel.cu:31 (PTX line 70)), then block (1,0,0) \
+                      thread (0,0,0) wrote it (`st.global.f32` at kernel.cu:31 (PTX line 70)) \
+                      with no barrier between; give each thread its own element or use an atomic"
+                .into(),
+        };
+        let streams = crate::plan::emulated::plan("streams-overlap", 7, true);
+        vecadd.runs.extend(
+            streams
+                .skipped
+                .iter()
+                .map(|s| crate::record::results::skipped("streams-overlap", &s.run, s.why)),
+        );
+        let ann = &results.students["ann"];
+        insta::assert_snapshot!(format!(
+            "{}\n{}\n{}{}",
+            grades_csv(&results),
+            summary(&results),
+            feedback("ann", ann, results.seed),
+            emulated(&results)
+        ));
+    }
+
+    #[test]
+    fn file_names_are_safe() {
+        assert_eq!(file_name("ann"), "ann");
+        assert_eq!(file_name("../etc/passwd"), "_.._etc_passwd");
+        assert_eq!(file_name("a b/c"), "a_b_c");
+    }
+}

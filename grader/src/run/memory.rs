@@ -1,0 +1,120 @@
+//! Whether a run above 2^31 elements fits on this node: the host's available
+//! memory (`/proc/meminfo`) and the GPU's free memory (`nvidia-smi`), read
+//! just before the run, since other graders on the node may hold some. A run
+//! that does not fit is skipped with the reason, never failed: a student
+//! must not lose a point to the node.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// Room left besides what the run asks for: the CUDA context, the
+/// process, the grader and whatever else the node runs.
+const HEADROOM: u64 = 4 << 30;
+
+/// Why `bytes` in host memory and again in GPU memory (`gpu`: the index
+/// runs are pinned to, else every GPU's least) do not fit now; None when
+/// they do.
+pub fn shortfall(bytes: u64, gpu: Option<u32>) -> Option<String> {
+    let need = bytes + HEADROOM;
+    let host = std::fs::read_to_string("/proc/meminfo")
+        .map_err(|err| format!("/proc/meminfo: {err}"))
+        .and_then(|text| mem_available(&text));
+    let device = gpu_free(gpu);
+    judge(need, host, device)
+}
+
+fn judge(need: u64, host: Result<u64, String>, device: Result<u64, String>) -> Option<String> {
+    let gib = |b: u64| format!("{:.1} GiB", b as f64 / f64::from(1 << 30));
+    let skipped = "skipped, no points either way";
+    match (host, device) {
+        (Err(why), _) => Some(format!(
+            "{skipped}: the host's available memory could not be read ({why})"
+        )),
+        (_, Err(why)) => Some(format!(
+            "{skipped}: the GPU's free memory could not be read ({why})"
+        )),
+        (Ok(host), _) if host < need => Some(format!(
+            "{skipped}: it needs {} of host memory, and this node has {} available",
+            gib(need),
+            gib(host)
+        )),
+        (_, Ok(device)) if device < need => Some(format!(
+            "{skipped}: it needs {} of GPU memory, and the GPU has {} free",
+            gib(need),
+            gib(device)
+        )),
+        _ => None,
+    }
+}
+
+/// `MemAvailable` of a `/proc/meminfo`, in bytes.
+fn mem_available(meminfo: &str) -> Result<u64, String> {
+    meminfo
+        .lines()
+        .find_map(|line| line.strip_prefix("MemAvailable:"))
+        .and_then(|rest| rest.trim().strip_suffix("kB"))
+        .and_then(|kib| kib.trim().parse::<u64>().ok())
+        .map(|kib| kib * 1024)
+        .ok_or_else(|| "no MemAvailable line in /proc/meminfo".to_owned())
+}
+
+/// The free memory of GPU `index` (nvidia-smi's numbering), or the least
+/// of every GPU's, in bytes.
+fn gpu_free(index: Option<u32>) -> Result<u64, String> {
+    let smi =
+        std::env::var_os(crate::run::device::NVIDIA_SMI_ENV).unwrap_or_else(|| "nvidia-smi".into());
+    let mut command = Command::new(Path::new(&smi));
+    command.args(["--query-gpu=memory.free", "--format=csv,noheader,nounits"]);
+    if let Some(index) = index {
+        command.arg(format!("--id={index}"));
+    }
+    let output = command
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .map_err(|err| format!("nvidia-smi: {err}"))?;
+    if !output.status.success() {
+        return Err(format!("nvidia-smi exited with {}", output.status));
+    }
+    least_mib(&String::from_utf8_lossy(&output.stdout))
+        .map(|mib| mib << 20)
+        .ok_or_else(|| "nvidia-smi gave no free memory".to_owned())
+}
+
+/// The least of nvidia-smi's `memory.free` lines (MiB).
+fn least_mib(listing: &str) -> Option<u64> {
+    listing
+        .lines()
+        .filter_map(|line| line.trim().parse::<u64>().ok())
+        .min()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GIB: u64 = 1 << 30;
+
+    #[test]
+    fn meminfo_and_nvidia_smi_are_read() {
+        let meminfo = "MemTotal:       131072000 kB\nMemFree:         1000 kB\nMemAvailable:   125829120 kB\n";
+        assert_eq!(mem_available(meminfo), Ok(120 * GIB));
+        assert!(mem_available("MemTotal: 1 kB\n").is_err());
+        assert_eq!(least_mib("143000\n80000\n"), Some(80000));
+        assert_eq!(least_mib("[N/A]\n"), None);
+    }
+
+    #[test]
+    fn a_run_that_does_not_fit_is_skipped_saying_which_memory_is_short() {
+        assert_eq!(judge(30 * GIB, Ok(100 * GIB), Ok(139 * GIB)), None);
+        let host = judge(30 * GIB, Ok(16 * GIB), Ok(139 * GIB)).unwrap();
+        assert!(
+            host.contains("needs 30.0 GiB of host memory") && host.contains("16.0 GiB available"),
+            "{host}"
+        );
+        let device = judge(30 * GIB, Ok(100 * GIB), Ok(24 * GIB)).unwrap();
+        assert!(device.contains("GPU memory"), "{device}");
+        let unread = judge(30 * GIB, Ok(100 * GIB), Err("nvidia-smi: not found".into())).unwrap();
+        assert!(unread.contains("could not be read (nvidia-smi"), "{unread}");
+    }
+}

@@ -1,0 +1,269 @@
+//! The memory-safety point: compute-sanitizer's memcheck (out-of-bounds and
+//! misaligned accesses) and racecheck (shared-memory races) on an
+//! exercise's first planned run, its smallest, the kernel in the course's
+//! host code. Both clean earns the point; the feedback quotes the first
+//! finding with its `kernel.cu` line. A passing run may hide either: an
+//! access one past the end lands in allocation padding, a missing barrier
+//! races and still sums right most of the time.
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::confine::runner::{self, Ended, Limits};
+use crate::confine::sandbox::{Extras, Isolation};
+use crate::record::results::Sanitized;
+
+/// The tools run, in order.
+pub const TOOLS: [&str; 2] = ["memcheck", "racecheck"];
+
+/// Runs each tool over `binary args` (the grader passes the course's
+/// reference binary with the student's PTX among `files`, so the findings
+/// are the kernel's); `timeout` is stretched, since the tools slow a run
+/// down many times.
+pub fn sanitize(
+    isolation: &Isolation,
+    binary: &Path,
+    args: &[&str],
+    files: &[(&str, &Path)],
+    limits: Limits,
+) -> Vec<Sanitized> {
+    // Found here, so that the sandbox can be given its absolute path.
+    let program = std::env::var_os("COMPUTE_SANITIZER")
+        .map(std::path::PathBuf::from)
+        .or_else(|| crate::confine::sandbox::on_path("compute-sanitizer"))
+        .unwrap_or_else(|| "compute-sanitizer".into());
+    let program = program.to_string_lossy();
+    let limits = Limits {
+        timeout: limits.timeout * 10,
+        ..limits
+    };
+    TOOLS
+        .iter()
+        .map(|tool| {
+            let wrapper = [program.as_ref(), "--tool", tool];
+            let outcome = runner::run_command(
+                isolation.run_command_with(
+                    binary,
+                    args,
+                    &wrapper,
+                    Extras {
+                        files,
+                        ..Extras::default()
+                    },
+                ),
+                limits,
+            );
+
+            judge(
+                tool,
+                &outcome.ended,
+                &format!("{}{}", outcome.stdout, outcome.stderr),
+                limits.timeout,
+            )
+        })
+        .collect()
+}
+
+/// The tool's verdict from what it printed: clean when its summary counts
+/// no errors. Its exit status is the program's, and a program that printed
+/// a wrong answer exits non-zero however clean its memory accesses were.
+fn judge(tool: &str, ended: &Ended, output: &str, timeout: Duration) -> Sanitized {
+    // "========= ERROR SUMMARY: 0 errors", or racecheck's
+    // "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".
+    // With many errors, a second line follows: "ERROR SUMMARY: 260 errors
+    // were not printed. Use --print-limit ...".
+    let summary = output
+        .lines()
+        .rfind(|l| l.contains("SUMMARY:") && !l.contains("not printed"))
+        .map(tool_line);
+    // Without a summary, the tool's own last word says why, e.g. a program
+    // that ended before its first CUDA call.
+    let last_said = output
+        .lines()
+        .rfind(|l| l.starts_with("========= ") && !tool_line(l).is_empty())
+        .map(tool_line);
+    let no_errors = |line: &str| line.contains("SUMMARY: 0 errors") || line.contains("(0 errors");
+    let (clean, summary) = match (ended, summary) {
+        (Ended::DidNotStart(why), _) => (
+            false,
+            format!("compute-sanitizer could not be started: {why}"),
+        ),
+        (Ended::TimedOut, _) => (
+            false,
+            format!("did not finish within {} s", timeout.as_secs()),
+        ),
+        (_, Some(line)) => (no_errors(&line), line),
+        (_, None) => (
+            false,
+            match last_said {
+                Some(said) => format!("no summary: the tool did not check the run ({said})"),
+                None => "no summary: the tool did not check the run".to_owned(),
+            },
+        ),
+    };
+    Sanitized {
+        tool: tool.to_owned(),
+        clean,
+        summary,
+        finding: if clean { None } else { first_finding(output) },
+    }
+}
+
+/// The tool's first report of a hazard, with the `kernel.cu` line it names
+/// (nvcc's `-lineinfo` puts the source lines in the PTX), e.g. "Invalid
+/// __global__ write of size 4 bytes (kernel.cu:27)".
+fn first_finding(output: &str) -> Option<String> {
+    let lines: Vec<String> = output
+        .lines()
+        .filter(|l| l.starts_with("========="))
+        .map(tool_line)
+        .collect();
+    let at = lines.iter().position(|l| {
+        l.starts_with("Invalid") || l.starts_with("Error") || l.starts_with("Program hit")
+    })?;
+    let mut headline = lines[at].trim_end_matches(':');
+    // Without the place's address and the grader's build path.
+    if let Some((head, _)) = headline
+        .split_once(" at ")
+        .filter(|_| headline.contains("kernel.cu:"))
+    {
+        headline = head;
+    }
+    // The source line follows within the finding's own lines ("at ... in
+    // /build/.../src/kernel.cu:27"); racecheck names it in the headline.
+    let place = lines[at..].iter().take(6).find_map(|l| kernel_line(l));
+    Some(match place {
+        Some(line) => format!("{headline} (kernel.cu:{line})"),
+        None => headline.to_owned(),
+    })
+}
+
+/// The line number after the first "kernel.cu:" in `text`.
+fn kernel_line(text: &str) -> Option<u32> {
+    let (_, rest) = text.split_once("kernel.cu:")?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+/// A line of the tool's, without its "=========" prefix.
+fn tool_line(line: &str) -> String {
+    line.trim_start_matches('=').trim().to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const T: Duration = Duration::from_secs(1);
+
+    #[test]
+    fn a_clean_summary_is_clean() {
+        let memcheck = judge(
+            "memcheck",
+            &Ended::Exited(0),
+            "========= ERROR SUMMARY: 0 errors\n",
+            T,
+        );
+        assert!(memcheck.clean);
+        assert_eq!(memcheck.summary, "ERROR SUMMARY: 0 errors");
+        let race = "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n";
+        assert!(judge("racecheck", &Ended::Exited(0), race, T).clean);
+    }
+
+    #[test]
+    fn a_failing_program_can_still_be_clean() {
+        // On the H100: a racy dot-atomic exits 1 (wrong answer) under a
+        // memcheck that found nothing.
+        let run = judge(
+            "memcheck",
+            &Ended::Exited(1),
+            "========= ERROR SUMMARY: 0 errors\n",
+            T,
+        );
+        assert!(run.clean, "{}", run.summary);
+    }
+
+    #[test]
+    fn findings_are_not() {
+        let found = judge(
+            "memcheck",
+            &Ended::Exited(1),
+            "========= ERROR SUMMARY: 3 errors\n",
+            T,
+        );
+        assert!(!found.clean);
+        assert!(found.summary.contains("3 errors"));
+        let race = "========= RACECHECK SUMMARY: 4 hazards displayed (4 errors, 0 warnings)\n";
+        assert!(!judge("racecheck", &Ended::Exited(1), race, T).clean);
+    }
+
+    #[test]
+    fn the_count_is_taken_from_the_summary_not_the_line_after_it() {
+        // As memcheck ended on the H100 for matmul-tiled without zero
+        // padding.
+        let many = "========= ERROR SUMMARY: 360 errors\n\
+                    ========= ERROR SUMMARY: 260 errors were not printed. Use --print-limit option to adjust the number of printed errors\n";
+        let found = judge("memcheck", &Ended::Exited(1), many, T);
+        assert!(!found.clean);
+        assert_eq!(found.summary, "ERROR SUMMARY: 360 errors");
+    }
+
+    #[test]
+    fn a_run_the_tool_could_not_check_says_why() {
+        let said = "========= Target application terminated before first instrumented API call\n";
+        let unchecked = judge("memcheck", &Ended::Exited(0), said, T);
+        assert!(!unchecked.clean);
+        assert_eq!(
+            unchecked.summary,
+            "no summary: the tool did not check the run \
+             (Target application terminated before first instrumented API call)"
+        );
+    }
+
+    #[test]
+    fn the_first_finding_is_quoted_with_its_kernel_line() {
+        // memcheck's form: the place on the line after the headline.
+        let memcheck = "========= COMPUTE-SANITIZER\n\
+            ========= Invalid __global__ write of size 4 bytes\n\
+            =========     at vecadd+0x1d0 in /build/workspace/exercises/vecadd-anyN/src/kernel.cu:27\n\
+            =========     by thread (1,0,0) in block (0,0,0)\n\
+            =========     Address 0x7f4c2e000004 is out of bounds\n\
+            ========= Invalid __global__ read of size 4 bytes\n\
+            =========     at vecadd+0x1a0 in /build/workspace/exercises/vecadd-anyN/src/kernel.cu:26\n\
+            ========= ERROR SUMMARY: 2 errors\n";
+        let found = judge("memcheck", &Ended::Exited(0), memcheck, T);
+        assert_eq!(
+            found.finding.as_deref(),
+            Some("Invalid __global__ write of size 4 bytes (kernel.cu:27)")
+        );
+        // racecheck's, as the H200 printed it: the place in the headline.
+        let race = "========= Error: Race reported between Read access at dot+0x4f0 in kernel.cu:46\n\
+            =========     and Write access at dot+0x510 in kernel.cu:46 [2048 hazards]\n\
+            ========= RACECHECK SUMMARY: 2 hazards displayed (2 errors, 0 warnings)\n";
+        let found = judge("racecheck", &Ended::Exited(0), race, T);
+        assert!(!found.clean);
+        assert_eq!(
+            found.finding.as_deref(),
+            Some("Error: Race reported between Read access (kernel.cu:46)")
+        );
+        // Clean: nothing to quote.
+        let clean = judge(
+            "memcheck",
+            &Ended::Exited(0),
+            "========= ERROR SUMMARY: 0 errors\n",
+            T,
+        );
+        assert_eq!(clean.finding, None);
+    }
+
+    #[test]
+    fn a_missing_tool_says_so() {
+        let missing = judge(
+            "memcheck",
+            &Ended::DidNotStart("No such file".into()),
+            "",
+            T,
+        );
+        assert!(!missing.clean && missing.summary.contains("could not be started"));
+    }
+}
