@@ -21,7 +21,6 @@ use crate::build::emulator_library::{self, Library};
 use crate::build::ptx_check;
 use crate::build::reference::{self, Kept, PTX_DIR, Reference};
 use crate::discover::discovery::discover;
-use crate::discover::overlay;
 use kernels::catalogue::{self, EXERCISES};
 
 use crate::atomic_file;
@@ -129,10 +128,10 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
                 .iter()
                 .any(|p| p.starts_with(&format!("{exercise} was found in")));
             let (files, refused, absent) = match submission.exercises.get(exercise) {
-                Some(folder) => {
-                    let (files, refused) = overlay::select(folder);
-                    let refused: Vec<String> = refused.iter().map(|r| r.to_string()).collect();
-                    (files, refused, None)
+                Some(found) => {
+                    let selection = &found.selection;
+                    let refused = selection.refused.iter().map(|r| r.to_string()).collect();
+                    (selection.taken.clone(), refused, None)
                 }
                 None if ambiguous => (
                     vec![],

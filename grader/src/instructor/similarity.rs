@@ -82,9 +82,9 @@ pub fn compare(course: &Path, submissions: &Path, exercises: &[String]) -> std::
             .exercises
             .iter()
             .filter(|(e, _)| exercises.is_empty() || exercises.contains(e));
-        for (exercise, folder) in chosen {
+        for (exercise, found) in chosen {
             for file in FILES {
-                let Some(text) = read_plain(&folder.join(file)) else {
+                let Some(text) = read_plain(&found.folder.join(file)) else {
                     continue;
                 };
                 // What the stub already holds is nobody's work.
