@@ -252,8 +252,9 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
             kept_ptx.insert(name);
         }
         let exercise = catalogue::find(&item.exercise).expect("chosen from the catalogue");
-        item.ptx_missing = match result.ptx.as_ref().and_then(|p| fs::read_to_string(p).ok()) {
-            Some(ptx) => ptx_check::missing(exercise, &ptx),
+        item.ptx_missing = match result.ptx.as_ref().map(|p| ptx_check::read(p)) {
+            Some(Ok(ptx)) => ptx_check::missing(exercise, &ptx),
+            Some(Err(why)) => vec![why],
             None if result.binary.is_some() => vec!["no PTX was found for the kernel".into()],
             None => vec![],
         };

@@ -661,7 +661,7 @@ fn kernel_host(bundle_dir: &Path, bundle: &Bundle, item: &Item) -> Result<(PathB
     let binary = reference.binary.check(bundle_dir).map_err(refused)?;
     let path = ptx.check(bundle_dir).map_err(refused)?;
     let course = reference.ptx.check(bundle_dir).map_err(refused)?;
-    let read = |p: &Path| std::fs::read_to_string(p).map_err(|err| refused(err.to_string()));
+    let read = |p: &Path| ptx_check::read(p).map_err(refused);
     if let Some(why) = ptx_check::signature_mismatch(&read(&path)?, &read(&course)?) {
         return Err(format!(
             "the kernel could not run in the course's host code: {why}"
