@@ -21,7 +21,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::build::workspace::{self, Entry, Member};
-use crate::confine::runner::{self, Ended, Limits};
+use crate::confine::runner::{self, Ended, Job, Limits};
 use crate::confine::sandbox::{self, BuildMounts, Isolation, Sandbox};
 use crate::discover::overlay::{self, Taken};
 
@@ -319,7 +319,7 @@ impl Builder<'_> {
     }
 
     /// cargo with `args` in `folders`: in the sandbox, or plain.
-    fn cargo(&self, folders: &Folders, args: &[&str]) -> Result<Command, String> {
+    fn cargo(&self, folders: &Folders, args: &[&str]) -> Result<Job, String> {
         let toolchain = Toolchain::find(&self.course)?;
         Ok(match self.isolation {
             Isolation::Sandboxed(sandbox) => self.sandboxed(sandbox, &toolchain, folders, args),
@@ -330,7 +330,7 @@ impl Builder<'_> {
                     .env("CARGO_TARGET_DIR", &folders.target)
                     .env("RUSTC", toolchain.sysroot.join("bin/rustc"))
                     .args(args);
-                command
+                Job::from(command)
             }
         })
     }
@@ -341,7 +341,7 @@ impl Builder<'_> {
         toolchain: &Toolchain,
         folders: &Folders,
         args: &[&str],
-    ) -> Command {
+    ) -> Job {
         sandbox.build_command(
             &BuildMounts {
                 course: &self.course,

@@ -750,6 +750,7 @@ fn run_one(
         files: &files,
         descriptor,
         driver,
+        memory: run.memory,
     };
     let mut outcome = runner::run_command(
         isolation.run_command_with(binary, &args, &[], extras),

@@ -42,6 +42,10 @@ pub enum Verdict {
     TimedOut {
         seconds: f64,
     },
+    /// Killed at the memory cap of its cell (bytes).
+    OutOfMemory {
+        limit: u64,
+    },
     /// More output than the cap.
     Flooded,
     /// Output that is not the course's JSON report.
@@ -76,6 +80,7 @@ impl Verdict {
             Verdict::RefusedArguments { .. } => "refused-arguments",
             Verdict::Crashed { .. } => "crashed",
             Verdict::TimedOut { .. } => Verdict::TIMED_OUT,
+            Verdict::OutOfMemory { .. } => "out-of-memory",
             Verdict::Flooded => "flooded",
             Verdict::Garbage { .. } => "garbage",
             Verdict::Inconsistent { .. } => "inconsistent",
@@ -112,6 +117,12 @@ impl fmt::Display for Verdict {
                 f,
                 "did not finish within {seconds:.0} s: a kernel or host loop that never ends?"
             ),
+            Verdict::OutOfMemory { limit } => write!(
+                f,
+                "used more than the {} MiB of memory a run may have, and was stopped: does it \
+                 allocate more than the exercise needs?",
+                limit >> 20
+            ),
             Verdict::Flooded => {
                 f.write_str("printed more than the grader keeps: remove debug printing")
             }
@@ -145,6 +156,13 @@ pub fn judge(outcome: &Outcome, timeout_s: f64) -> Verdict {
     // is the cause.
     if outcome.flooded {
         return Verdict::Flooded;
+    }
+    // The cap killed one of its processes: whatever it printed after, the
+    // cap is the cause (a run that still passed keeps its pass).
+    if let Some(limit) = outcome.out_of_memory {
+        if outcome.ended != Ended::Exited(0) {
+            return Verdict::OutOfMemory { limit };
+        }
     }
     let code = match &outcome.ended {
         Ended::DidNotStart(reason) => {
