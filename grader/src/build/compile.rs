@@ -20,6 +20,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::build::relative;
 use crate::build::workspace::{self, Entry, Member};
 use crate::confine::runner::{self, Ended, Job, Limits};
 use crate::confine::sandbox::{self, BuildMounts, Isolation, Sandbox};
@@ -297,7 +298,7 @@ impl Builder<'_> {
                         "the build took longer than {} s and was stopped",
                         self.timeout.as_secs()
                     ),
-                    _ => outcome.stderr,
+                    _ => self.shown(&folders, &outcome.stderr),
                 })
             };
             built.push(Built {
@@ -308,6 +309,28 @@ impl Builder<'_> {
             });
         }
         Ok(built)
+    }
+
+    /// A build's messages with its folders named, not shown: the
+    /// instructor's paths (without the sandbox) and the sandbox's alike.
+    fn shown(&self, folders: &Folders, text: &str) -> String {
+        let toolchain = Toolchain::find(&self.course).ok();
+        let mut named: Vec<(&Path, &str)> = vec![
+            (&folders.workspace, ""),
+            (Path::new(sandbox::WORKSPACE_DIR), ""),
+            (&folders.target, "target"),
+            (Path::new(sandbox::TARGET_DIR), "target"),
+            (self.root, "target"),
+            (&self.course, "course"),
+            (Path::new(sandbox::COURSE_DIR), "course"),
+            (Path::new(sandbox::TOOLCHAIN_DIR), "toolchain"),
+            (Path::new(sandbox::CARGO_HOME_DIR), "cargo"),
+        ];
+        if let Some(toolchain) = &toolchain {
+            named.push((&toolchain.sysroot, "toolchain"));
+            named.push((&toolchain.registry, "cargo/registry"));
+        }
+        relative::relative(text, &named)
     }
 
     /// A path cargo reported, on this machine.
