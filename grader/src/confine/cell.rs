@@ -94,7 +94,7 @@ impl Cells {
     /// v1 pids and memory hierarchies. Cells that graders which are gone
     /// left behind are removed.
     pub fn find() -> Cells {
-        let found = match std::env::var_os(CGROUP_ENV) {
+        let found = match std::env::var_os(CGROUP_ENV).filter(|given| !given.is_empty()) {
             Some(given) if given == "none" => Err(format!("{CGROUP_ENV}=none")),
             Some(given) => prepare_v2(Path::new(&given), false)
                 .map(|parent| Cells::V2 { parent })
