@@ -40,14 +40,20 @@ const BUILD_MEMORY: u64 = 8 << 30;
 /// host memory, page-locked buffers and the largest ordinary plan's
 /// arrays (2^28 floats in a few arrays) several times over.
 const GPU_RUN_MEMORY: u64 = 16 << 30;
-/// A run's memory on the CPU emulator besides its amplified data: the
-/// binary, the emulator's decoded kernel and its threads.
-const EMULATED_RUN_MEMORY: u64 = 1 << 30;
+/// A run's memory on the CPU emulator besides its data: the binary, the
+/// emulator and its decoded kernel, a worker thread per core (about
+/// 2 MiB each, measured with 16).
+const EMULATED_RUN_MEMORY: u64 = 512 << 20;
+/// The course's copy-bandwidth probe (`kernels::copy_probe`): two device
+/// buffers of 512 MiB, which the emulator keeps in host memory. An honest
+/// dot-sm or vecadd-anyN run peaks at 1.03 GiB on the emulator, most of
+/// it this.
+const EMULATED_COPY_PROBE: u64 = 2 * (512 << 20);
 /// The most data an emulated run holds: three arrays of 2^20 floats (the
 /// emulated plans' largest n), on the host and again as device memory.
 const EMULATED_RUN_DATA: u64 = (2 * 3 * 4) << 20;
 /// Bytes the emulator spends per byte of a run's data: its shadow of
-/// every allocation's accesses and per-thread registers; about 5, measured.
+/// every allocation's accesses and per-thread registers; about 5.
 const EMULATOR_AMPLIFICATION: u64 = 5;
 /// The size of a sandbox's private /tmp and /dev/shm (each a tmpfs, in
 /// memory); the root around the mounts is read-only.
@@ -284,7 +290,9 @@ pub fn ended_inside(ended: Ended) -> Ended {
 /// bytes beyond an ordinary run's.
 fn run_memory(emulated: bool, data: u64) -> u64 {
     if emulated {
-        EMULATED_RUN_MEMORY + EMULATOR_AMPLIFICATION * (EMULATED_RUN_DATA + data)
+        EMULATED_RUN_MEMORY
+            + EMULATED_COPY_PROBE
+            + EMULATOR_AMPLIFICATION * (EMULATED_RUN_DATA + data)
     } else {
         GPU_RUN_MEMORY + data
     }

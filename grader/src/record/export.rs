@@ -220,7 +220,7 @@ pub fn export(results: &Results, lms: Lms, roster: Option<&Roster>) -> Exported 
     }
     for (id, person) in &people {
         let student = results.students.get(id);
-        for (header, field) in identity.iter().filter(|(_, f)| IDENTIFIERS.contains(f)) {
+        for (header, field) in identity.iter().filter(|(_, f)| !SHOWN_ONLY.contains(f)) {
             let value = person.get(field).map_or("", String::as_str);
             if inert(value) != value {
                 unmatched.push(format!(
@@ -244,16 +244,9 @@ pub fn export(results: &Results, lms: Lms, roster: Option<&Roster>) -> Exported 
     Exported { csv, unmatched }
 }
 
-/// The roster fields an LMS matches students by: a change to one of them
-/// loses the student's row on import.
-const IDENTIFIERS: [&str; 6] = [
-    "lms_id",
-    "sis_user_id",
-    "sis_login_id",
-    "email",
-    "username",
-    "id_number",
-];
+/// The roster fields an LMS only shows; it matches students by the others
+/// (ids, logins, emails), and a change to one of those loses the row.
+const SHOWN_ONLY: [&str; 2] = ["name", "section"];
 
 /// `text` as a cell no spreadsheet evaluates: a leading apostrophe before
 /// what would start a formula, a number left as it is.
