@@ -16,7 +16,7 @@ use grader::grade::regrade;
 use grader::record::reports;
 use grader::record::results::Results;
 use indicatif::{ProgressBar, ProgressStyle};
-use kernels::catalogue;
+use kernels::catalogue::{self, ExerciseId};
 
 /// Grade a class's CUDA exercises: build, run on the GPU, judge, report.
 #[derive(Parser, Debug)]
@@ -125,7 +125,7 @@ enum Command {
     Check {
         /// The exercise, e.g. dot-sm.
         #[arg(value_parser = exercise_name)]
-        exercise: String,
+        exercise: ExerciseId,
         /// Its folder [default: exercises/EXERCISE of this course].
         #[arg(long, value_parser = absolute)]
         path: Option<PathBuf>,
@@ -168,7 +168,7 @@ enum MutantsCommand {
 struct Choose {
     /// Only this exercise; repeat for several [default: all].
     #[arg(long = "exercise", value_name = "EXERCISE", value_parser = exercise_name)]
-    exercises: Vec<String>,
+    exercises: Vec<ExerciseId>,
     /// Test plan seed, recorded in results.json [default: a fresh one].
     #[arg(long)]
     seed: Option<u64>,
@@ -274,9 +274,9 @@ struct Running {
     no_emulate: bool,
 }
 
-fn exercise_name(text: &str) -> Result<String, String> {
-    match catalogue::find(text) {
-        Some(e) => Ok(e.name.to_owned()),
+fn exercise_name(text: &str) -> Result<ExerciseId, String> {
+    match ExerciseId::from_name(text) {
+        Some(id) => Ok(id),
         None => Err(format!(
             "not an exercise; one of {}",
             catalogue::EXERCISES
@@ -465,7 +465,7 @@ fn dispatch(command: Command) -> Result<ExitCode, String> {
             running,
             safety,
             seed,
-        } => check(&exercise, path, &running, &safety, seed),
+        } => check(exercise, path, &running, &safety, seed),
         Command::Mutants(MutantsCommand::Write { dir }) => {
             grader::instructor::mutants::write_class(&course(None)?, &dir)?;
             Ok(ExitCode::SUCCESS)
@@ -736,7 +736,7 @@ fn slurm(args: &SlurmArgs) -> Result<ExitCode, String> {
 fn similarity(
     course: &Path,
     submissions: &Path,
-    exercises: &[String],
+    exercises: &[ExerciseId],
     out: &Path,
 ) -> Result<(), String> {
     let found = grader::instructor::similarity::compare(course, submissions, exercises)
@@ -757,7 +757,7 @@ fn similarity(
 
 /// A student's own run: their exercise folder as a class of one.
 fn check(
-    exercise: &str,
+    exercise: ExerciseId,
     path: Option<PathBuf>,
     running: &Running,
     safety: &Safety,
@@ -766,15 +766,15 @@ fn check(
     let isolation = Isolation::choose(safety.no_sandbox)?;
     let emulate = device(running)?;
     let course = course(None)?;
-    let folder = path.unwrap_or_else(|| course.join("exercises").join(exercise));
+    let folder = path.unwrap_or_else(|| course.join("exercises").join(exercise.name()));
     let work = course.join("target").join("grader-check");
     let class = work.join("submission").join("you");
     // The class of one: a copy of the student's exercise under their name.
     let _ = std::fs::remove_dir_all(work.join("submission"));
-    copy_exercise(&folder, &class.join(exercise))
+    copy_exercise(&folder, &class.join(exercise.name()))
         .map_err(|err| format!("{}: {err}", folder.display()))?;
     let choose = Choose {
-        exercises: vec![exercise.to_owned()],
+        exercises: vec![exercise],
         seed,
         jobs: None,
         // Where the grader's own tests keep the class dependencies too

@@ -8,14 +8,19 @@
 //! and the student's copy of it, can depend on it without a GPU.
 
 mod exercises;
+mod grading;
+mod id;
 
 pub use exercises::EXERCISES;
+pub use grading::{Emulated, RunSpec, RunTag, points};
+pub use id::{ALL_IDS, ExerciseId, Family};
 
 /// One exercise.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Exercise {
+    pub id: ExerciseId,
     /// The folder under exercises/ and the stub's package and binary name;
-    /// the solution's is `<name>-solution`.
+    /// the solution's is `<name>-solution`: `id.name()`.
     pub name: &'static str,
     /// A few words, for lists: at most 27 characters, so a list of
     /// name, state and title fits in 80 columns.
@@ -27,6 +32,11 @@ pub struct Exercise {
     /// What the PTX must show for the exercise to count as solved the
     /// intended way.
     pub ptx: &'static [PtxNeed],
+    /// The kernels a run must launch: each entry one kernel, any one of
+    /// whose names will do (matmul-tiled builds one per tile size).
+    pub launches: &'static [&'static [&'static str]],
+    /// The runs the grader plans, in order (see [`RunSpec`]).
+    pub runs: &'static [RunSpec],
 }
 
 /// One `TODO(step N)` of a stub.
@@ -107,7 +117,7 @@ impl Exercise {
 
 /// The exercise of this name.
 pub fn find(name: &str) -> Option<&'static Exercise> {
-    EXERCISES.iter().find(|e| e.name == name)
+    ExerciseId::from_name(name).map(ExerciseId::exercise)
 }
 
 /// Every exercise's name in course order, comma-separated, for messages that

@@ -9,6 +9,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use grader::run::trace::{self, Trace};
+use kernels::catalogue::ExerciseId;
 
 /// A driver that does nothing but hand out handles and fill copies back
 /// with 7s; a launch with an empty grid fails with error 1.
@@ -182,10 +183,10 @@ fn every_call_is_forwarded_and_recorded_in_order() {
     // And the grader reads it as a run that used the GPU as taught.
     let parsed = Trace::parse(&trace, pid).unwrap();
     assert_eq!(parsed.calls.len(), 16);
-    assert_eq!(parsed.launched("dot-sm"), Ok(()));
-    assert_eq!(parsed.copied_back("dot-sm"), Ok(()));
+    assert_eq!(parsed.launched(ExerciseId::DotSm), Ok(()));
+    assert_eq!(parsed.copied_back(ExerciseId::DotSm), Ok(()));
     assert_eq!(parsed.overlapped_copies(), Ok(()));
-    assert!(parsed.launched("vecadd-anyN").is_err());
+    assert!(parsed.launched(ExerciseId::VecaddAnyN).is_err());
 }
 
 #[test]

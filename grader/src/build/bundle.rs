@@ -20,9 +20,9 @@ use crate::build::digest;
 use crate::build::emulator_library::{self, Library};
 use crate::build::ptx_check;
 use crate::build::reference::{self, Kept, PTX_DIR, Reference};
-use crate::discover::discovery::discover;
+use crate::discover::discovery::{Problem, discover};
 use crate::discover::overlay;
-use kernels::catalogue::{self, EXERCISES};
+use kernels::catalogue::{ALL_IDS, ExerciseId};
 
 use crate::atomic_file;
 use crate::build::workspace::Entry;
@@ -52,7 +52,7 @@ pub struct Bundle {
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Item {
     pub student: String,
-    pub exercise: String,
+    pub exercise: ExerciseId,
     /// Problems with the student's submission as a whole.
     pub problems: Vec<String>,
     /// Why nothing was built, when nothing was: not found, or ambiguous.
@@ -77,7 +77,7 @@ pub struct Request<'a> {
     pub submissions: &'a Path,
     pub bundle: &'a Path,
     /// Exercises to grade; all when empty.
-    pub exercises: &'a [String],
+    pub exercises: &'a [ExerciseId],
     /// Student ids to build; all when empty (see `regrade`).
     pub students: &'a [String],
     pub seed: u64,
@@ -111,11 +111,11 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
         let what = what.to_owned();
         move |err: std::io::Error| format!("{what}: {err}")
     };
-    let chosen: Vec<&str> = EXERCISES
-        .iter()
-        .map(|e| e.name)
-        .filter(|name| request.exercises.is_empty() || request.exercises.iter().any(|e| e == name))
+    let chosen: Vec<ExerciseId> = ALL_IDS
+        .into_iter()
+        .filter(|id| request.exercises.is_empty() || request.exercises.contains(id))
         .collect();
+    let names: Vec<&str> = chosen.iter().map(|id| id.name()).collect();
     let submissions =
         discover(request.submissions).map_err(io(&request.submissions.display().to_string()))?;
     let submissions = crate::discover::selection::only(submissions, request.students)?;
@@ -125,10 +125,10 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
     for submission in &submissions {
         let problems: Vec<String> = submission.problems.iter().map(|p| p.to_string()).collect();
         for &exercise in &chosen {
-            let ambiguous = problems
-                .iter()
-                .any(|p| p.starts_with(&format!("{exercise} was found in")));
-            let (files, refused, absent) = match submission.exercises.get(exercise) {
+            let ambiguous = submission.problems.iter().any(
+                |p| matches!(p, Problem::Ambiguous { exercise: e, .. } if e == exercise.name()),
+            );
+            let (files, refused, absent) = match submission.exercises.get(exercise.name()) {
                 Some(folder) => {
                     let (files, refused) = overlay::select(folder);
                     let refused: Vec<String> = refused.iter().map(|r| r.to_string()).collect();
@@ -148,7 +148,7 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
             taken.push(files);
             items.push(Item {
                 student: submission.student.clone(),
-                exercise: exercise.to_owned(),
+                exercise,
                 problems: problems.clone(),
                 absent,
                 refused,
@@ -191,7 +191,7 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
         // In the bundle's own build folder, like the students': the
         // dependencies' folder is shared by graders running at once.
         let own = request.bundle.join(".build");
-        reference = reference::build(&builder, request.course, &chosen, &own, request.bundle)?;
+        reference = reference::build(&builder, request.course, &names, &own, request.bundle)?;
         tracer = Some(reference::build_tracer(
             request.course,
             &root,
@@ -215,7 +215,7 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
             .iter()
             .map(|&i| Entry {
                 student,
-                exercise: &items[i].exercise,
+                exercise: items[i].exercise.name(),
                 taken: &taken[i],
             })
             .collect();
@@ -252,7 +252,7 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
             item.ptx = Some(reference::keep(ptx, request.bundle, PTX_DIR, &name)?);
             kept_ptx.insert(name);
         }
-        let exercise = catalogue::find(&item.exercise).expect("chosen from the catalogue");
+        let exercise = item.exercise.exercise();
         item.ptx_missing = match result.ptx.as_ref().and_then(|p| fs::read_to_string(p).ok()) {
             Some(ptx) => ptx_check::missing(exercise, &ptx),
             None if result.binary.is_some() => vec!["no PTX was found for the kernel".into()],

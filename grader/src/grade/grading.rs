@@ -23,9 +23,11 @@ use crate::build::digest;
 use crate::confine::runner::{self, Ended, Limits};
 use crate::confine::sandbox::{self, Extras, Isolation};
 use crate::judge::verdict::{self, Verdict};
-use crate::plan::runs::{self as plan, recheck};
+use crate::plan::exercise::recheck;
+use crate::plan::runs as plan;
 use crate::record::results::{self, Results, Student};
 use crate::run::sanitizer;
+use kernels::catalogue::ExerciseId;
 
 #[derive(Clone)]
 pub struct Settings {
@@ -154,10 +156,13 @@ pub fn prepare(bundle_dir: &Path, out: &Path, settings: &Settings) -> Result<Pen
         let unchanged = results.students.get(student).is_some_and(|earlier| {
             earlier.exercises.len() == items.len()
                 && items.iter().all(|item| {
-                    earlier.exercises.get(&item.exercise).is_some_and(|e| {
-                        e.inputs.is_some()
-                            && e.inputs == inputs(bundle_dir, &bundle, item, settings)
-                    })
+                    earlier
+                        .exercises
+                        .get(item.exercise.name())
+                        .is_some_and(|e| {
+                            e.inputs.is_some()
+                                && e.inputs == inputs(bundle_dir, &bundle, item, settings)
+                        })
                 })
         });
         if chosen && !unchanged {
@@ -195,7 +200,7 @@ pub fn grade_student(
             .iter()
             .map(|item| {
                 (
-                    item.exercise.clone(),
+                    item.exercise.name().to_owned(),
                     grade(bundle_dir, bundle, item, settings, driver),
                 )
             })
@@ -207,12 +212,12 @@ pub fn grade_student(
 /// and as it was built, the test plan, what the build found, and the
 /// trusted code its runs go through (reference binary, PTX, tracer).
 fn inputs(bundle_dir: &Path, bundle: &Bundle, item: &Item, settings: &Settings) -> Option<String> {
-    let plan = crate::plan::emulated::plan(&item.exercise, bundle.seed, settings.emulate).runs;
+    let plan = crate::plan::emulated::plan(item.exercise, bundle.seed, settings.emulate).runs;
     let binary = item
         .binary
         .as_ref()
         .map(|b| digest::file(&bundle_dir.join(b)).ok());
-    let reference = bundle.reference.get(&item.exercise);
+    let reference = bundle.reference.get(item.exercise.name());
     Some(digest::bytes(
         format!(
             "{binary:?}\n{:?}\n{plan:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{reference:?}\n{:?}\n{:?}\n\
@@ -275,7 +280,7 @@ fn grade(
     settings: &Settings,
     driver: Option<&Path>,
 ) -> results::Exercise {
-    let planned = crate::plan::emulated::plan(&item.exercise, bundle.seed, settings.emulate);
+    let planned = crate::plan::emulated::plan(item.exercise, bundle.seed, settings.emulate);
     let plan = planned.runs;
     let checks = not_assessed(&plan, settings);
     // Whether each run above 2^31 elements fits this node, decided once
@@ -338,7 +343,9 @@ fn grade(
     for (run, short) in plan.iter().zip(&short) {
         let kernel_points = KERNEL_POINTS.min(run.points);
         if let Some(why) = short {
-            graded.runs.push(results::skipped(&item.exercise, run, why));
+            graded
+                .runs
+                .push(results::skipped(item.exercise.name(), run, why));
             continue;
         }
         if run.memory > 0 && !ptx_ok {
@@ -356,7 +363,7 @@ fn grade(
             Ok((reference, ptx)) => run_one(
                 &settings.isolation,
                 reference,
-                &item.exercise,
+                item.exercise,
                 run,
                 settings.limits,
                 ptx_ok,
@@ -375,7 +382,7 @@ fn grade(
             Ok(tracer) => run_one(
                 &settings.isolation,
                 &binary,
-                &item.exercise,
+                item.exercise,
                 run,
                 settings.limits,
                 ptx_ok,
@@ -390,14 +397,14 @@ fn grade(
         planned
             .skipped
             .iter()
-            .map(|s| results::skipped(&item.exercise, &s.run, s.why)),
+            .map(|s| results::skipped(item.exercise.name(), &s.run, &s.why)),
     );
     if settings.sanitize {
         if let Some(first) = plan.first() {
             let ran = graded
                 .runs
                 .iter()
-                .find(|r| r.kernel_ptx.is_some() && r.about == first.about);
+                .find(|r| r.kernel_ptx.is_some() && r.about == first.about());
             let check = memory_safety(&kernel_host, first, ran, settings, ptx_ok);
             graded.sanitizer = check.1;
             set_check(&mut graded.checks, check.0);
@@ -525,10 +532,11 @@ fn memory_safety(
     if ran.is_some_and(|r| r.verdict.kind == Verdict::TIMED_OUT) {
         return lost(format!(
             "0 points: not checked, the kernel did not finish the run \"{}\" in time",
-            first.about
+            first.about()
         ));
     }
-    let mut args: Vec<&str> = first.args.iter().map(String::as_str).collect();
+    let first_args = first.args();
+    let mut args: Vec<&str> = first_args.iter().map(String::as_str).collect();
     if let Some(at) = args.iter().position(|a| *a == "--runs") {
         args[at + 1] = "1";
     }
@@ -543,7 +551,7 @@ fn memory_safety(
     let message = if clean {
         format!(
             "memcheck and racecheck found nothing in the run \"{}\"",
-            first.about
+            first.about()
         )
     } else {
         let found: Vec<String> = sanitized
@@ -554,7 +562,7 @@ fn memory_safety(
                 None => format!("{}: {}", s.tool, s.summary),
             })
             .collect();
-        format!("in the run \"{}\": {}", first.about, found.join("; "))
+        format!("in the run \"{}\": {}", first.about(), found.join("; "))
     };
     let mut point = check(
         results::MEMORY_SAFETY,
@@ -583,17 +591,18 @@ fn speed(
     };
     let theirs = runs
         .iter()
-        .find(|r| r.kernel_ptx.is_some() && r.about == timed.about);
+        .find(|r| r.kernel_ptx.is_some() && r.about == timed.about());
     let Some(theirs_ms) = theirs
         .filter(|r| r.verdict.passed)
         .and_then(|r| kernel_ms(r.report.as_ref()?))
     else {
         return fail(format!(
             "0 points: the kernel did not pass the run \"{}\", so its speed was not measured",
-            timed.about
+            timed.about()
         ));
     };
-    let mut args: Vec<&str> = timed.args.iter().map(String::as_str).collect();
+    let timed_args = timed.args();
+    let mut args: Vec<&str> = timed_args.iter().map(String::as_str).collect();
     args.push("--json");
     let outcome = runner::run_command(
         settings
@@ -614,7 +623,8 @@ fn speed(
             SPEED_POINTS,
             &format!(
                 "not assessed: the course's own kernel did not pass the run \"{}\" here ({:?})",
-                timed.about, outcome.ended
+                timed.about(),
+                outcome.ended
             ),
         );
     };
@@ -628,7 +638,7 @@ fn speed(
         &format!(
             "in the run \"{}\" your kernel took {theirs_ms:.3} ms and the course's {course_ms:.3} ms \
              on this GPU: {fraction:.2} of its speed (the point asks {SPEED_FRACTION})",
-            timed.about
+            timed.about()
         ),
     );
     point.points = u32::from(passed && ptx_ok) * SPEED_POINTS;
@@ -647,7 +657,7 @@ fn kernel_ms(report: &Value) -> Option<f64> {
 /// The reference binary and the student's PTX for an item's kernel runs,
 /// each as it was built; else why the kernel cannot be run.
 fn kernel_host(bundle_dir: &Path, bundle: &Bundle, item: &Item) -> Result<(PathBuf, Kept), String> {
-    let reference = bundle.reference.get(&item.exercise).ok_or_else(|| {
+    let reference = bundle.reference.get(item.exercise.name()).ok_or_else(|| {
         format!(
             "the bundle has no reference binary for {}; build the bundle again",
             item.exercise
@@ -680,7 +690,7 @@ fn kernel_host(bundle_dir: &Path, bundle: &Bundle, item: &Item) -> Result<(PathB
 /// host code), and why.
 fn not_run(run: &plan::Run, points: u32, why: &str, kernel: bool) -> results::Run {
     results::Run {
-        about: run.about.clone(),
+        about: run.about(),
         command: vec![],
         exit_code: None,
         duration_ms: 0.0,
@@ -716,7 +726,7 @@ enum How<'a> {
 fn run_one(
     isolation: &Isolation,
     binary: &Path,
-    exercise: &str,
+    exercise: ExerciseId,
     run: &plan::Run,
     limits: Limits,
     counts: bool,
@@ -724,7 +734,8 @@ fn run_one(
     how: How,
     driver: Option<&Path>,
 ) -> results::Run {
-    let mut args: Vec<&str> = run.args.iter().map(String::as_str).collect();
+    let run_args = run.args();
+    let mut args: Vec<&str> = run_args.iter().map(String::as_str).collect();
     args.push("--json");
     let (kernel_ptx, tracing) = match how {
         How::Kernel(ptx) => (Some(ptx), None),
@@ -795,7 +806,7 @@ fn run_one(
     }];
     command.extend(args.iter().map(|a| a.to_string()));
     results::Run {
-        about: run.about.clone(),
+        about: run.about(),
         command,
         exit_code: match outcome.ended {
             Ended::Exited(code) => Some(code),
@@ -842,7 +853,7 @@ mod tests {
     }
 
     fn planned(timed: bool) -> Vec<plan::Run> {
-        let mut runs = plan::plan("vecadd-anyN", 1);
+        let mut runs = crate::plan::exercise::plan(ExerciseId::VecaddAnyN, 1);
         for run in &mut runs {
             run.timed &= timed;
         }

@@ -7,7 +7,6 @@ use std::path::Path;
 use crate::atomic_file;
 use crate::build::bundle::Bundle;
 use crate::record::results::Results;
-use kernels::catalogue::EXERCISES;
 
 /// The seed to build with: the one given, else the earlier batch's; a
 /// given seed that differs from the earlier batch's is an error, since one
@@ -41,8 +40,8 @@ pub fn merge_bundle(earlier: Bundle, fresh: Bundle, students: &[String]) -> Bund
         .filter(|i| !students.contains(&i.student))
         .chain(fresh.items)
         .collect();
-    let order = |exercise: &str| EXERCISES.iter().position(|e| e.name == exercise);
-    items.sort_by(|a, b| (&a.student, order(&a.exercise)).cmp(&(&b.student, order(&b.exercise))));
+    // ExerciseId's order is the course's.
+    items.sort_by(|a, b| (&a.student, a.exercise).cmp(&(&b.student, b.exercise)));
     Bundle { items, ..fresh }
 }
 
@@ -57,11 +56,12 @@ pub fn save_bundle(bundle: &Bundle, dir: &Path) -> Result<(), String> {
 mod tests {
     use super::*;
     use crate::build::bundle::Item;
+    use kernels::catalogue::ExerciseId::{self, DotSm, VecaddAnyN};
 
-    fn item(student: &str, exercise: &str, binary: &str) -> Item {
+    fn item(student: &str, exercise: ExerciseId, binary: &str) -> Item {
         Item {
             student: student.into(),
-            exercise: exercise.into(),
+            exercise,
             problems: vec![],
             absent: None,
             refused: vec![],
@@ -86,12 +86,12 @@ mod tests {
         let earlier = bundle(
             9,
             vec![
-                item("ann", "vecadd-anyN", "old-ann"),
-                item("bo", "vecadd-anyN", "old-bo"),
-                item("bo", "dot-sm", "old-bo-dot"),
+                item("ann", VecaddAnyN, "old-ann"),
+                item("bo", VecaddAnyN, "old-bo"),
+                item("bo", DotSm, "old-bo-dot"),
             ],
         );
-        let fresh = bundle(9, vec![item("bo", "vecadd-anyN", "new-bo")]);
+        let fresh = bundle(9, vec![item("bo", VecaddAnyN, "new-bo")]);
         let merged = merge_bundle(earlier, fresh, &["bo".into()]);
         let got: Vec<(&str, &str)> = merged
             .items

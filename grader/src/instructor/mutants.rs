@@ -8,6 +8,9 @@
 use std::fs;
 use std::path::Path;
 
+use kernels::catalogue::ExerciseId::{self, *};
+
+use crate::plan::runs::Tag;
 use crate::record::results::{self, Results};
 
 /// One change to a solution file: `from` must occur in it.
@@ -29,10 +32,9 @@ pub enum Expect {
     /// A bug in the host code: every run of the student's binary fails,
     /// and every run of their kernel in the course's host code passes.
     LosesHostRuns,
-    /// Loses the kernel's run (in the course's host code) whose description
-    /// contains this (any run if empty); in results made before kernel
-    /// runs, any run so described.
-    LosesRun(&'static str),
+    /// Loses the kernel's run (in the course's host code) of this tag (any
+    /// run if None); in results made before kernel runs, any run of it.
+    LosesRun(Option<Tag>),
     /// Loses the point of this name ([`results::MEMORY_SAFETY`],
     /// [`results::SPEED`]), assessed on a GPU; on the emulator, which
     /// assesses neither, its own finding fails a run instead.
@@ -93,7 +95,7 @@ pub const ON_THE_EMULATOR: &[(&str, Emulated)] = &[
 ];
 
 pub struct Mutant {
-    pub exercise: &'static str,
+    pub exercise: ExerciseId,
     /// Short, for the student folder: `<exercise>.<name>`.
     pub name: &'static str,
     pub bug: &'static str,
@@ -115,17 +117,17 @@ const HOST_ADDS: Edit = edit(
 /// The mutants and the correct variants.
 pub const MUTANTS: &[Mutant] = &[
     Mutant {
-        exercise: "vecadd-anyN",
+        exercise: VecaddAnyN,
         name: "no-grid-stride",
         bug: "each thread takes its first elements only: no grid-stride loop",
         edits: &[
             edit("kernel.cu", "i < n / 4; i += stride", "i < n / 4; i += n"),
             edit("kernel.cu", "i < n; i += stride", "i < n; i += n"),
         ],
-        expect: Expect::LosesRun("a grid smaller than n"),
+        expect: Expect::LosesRun(Some(Tag::GridSmallerThanN)),
     },
     Mutant {
-        exercise: "vecadd-anyN",
+        exercise: VecaddAnyN,
         name: "host-computes",
         bug: "the host computes c; the kernel does nothing",
         edits: &[
@@ -135,7 +137,7 @@ pub const MUTANTS: &[Mutant] = &[
         expect: Expect::LosesPtx,
     },
     Mutant {
-        exercise: "vecadd-anyN",
+        exercise: VecaddAnyN,
         name: "comment-fakes-the-ptx",
         bug: "the host computes c; the empty kernel's asm comment names %nctaid.x",
         edits: &[
@@ -149,7 +151,7 @@ pub const MUTANTS: &[Mutant] = &[
         expect: Expect::LosesPtx,
     },
     Mutant {
-        exercise: "vecadd-anyN",
+        exercise: VecaddAnyN,
         name: "prints-the-default",
 
         bug: "main prints a report for the default n, whatever it is asked",
@@ -161,7 +163,7 @@ pub const MUTANTS: &[Mutant] = &[
         expect: Expect::LosesHostRuns,
     },
     Mutant {
-        exercise: "dot-gm",
+        exercise: DotGm,
         name: "cpu-answer",
         bug: "never launches the kernel; the host computes the products after the copy back",
         edits: &[
@@ -181,7 +183,7 @@ pub const MUTANTS: &[Mutant] = &[
         expect: Expect::LosesHostRuns,
     },
     Mutant {
-        exercise: "dot-gm",
+        exercise: DotGm,
         name: "drops-the-last-element",
         bug: "the tail loop stops one element early",
         edits: &[edit(
@@ -189,10 +191,10 @@ pub const MUTANTS: &[Mutant] = &[
             "i < n; i += stride",
             "i + 1 < n; i += stride",
         )],
-        expect: Expect::LosesRun("small enough that one element shows"),
+        expect: Expect::LosesRun(Some(Tag::OneElementShows)),
     },
     Mutant {
-        exercise: "dot-sm",
+        exercise: DotSm,
         name: "no-barrier-in-the-tree",
         bug: "no __syncthreads() between the tree's steps",
         edits: &[edit(
@@ -204,7 +206,7 @@ pub const MUTANTS: &[Mutant] = &[
         expect: Expect::LosesCheck(results::MEMORY_SAFETY),
     },
     Mutant {
-        exercise: "dot-sm",
+        exercise: DotSm,
         name: "barrier-inside-the-if",
         bug: "a second __syncthreads() inside the if: the block's threads wait at two barriers",
         edits: &[edit(
@@ -215,7 +217,7 @@ pub const MUTANTS: &[Mutant] = &[
         expect: Expect::OnlyOnTheEmulator,
     },
     Mutant {
-        exercise: "dot-atomic",
+        exercise: DotAtomic,
         name: "plain-add-race",
         bug: "*result += total instead of atomicAdd: blocks race",
         edits: &[edit(
@@ -226,7 +228,7 @@ pub const MUTANTS: &[Mutant] = &[
         expect: Expect::LosesPtx,
     },
     Mutant {
-        exercise: "dot-atomic",
+        exercise: DotAtomic,
         name: "accumulator-not-zeroed",
         bug: "the result is not zeroed before each launch",
         edits: &[edit(
@@ -237,7 +239,7 @@ pub const MUTANTS: &[Mutant] = &[
         expect: Expect::LosesHostRuns,
     },
     Mutant {
-        exercise: "matmul-naive",
+        exercise: MatmulNaive,
         name: "transposed-n",
         bug: "N read transposed",
         edits: &[edit(
@@ -248,14 +250,14 @@ pub const MUTANTS: &[Mutant] = &[
         expect: Expect::LosesEveryRun,
     },
     Mutant {
-        exercise: "matmul-naive",
+        exercise: MatmulNaive,
         name: "no-bounds-check",
         bug: "threads past the matrix's edge read and write",
         edits: &[edit("kernel.cu", "if (row < width && col < width) {", "{")],
-        expect: Expect::LosesRun("smaller than a block"),
+        expect: Expect::LosesRun(Some(Tag::SmallerThanABlock)),
     },
     Mutant {
-        exercise: "matmul-tiled",
+        exercise: MatmulTiled,
         name: "no-partial-tile",
         bug: "the last, partial tile along k is skipped",
         edits: &[edit(
@@ -263,10 +265,10 @@ pub const MUTANTS: &[Mutant] = &[
             "phase < (width + TILE - 1) / TILE",
             "phase < width / TILE",
         )],
-        expect: Expect::LosesRun("partial tiles"),
+        expect: Expect::LosesRun(Some(Tag::PartialTiles)),
     },
     Mutant {
-        exercise: "matmul-tiled",
+        exercise: MatmulTiled,
         name: "no-zero-padding",
         bug: "tile loads past the matrix's edge are not replaced by zeros",
         edits: &[
@@ -281,10 +283,10 @@ pub const MUTANTS: &[Mutant] = &[
                 "n[n_row * width + col]",
             ),
         ],
-        expect: Expect::LosesRun("partial tiles"),
+        expect: Expect::LosesRun(Some(Tag::PartialTiles)),
     },
     Mutant {
-        exercise: "memspace-timing",
+        exercise: MemspaceTiming,
         name: "constant-never-filled",
         bug: "const_data is never copied to the GPU",
         edits: &[edit(
@@ -295,7 +297,7 @@ pub const MUTANTS: &[Mutant] = &[
         expect: Expect::LosesHostRuns,
     },
     Mutant {
-        exercise: "streams-overlap",
+        exercise: StreamsOverlap,
         name: "pageable-buffers",
         bug: "the host buffers are plain Vecs, not page-locked: the copies cannot overlap",
         edits: &[
@@ -324,7 +326,7 @@ pub const MUTANTS: &[Mutant] = &[
         expect: Expect::LosesHostRuns,
     },
     Mutant {
-        exercise: "streams-overlap",
+        exercise: StreamsOverlap,
         name: "wrong-chunk-offset",
         bug: "the kernel gets the buffers' starts, not the chunk's",
         edits: &[
@@ -343,7 +345,7 @@ pub const MUTANTS: &[Mutant] = &[
     },
     // Shortcuts that fixed public inputs let through (issue 17).
     Mutant {
-        exercise: "vecadd-anyN",
+        exercise: VecaddAnyN,
         name: "closed-form-writer",
         bug: "writes the default inputs' c[i] = 3·(i mod 4096) without reading a or b",
         edits: &[
@@ -361,26 +363,26 @@ pub const MUTANTS: &[Mutant] = &[
         ],
         // Every seeded run; the one-element run only when a[0] + b[0] ≠ 0
         // (127 seeds in 128), so the expectation names a run of millions.
-        expect: Expect::LosesRun("every thread loops"),
+        expect: Expect::LosesRun(Some(Tag::EveryThreadLoops)),
     },
     Mutant {
-        exercise: "matmul-naive",
+        exercise: MatmulNaive,
         name: "int-accumulator",
         bug: "sums the products in an int, truncating each partial sum",
         edits: &[edit("kernel.cu", "float sum = 0.0f;", "int sum = 0;")],
         expect: Expect::LosesEveryRun,
     },
     Mutant {
-        exercise: "streams-overlap",
+        exercise: StreamsOverlap,
         name: "no-grid-stride",
         bug: "each thread takes one element: chunks past 65535 blocks are left unwritten",
         edits: &[edit("kernel.cu", "i < n; i += stride", "i < n; i += n")],
-        expect: Expect::LosesRun("only a grid-stride loop covers it"),
+        expect: Expect::LosesRun(Some(Tag::ChunksPastTheGrid)),
     },
     // Correct but wasteful: the answers are right, every run passes; the
     // speed point is what it loses.
     Mutant {
-        exercise: "vecadd-anyN",
+        exercise: VecaddAnyN,
         name: "redundant-stride",
         bug: "strides by gridDim.x, not the whole grid: every element done blockDim.x times",
         edits: &[edit(
@@ -392,7 +394,7 @@ pub const MUTANTS: &[Mutant] = &[
     },
     // What only the run above 2^31 elements, and memcheck, see (issue 11).
     Mutant {
-        exercise: "vecadd-anyN",
+        exercise: VecaddAnyN,
         name: "int-index",
         bug: "an int loop index: past 2^31 it overflows, and the elements beyond are never written",
         edits: &[
@@ -403,10 +405,10 @@ pub const MUTANTS: &[Mutant] = &[
                 "for (int i = first; i < n;",
             ),
         ],
-        expect: Expect::LosesRun("above 2^31"),
+        expect: Expect::LosesRun(Some(Tag::PastInt)),
     },
     Mutant {
-        exercise: "dot-gm",
+        exercise: DotGm,
         name: "one-past-the-end",
         bug: "the tail loop runs to i <= n: one element past the end of a, b and c, in allocation padding",
         edits: &[edit(
@@ -418,7 +420,7 @@ pub const MUTANTS: &[Mutant] = &[
     },
     // Correct, written differently from the solutions: they must pass.
     Mutant {
-        exercise: "vecadd-anyN",
+        exercise: VecaddAnyN,
         name: "variant-scalar-loop",
         bug: "none: one float per access, the course notes' loop",
         edits: &[
@@ -428,7 +430,7 @@ pub const MUTANTS: &[Mutant] = &[
         expect: Expect::Full,
     },
     Mutant {
-        exercise: "dot-sm",
+        exercise: DotSm,
         name: "variant-scalar-loop",
         bug: "none: one float per load",
         edits: &[
@@ -438,7 +440,7 @@ pub const MUTANTS: &[Mutant] = &[
         expect: Expect::Full,
     },
     Mutant {
-        exercise: "dot-atomic",
+        exercise: DotAtomic,
         name: "variant-per-warp-atomics",
         bug: "none: warp shuffles, then one atomicAdd per warp (another summation order)",
         edits: &[
@@ -456,7 +458,7 @@ pub const MUTANTS: &[Mutant] = &[
         expect: Expect::Full,
     },
     Mutant {
-        exercise: "dot-sm",
+        exercise: DotSm,
         name: "variant-interleaved-tree",
         bug: "none: the tree adds neighbours at doubling distances (another summation order)",
         edits: &[edit(
@@ -467,7 +469,7 @@ pub const MUTANTS: &[Mutant] = &[
         expect: Expect::Full,
     },
     Mutant {
-        exercise: "streams-overlap",
+        exercise: StreamsOverlap,
         name: "variant-smaller-blocks",
         bug: "none: 128-thread blocks",
         edits: &[edit(
@@ -501,8 +503,12 @@ pub fn write_class(course: &Path, dir: &Path) -> Result<(), String> {
         }
     }
     for mutant in MUTANTS {
-        let target = dir.join(student(mutant)).join(mutant.exercise);
-        copy_src(&course.join("solutions").join(mutant.exercise), &target).map_err(io(&target))?;
+        let target = dir.join(student(mutant)).join(mutant.exercise.name());
+        copy_src(
+            &course.join("solutions").join(mutant.exercise.name()),
+            &target,
+        )
+        .map_err(io(&target))?;
         for change in mutant.edits {
             let path = target.join("src").join(change.file);
             let text = fs::read_to_string(&path).map_err(io(&path))?;
@@ -532,7 +538,7 @@ fn copy_src(from: &Path, to: &Path) -> std::io::Result<()> {
 
 /// The expectations a graded class broke; empty when every one held.
 pub fn verify(results: &Results) -> Vec<String> {
-    let mut cases: Vec<(String, Option<&str>, &Expect)> = vec![
+    let mut cases: Vec<(String, Option<ExerciseId>, &Expect)> = vec![
         ("solutions".into(), None, &Expect::Full),
         ("stubs".into(), None, &Expect::Nothing),
     ];
@@ -547,7 +553,7 @@ pub fn verify(results: &Results) -> Vec<String> {
             |(who, exercise, expect)| match (results.emulated, emulated(who)) {
                 (true, Some(Emulated::Full)) => check(results, who, *exercise, &Expect::Full),
                 (true, Some(Emulated::Stricter(_))) => {
-                    check(results, who, *exercise, &Expect::LosesRun(""))
+                    check(results, who, *exercise, &Expect::LosesRun(None))
                 }
                 (_, _) => check(results, who, *exercise, expect),
             },
@@ -598,7 +604,12 @@ fn found(results: &Results, who: &str, kind: &str) -> Option<String> {
 
 /// None when `who` was graded as `expect` says (on `exercise`, or on
 /// everything when None); else what happened.
-fn check(results: &Results, who: &str, exercise: Option<&str>, expect: &Expect) -> Option<String> {
+fn check(
+    results: &Results,
+    who: &str,
+    exercise: Option<ExerciseId>,
+    expect: &Expect,
+) -> Option<String> {
     if matches!(expect, Expect::OnlyOnTheEmulator) {
         return None;
     }
@@ -608,11 +619,11 @@ fn check(results: &Results, who: &str, exercise: Option<&str>, expect: &Expect) 
     let (got, max) = match exercise {
         Some(e) => graded
             .exercises
-            .get(e)
+            .get(e.name())
             .map_or((0, 0), |x| (x.points, x.max_points)),
         None => graded.points(),
     };
-    let mutated = exercise.and_then(|e| graded.exercises.get(e));
+    let mutated = exercise.and_then(|e| graded.exercises.get(e.name()));
     let runs = mutated.map(|e| e.runs.as_slice()).unwrap_or_default();
     let held = match expect {
         Expect::Full => max > 0 && got == max,
@@ -627,12 +638,29 @@ fn check(results: &Results, who: &str, exercise: Option<&str>, expect: &Expect) 
                     .iter()
                     .all(|r| r.verdict.passed || r.verdict.kind == crate::record::results::SKIPPED)
         }
-        Expect::LosesRun(about) => {
+        Expect::LosesRun(tag) => {
             let any_kernel = runs.iter().any(|r| r.kernel_ptx.is_some());
+            // The run of that tag as the class's plan describes it.
+            let about = match (tag, exercise) {
+                (Some(tag), Some(e)) => {
+                    crate::plan::emulated::plan(e, results.seed, results.emulated)
+                        .runs
+                        .into_iter()
+                        .chain(
+                            crate::plan::emulated::plan(e, results.seed, results.emulated)
+                                .skipped
+                                .into_iter()
+                                .map(|s| s.run),
+                        )
+                        .find(|r| r.tag == *tag)
+                        .map(|r| r.about())
+                }
+                _ => None,
+            };
             runs.iter().any(|r| {
                 !r.verdict.passed
                     && r.verdict.kind != crate::record::results::SKIPPED
-                    && r.about.contains(about)
+                    && about.as_ref().is_none_or(|a| r.about == *a)
                     && (r.kernel_ptx.is_some() || !any_kernel)
             })
         }
@@ -871,7 +899,7 @@ mod tests {
         for exercise in kernels::catalogue::EXERCISES {
             let caught = MUTANTS
                 .iter()
-                .any(|m| m.exercise == exercise.name && !matches!(m.expect, Expect::Full));
+                .any(|m| m.exercise == exercise.id && !matches!(m.expect, Expect::Full));
             assert!(caught, "{} has no mutant", exercise.name);
         }
     }

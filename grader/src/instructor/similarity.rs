@@ -11,6 +11,8 @@ use std::fmt::Write;
 use std::ops::Range;
 use std::path::Path;
 
+use kernels::catalogue::ExerciseId;
+
 use crate::discover::discovery::discover;
 use crate::discover::overlay::MAX_FILE_BYTES;
 
@@ -65,7 +67,11 @@ type Key = (String, &'static str, bool, Vec<String>);
 /// solutions, file by file and kernel by kernel, for `exercises` (all
 /// when empty). A kernel is listed on its own only when the files that
 /// hold it are not identical as a whole.
-pub fn compare(course: &Path, submissions: &Path, exercises: &[String]) -> std::io::Result<Found> {
+pub fn compare(
+    course: &Path,
+    submissions: &Path,
+    exercises: &[ExerciseId],
+) -> std::io::Result<Found> {
     let mut holders: BTreeMap<Key, Vec<(String, String)>> = BTreeMap::new();
     let mut add = |owner: &str, exercise: &str, file: &'static str, text: &str, stub: &[Key]| {
         for (key, shared) in units(exercise, file, text) {
@@ -81,7 +87,7 @@ pub fn compare(course: &Path, submissions: &Path, exercises: &[String]) -> std::
         let chosen = submission
             .exercises
             .iter()
-            .filter(|(e, _)| exercises.is_empty() || exercises.contains(e));
+            .filter(|(e, _)| exercises.is_empty() || exercises.iter().any(|id| id.name() == *e));
         for (exercise, folder) in chosen {
             for file in FILES {
                 let Some(text) = read_plain(&folder.join(file)) else {

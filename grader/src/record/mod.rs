@@ -6,5 +6,6 @@
 pub mod export;
 pub mod merge;
 pub mod quote;
+pub mod render;
 pub mod reports;
 pub mod results;

@@ -510,12 +510,13 @@ mod tests {
                       with no barrier between; give each thread its own element or use an atomic"
                 .into(),
         };
-        let streams = crate::plan::emulated::plan("streams-overlap", 7, true);
+        let streams =
+            crate::plan::emulated::plan(kernels::catalogue::ExerciseId::StreamsOverlap, 7, true);
         vecadd.runs.extend(
             streams
                 .skipped
                 .iter()
-                .map(|s| crate::record::results::skipped("streams-overlap", &s.run, s.why)),
+                .map(|s| crate::record::results::skipped("streams-overlap", &s.run, &s.why)),
         );
         let ann = &results.students["ann"];
         insta::assert_snapshot!(format!(

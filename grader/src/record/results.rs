@@ -169,9 +169,9 @@ pub const SKIPPED: &str = "skipped";
 /// The record of a run left out: no points either way, its own kind.
 pub fn skipped(exercise: &str, run: &plan::Run, why: &str) -> Run {
     let mut command = vec![exercise.to_owned()];
-    command.extend(run.args.iter().cloned());
+    command.extend(run.args());
     Run {
-        about: run.about.clone(),
+        about: run.about(),
         command,
         exit_code: None,
         duration_ms: 0.0,
@@ -285,13 +285,13 @@ mod tests {
 
     #[test]
     fn a_skipped_run_is_its_own_kind_with_no_points_either_way() {
-        let run = &crate::plan::runs::plan("vecadd-anyN", 3)[0];
+        let run = &crate::plan::exercise::plan(kernels::catalogue::ExerciseId::VecaddAnyN, 3)[0];
         let record = skipped("vecadd-anyN", run, "skipped here");
         assert_eq!(record.verdict.kind, SKIPPED);
         assert!(!record.verdict.passed && record.max_points == 0 && record.points == 0);
         assert_eq!(record.verdict.message, "skipped here");
         assert_eq!(record.command[0], "vecadd-anyN");
-        assert_eq!(record.command[1..], run.args[..]);
+        assert_eq!(record.command[1..], run.args()[..]);
     }
 
     #[test]

@@ -28,6 +28,8 @@ use std::process::Command;
 use std::sync::mpsc;
 use std::time::Duration;
 
+use kernels::catalogue::ExerciseId;
+
 /// The descriptor the traced program writes its trace to.
 pub const TRACE_FD: i32 = 3;
 
@@ -209,26 +211,6 @@ pub struct Trace {
     pub calls: Vec<Call>,
 }
 
-/// The kernels a run of `exercise` must launch: each inner list is one
-/// kernel the exercise needs, any one of whose names will do (matmul-tiled
-/// builds one per tile size).
-pub fn kernels(exercise: &str) -> &'static [&'static [&'static str]] {
-    match exercise {
-        "vecadd-anyN" => &[&["vecadd"]],
-        "dot-gm" | "dot-sm" | "dot-atomic" => &[&["dot"]],
-        "matmul-naive" => &[&["matmul"]],
-        "matmul-tiled" => &[&["matmul_tiled_16", "matmul_tiled_32"]],
-        "memspace-timing" => &[
-            &["sum_global"],
-            &["sum_constant"],
-            &["sum_register"],
-            &["sum_shared"],
-        ],
-        "streams-overlap" => &[&["transform"]],
-        _ => &[],
-    }
-}
-
 impl Trace {
     /// Parses a trace, keeping the calls of process `pid` (the one the
     /// grader started; a child it spawned writes its own records).
@@ -265,8 +247,8 @@ impl Trace {
     }
 
     /// Every kernel `exercise` needs was launched, successfully.
-    pub fn launched(&self, exercise: &str) -> Result<(), String> {
-        for names in kernels(exercise) {
+    pub fn launched(&self, exercise: ExerciseId) -> Result<(), String> {
+        for names in exercise.exercise().launches {
             let launches: Vec<&Call> = self
                 .calls
                 .iter()
@@ -295,8 +277,10 @@ impl Trace {
     /// A copy from the GPU to the host succeeded after the last successful
     /// launch of the exercise's kernels: the result shown came back from
     /// the GPU after the kernel ran.
-    pub fn copied_back(&self, exercise: &str) -> Result<(), String> {
-        let names: Vec<&str> = kernels(exercise)
+    pub fn copied_back(&self, exercise: ExerciseId) -> Result<(), String> {
+        let names: Vec<&str> = exercise
+            .exercise()
+            .launches
             .iter()
             .flat_map(|k| k.iter().copied())
             .collect();
@@ -461,18 +445,22 @@ mod tests {
         assert_eq!(t.calls.len(), 4);
         assert_eq!(t.calls[3].direction, Some(Direction::DeviceToHost));
         assert_eq!(t.calls[2].stream, Some(0x5a));
-        assert_eq!(t.launched("dot-sm"), Ok(()));
-        assert_eq!(t.copied_back("dot-sm"), Ok(()));
+        assert_eq!(t.launched(ExerciseId::DotSm), Ok(()));
+        assert_eq!(t.copied_back(ExerciseId::DotSm), Ok(()));
     }
 
     #[test]
     fn a_result_without_a_launch_says_which_kernel_is_missing() {
         let t = trace(&[DOT_RUN[0], DOT_RUN[1], DOT_RUN[3]]);
-        let err = t.launched("dot-gm").unwrap_err();
+        let err = t.launched(ExerciseId::DotGm).unwrap_err();
         assert!(err.contains("never launched `dot`"), "{err}");
-        assert!(t.copied_back("dot-gm").unwrap_err().contains("no launch"));
+        assert!(
+            t.copied_back(ExerciseId::DotGm)
+                .unwrap_err()
+                .contains("no launch")
+        );
         // Another exercise's kernel is not this one's.
-        let err = trace(DOT_RUN).launched("vecadd-anyN").unwrap_err();
+        let err = trace(DOT_RUN).launched(ExerciseId::VecaddAnyN).unwrap_err();
         assert!(err.contains("`vecadd`"), "{err}");
     }
 
@@ -482,29 +470,29 @@ mod tests {
             "cuLaunchKernel 1 stream=0x0 kernel=dot grid=0,1,1 block=256,1,1",
             "cuMemcpyDtoH_v2 0 stream=0x0 bytes=16 dir=dtoh pinned=0",
         ]);
-        let err = t.launched("dot-atomic").unwrap_err();
+        let err = t.launched(ExerciseId::DotAtomic).unwrap_err();
         assert!(err.contains("CUDA error 1"), "{err}");
-        assert!(t.copied_back("dot-atomic").is_err());
+        assert!(t.copied_back(ExerciseId::DotAtomic).is_err());
     }
 
     #[test]
     fn a_copy_back_before_the_last_launch_is_not_the_result() {
         let t = trace(&[DOT_RUN[0], DOT_RUN[3], DOT_RUN[2]]);
-        let err = t.copied_back("dot-sm").unwrap_err();
+        let err = t.copied_back(ExerciseId::DotSm).unwrap_err();
         assert!(err.contains("after the last launch"), "{err}");
         // A failed copy back does not count either.
         let failed = trace(&[
             DOT_RUN[2],
             "cuMemcpyDtoH_v2 700 stream=0x0 bytes=16 dir=dtoh pinned=0",
         ]);
-        assert!(failed.copied_back("dot-sm").is_err());
+        assert!(failed.copied_back(ExerciseId::DotSm).is_err());
     }
 
     #[test]
     fn every_exercise_s_kernels_are_the_solution_s_kernels() {
         let course = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         for exercise in kernels::catalogue::EXERCISES {
-            let needs = kernels(exercise.name);
+            let needs = exercise.launches;
             assert!(!needs.is_empty(), "{}", exercise.name);
             let cu = course
                 .join("solutions")
@@ -528,10 +516,12 @@ mod tests {
             .map(|k| format!("cuLaunchKernel 0 stream=0x0 kernel={k}"))
             .collect();
         let three: Vec<&str> = three.iter().map(String::as_str).collect();
-        let err = trace(&three).launched("memspace-timing").unwrap_err();
+        let err = trace(&three)
+            .launched(ExerciseId::MemspaceTiming)
+            .unwrap_err();
         assert!(err.contains("`sum_shared`"), "{err}");
         let tiled = trace(&["cuLaunchKernel 0 stream=0x0 kernel=matmul_tiled_32"]);
-        assert_eq!(tiled.launched("matmul-tiled"), Ok(()));
+        assert_eq!(tiled.launched(ExerciseId::MatmulTiled), Ok(()));
     }
 
     /// streams-overlap's copies: `pinned` and `async` for every copy, on
@@ -558,8 +548,8 @@ mod tests {
     fn streams_overlap_needs_pinned_async_copies_on_two_streams() {
         let good = streams_run(1, "Async_v2");
         assert_eq!(good.overlapped_copies(), Ok(()));
-        assert_eq!(good.launched("streams-overlap"), Ok(()));
-        assert_eq!(good.copied_back("streams-overlap"), Ok(()));
+        assert_eq!(good.launched(ExerciseId::StreamsOverlap), Ok(()));
+        assert_eq!(good.copied_back(ExerciseId::StreamsOverlap), Ok(()));
 
         let err = streams_run(0, "Async_v2").overlapped_copies().unwrap_err();
         assert!(err.contains("pageable"), "{err}");
@@ -583,7 +573,7 @@ mod tests {
                     2 99 cuLaunchKernel 0 stream=0x0 kernel=vecadd\n";
         let t = Trace::parse(text, 7).unwrap();
         assert_eq!(t.calls.iter().map(|c| c.seq).collect::<Vec<_>>(), [1, 5]);
-        assert_eq!(t.copied_back("dot-gm"), Ok(()));
+        assert_eq!(t.copied_back(ExerciseId::DotGm), Ok(()));
     }
 
     #[test]

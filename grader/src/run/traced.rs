@@ -11,6 +11,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use kernels::catalogue::ExerciseId;
+
+use crate::plan::demands::Demand;
 use crate::run::trace::{Collected, Pipe, Reading, Trace};
 
 /// The variable the tracer reads its descriptor's number from.
@@ -76,24 +79,27 @@ impl Tracing {
 }
 
 /// Why a run of `exercise` whose report passed does not count, from its
-/// trace and its report; None when they show the work.
-pub fn judge(exercise: &str, trace: &Trace, report: &Value) -> Option<String> {
-    let found = trace
-        .launched(exercise)
-        .and_then(|()| trace.copied_back(exercise))
-        .and_then(|()| match exercise {
-            "streams-overlap" => trace.overlapped_copies(),
-            _ => Ok(()),
-        });
-    if let Err(why) = found {
-        return Some(format!(
-            "the driver-call trace disagrees with the report: {why}"
-        ));
+/// trace and its report (what the exercise's family demands of them); None
+/// when they show the work.
+pub fn judge(exercise: ExerciseId, trace: &Trace, report: &Value) -> Option<String> {
+    let demands = crate::plan::exercise::demands(exercise);
+    for demand in demands {
+        let found = match demand {
+            Demand::Launched => trace.launched(exercise),
+            Demand::CopiedBack => trace.copied_back(exercise),
+            Demand::OverlappedCopies => trace.overlapped_copies(),
+            Demand::OverlapInTime => continue,
+        };
+        if let Err(why) = found {
+            return Some(format!(
+                "the driver-call trace disagrees with the report: {why}"
+            ));
+        }
     }
-    match exercise {
-        "streams-overlap" => overlapped_in_time(report).err(),
-        _ => None,
+    if demands.contains(&Demand::OverlapInTime) {
+        return overlapped_in_time(report).err();
     }
+    None
 }
 
 /// Overlapped below this fraction of serial, where the plan's chunks leave
@@ -162,12 +168,12 @@ mod tests {
         let back = "cuMemcpyDtoH_v2 0 stream=0x0 bytes=16 dir=dtoh pinned=0";
         let report = &Value::Null;
         assert_eq!(
-            judge("vecadd-anyN", &trace(&[launched, back]), report),
+            judge(ExerciseId::VecaddAnyN, &trace(&[launched, back]), report),
             None
         );
-        let never = judge("vecadd-anyN", &trace(&[back]), report).unwrap();
+        let never = judge(ExerciseId::VecaddAnyN, &trace(&[back]), report).unwrap();
         assert!(never.contains("never launched `vecadd`"), "{never}");
-        let before = judge("vecadd-anyN", &trace(&[back, launched]), report).unwrap();
+        let before = judge(ExerciseId::VecaddAnyN, &trace(&[back, launched]), report).unwrap();
         assert!(before.contains("nothing was copied"), "{before}");
     }
 
@@ -178,7 +184,7 @@ mod tests {
             "cuLaunchKernel 0 stream=0x5a kernel=transform grid=4,1,1 block=256,1,1",
             "cuMemcpyDtoH_v2 0 stream=0x0 bytes=16 dir=dtoh pinned=0",
         ];
-        let why = judge("streams-overlap", &trace(&lines), &Value::Null).unwrap();
+        let why = judge(ExerciseId::StreamsOverlap, &trace(&lines), &Value::Null).unwrap();
         assert!(why.contains("pageable"), "{why}");
     }
 
