@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
 use kernels::catalogue::{self, Exercise};
+use kernels::exit_code::ToolExit;
 use kernels::protocol::{ErrorKind, Output, parse_output};
 use serde_json::Value;
 
@@ -22,8 +23,8 @@ pub enum Verdict {
 impl Verdict {
     pub fn exit_code(self) -> ExitCode {
         match self {
-            Verdict::Done => ExitCode::SUCCESS,
-            Verdict::NotDone => ExitCode::FAILURE,
+            Verdict::Done => ToolExit::Done.into(),
+            Verdict::NotDone => ToolExit::Short.into(),
         }
     }
 }

@@ -15,6 +15,7 @@ use std::process::{Command, Stdio};
 
 use crate::confine::gpus::Pin;
 use crate::confine::runner::Ended;
+use crate::error::{Error, Result};
 
 /// The uid and gid student code runs as when the grader is root: nobody.
 pub const NOBODY: u32 = 65534;
@@ -119,16 +120,16 @@ pub const TARGET_DIR: &str = "/build/target";
 impl Isolation {
     /// The sandbox, or why there is none: `no_sandbox` is the instructor's
     /// explicit choice to go without.
-    pub fn choose(no_sandbox: bool) -> Result<Isolation, String> {
+    pub fn choose(no_sandbox: bool) -> Result<Isolation> {
         if no_sandbox {
             return Ok(Isolation::Unsandboxed);
         }
         Sandbox::find().map(Isolation::Sandboxed).map_err(|why| {
-            format!(
+            Error::NoSandbox(format!(
                 "{why}; the grader builds and runs student code only in a bubblewrap sandbox: \
                  install bubblewrap (apt-get install bubblewrap) or name its binary in \
                  ${BWRAP_ENV}, or pass --no-sandbox to give student code your rights"
-            )
+            ))
         })
     }
 
@@ -246,23 +247,28 @@ pub fn ended_inside(ended: Ended) -> Ended {
 impl Sandbox {
     /// Finds bwrap ($GRADER_BWRAP, else on PATH) and checks that it can
     /// start a sandbox here, as nobody when the grader is root.
-    pub fn find() -> Result<Sandbox, String> {
+    pub fn find() -> Result<Sandbox> {
         let bwrap = match std::env::var_os(BWRAP_ENV) {
             Some(path) => PathBuf::from(path),
-            None => on_path("bwrap").ok_or("bubblewrap (bwrap) was not found on PATH")?,
+            None => on_path("bwrap").ok_or_else(|| {
+                Error::NoSandbox("bubblewrap (bwrap) was not found on PATH".into())
+            })?,
         };
         if !bwrap.is_file() {
-            return Err(format!("{} is not a file", bwrap.display()));
+            return Err(Error::NoSandbox(format!(
+                "{} is not a file",
+                bwrap.display()
+            )));
         }
         // SAFETY: geteuid only reads the process's credentials.
         let root = unsafe { libc::geteuid() } == 0;
-        let fails = |mode| probe(&bwrap, mode).err();
+        let fails = |mode| refusal(&bwrap, mode);
         let (run_mode, build_mode) = if root {
             if let Some(why) = fails(Mode::MappedRoot) {
-                return Err(format!(
+                return Err(Error::NoSandbox(format!(
                     "{} cannot start a sandbox here: {why}",
                     bwrap.display()
-                ));
+                )));
             }
             // Unprivileged user namespaces may be refused (AppArmor on
             // Ubuntu 24.04 confines bwrap by its path): then runs too are
@@ -273,10 +279,10 @@ impl Sandbox {
             }
         } else {
             if let Some(why) = fails(Mode::AsCaller) {
-                return Err(format!(
+                return Err(Error::NoSandbox(format!(
                     "{} cannot start a sandbox here: {why}",
                     bwrap.display()
-                ));
+                )));
             }
             (Mode::AsCaller, Mode::AsCaller)
         };
@@ -455,16 +461,16 @@ fn copy_in_as(
     inside
 }
 
-/// Whether bwrap starts a sandbox in `mode` here; if not, what it said.
-fn probe(bwrap: &Path, mode: Mode) -> Result<(), String> {
+/// What bwrap said when it cannot start a sandbox in `mode` here; None
+/// when it can.
+fn refusal(bwrap: &Path, mode: Mode) -> Option<String> {
     let mut command = base(bwrap, mode, Devices::None);
     command.arg("true").stdin(Stdio::null());
     confine(&mut command, mode, None, None, Vec::new());
-    let output = command.output().map_err(|err| err.to_string())?;
-    if output.status.success() {
-        Ok(())
-    } else {
-        Err(String::from_utf8_lossy(&output.stderr).trim().to_owned())
+    match command.output() {
+        Ok(output) if output.status.success() => None,
+        Ok(output) => Some(String::from_utf8_lossy(&output.stderr).trim().to_owned()),
+        Err(err) => Some(err.to_string()),
     }
 }
 

@@ -22,6 +22,7 @@ use crate::build::reference::Kept;
 use crate::build::digest;
 use crate::confine::runner::{self, Ended, Limits};
 use crate::confine::sandbox::{self, Extras, Isolation};
+use crate::error::{Error, Result};
 use crate::judge::verdict::{self, Verdict};
 use crate::plan::exercise::recheck;
 use crate::plan::runs as plan;
@@ -54,7 +55,7 @@ pub fn run(
     out: &Path,
     settings: &Settings,
     mut progress: impl FnMut(&str),
-) -> Result<Results, String> {
+) -> Result<Results> {
     let Pending {
         bundle,
         mut results,
@@ -65,9 +66,7 @@ pub fn run(
     for student in students {
         let graded = grade_student(bundle_dir, &bundle, &student, settings, driver.as_deref());
         results.students.insert(student.clone(), graded);
-        results
-            .save(&path)
-            .map_err(|err| format!("{}: {err}", path.display()))?;
+        results.save(&path)?;
         progress(&student);
     }
     Ok(results)
@@ -88,14 +87,14 @@ pub struct Pending {
 
 /// Loads the bundle and what `out`/results.json keeps (`--resume`,
 /// `--student`), and says who is left to grade.
-pub fn prepare(bundle_dir: &Path, out: &Path, settings: &Settings) -> Result<Pending, String> {
+pub fn prepare(bundle_dir: &Path, out: &Path, settings: &Settings) -> Result<Pending> {
     let bundle = bundle::load(bundle_dir)?;
     let path = out.join("results.json");
     let keep_others = !settings.only.is_empty();
     let mut results = if (settings.resume || keep_others) && path.exists() {
         let earlier = Results::load(&path)?;
         if earlier.seed != bundle.seed {
-            return Err(format!(
+            return Err(Error::Usage(format!(
                 "{}: {} was graded with seed {}, the bundle has {}",
                 if settings.resume {
                     "--resume"
@@ -105,9 +104,9 @@ pub fn prepare(bundle_dir: &Path, out: &Path, settings: &Settings) -> Result<Pen
                 path.display(),
                 earlier.seed,
                 bundle.seed
-            ));
+            )));
         }
-        crate::grade::regrade::forget(earlier, &settings.only, settings.resume)
+        forget(earlier, &settings.only, settings.resume)
     } else {
         Results::new(bundle.seed)
     };
@@ -120,13 +119,13 @@ pub fn prepare(bundle_dir: &Path, out: &Path, settings: &Settings) -> Result<Pen
         // One results.json says how all its records were made: regrading
         // some students under another confinement would mix the two.
         if keep_others && !results.students.is_empty() {
-            return Err(format!(
+            return Err(Error::Usage(format!(
                 "--student: {} was graded {}, this run would be {}; regrade with the same \
                  confinement, or grade the whole class again",
                 path.display(),
                 confinement(results.sandbox.as_deref()),
                 confinement(sandbox.as_deref())
-            ));
+            )));
         }
         // Records made under another confinement are not carried over: the
         // reports say how all of them were made.
@@ -176,6 +175,15 @@ pub fn prepare(bundle_dir: &Path, out: &Path, settings: &Settings) -> Result<Pen
         students,
         driver,
     })
+}
+
+/// Earlier results with the students to regrade taken out; with
+/// `--resume` too, those already graded stay and are skipped.
+fn forget(mut earlier: Results, students: &[String], resume: bool) -> Results {
+    if !resume {
+        earlier.students.retain(|name, _| !students.contains(name));
+    }
+    earlier
 }
 
 /// Grades every exercise of `student` in the bundle.
@@ -245,17 +253,17 @@ fn confinement(sandbox: Option<&str>) -> String {
 
 /// Why `--student` cannot regrade some students on another device than
 /// the rest were graded on.
-pub fn mixed(results: &Path, was_emulated: bool) -> String {
+fn mixed(results: &Path, was_emulated: bool) -> Error {
     let (was, now) = if was_emulated {
         ("on the CPU emulator", "on a GPU")
     } else {
         ("on a GPU", "on the CPU emulator")
     };
-    format!(
+    Error::Usage(format!(
         "--student: {} was graded {was}, this run would be {now}; regrade with the same \
          device (--emulate or --no-emulate), or grade the whole class again",
         results.display()
-    )
+    ))
 }
 
 /// Points for a kernel whose PTX shows what the exercise is about.
@@ -291,7 +299,7 @@ fn grade(
         .iter()
         .map(|run| {
             (run.memory > 0)
-                .then(|| crate::run::memory::shortfall(run.memory, gpu))
+                .then(|| crate::run::memory::shortfall(run.memory, gpu).map(|s| s.to_string()))
                 .flatten()
         })
         .collect();
@@ -339,7 +347,7 @@ fn grade(
         .tracer
         .as_ref()
         .ok_or_else(|| "the bundle has no tracer library; build the bundle again".to_owned())
-        .and_then(|kept| kept.check(bundle_dir));
+        .and_then(|kept| kept.check(bundle_dir).map_err(|c| c.to_string()));
     for (run, short) in plan.iter().zip(&short) {
         let kernel_points = KERNEL_POINTS.min(run.points);
         if let Some(why) = short {
@@ -500,7 +508,7 @@ fn set_check(checks: &mut Vec<results::Check>, check: results::Check) {
 /// course's host code at `first`, timed once (the tools slow it down many
 /// times); with the tools' records.
 fn memory_safety(
-    kernel_host: &Result<(PathBuf, Kept), String>,
+    kernel_host: &std::result::Result<(PathBuf, Kept), String>,
     first: &plan::Run,
     ran: Option<&results::Run>,
     settings: &Settings,
@@ -580,7 +588,7 @@ fn memory_safety(
 /// at the same arguments, run right after it on the same GPU.
 fn speed(
     runs: &[results::Run],
-    kernel_host: &Result<(PathBuf, Kept), String>,
+    kernel_host: &std::result::Result<(PathBuf, Kept), String>,
     timed: &plan::Run,
     settings: &Settings,
     ptx_ok: bool,
@@ -656,7 +664,11 @@ fn kernel_ms(report: &Value) -> Option<f64> {
 
 /// The reference binary and the student's PTX for an item's kernel runs,
 /// each as it was built; else why the kernel cannot be run.
-fn kernel_host(bundle_dir: &Path, bundle: &Bundle, item: &Item) -> Result<(PathBuf, Kept), String> {
+fn kernel_host(
+    bundle_dir: &Path,
+    bundle: &Bundle,
+    item: &Item,
+) -> std::result::Result<(PathBuf, Kept), String> {
     let reference = bundle.reference.get(item.exercise.name()).ok_or_else(|| {
         format!(
             "the bundle has no reference binary for {}; build the bundle again",
@@ -668,9 +680,15 @@ fn kernel_host(bundle_dir: &Path, bundle: &Bundle, item: &Item) -> Result<(PathB
         .as_ref()
         .ok_or("the build left no PTX for the kernel, so it could not be run")?;
     let refused = |why: String| format!("the grader refused to run the kernel: {why}");
-    let binary = reference.binary.check(bundle_dir).map_err(refused)?;
-    let path = ptx.check(bundle_dir).map_err(refused)?;
-    let course = reference.ptx.check(bundle_dir).map_err(refused)?;
+    let binary = reference
+        .binary
+        .check(bundle_dir)
+        .map_err(|c| refused(c.to_string()))?;
+    let path = ptx.check(bundle_dir).map_err(|c| refused(c.to_string()))?;
+    let course = reference
+        .ptx
+        .check(bundle_dir)
+        .map_err(|c| refused(c.to_string()))?;
     let read = |p: &Path| std::fs::read_to_string(p).map_err(|err| refused(err.to_string()));
     if let Some(why) = ptx_check::signature_mismatch(&read(&path)?, &read(&course)?) {
         return Err(format!(
@@ -858,6 +876,21 @@ mod tests {
             run.timed &= timed;
         }
         runs
+    }
+
+    #[test]
+    fn forget_keeps_everyone_else_and_with_resume_everyone() {
+        let mut earlier = Results::new(4);
+        for name in ["ann", "bo"] {
+            let record = Student {
+                problems: vec![],
+                exercises: Default::default(),
+            };
+            earlier.students.insert(name.into(), record);
+        }
+        let kept = forget(earlier.clone(), &["bo".into()], false);
+        assert_eq!(kept.students.keys().collect::<Vec<_>>(), ["ann"]);
+        assert_eq!(forget(earlier.clone(), &["bo".into()], true), earlier);
     }
 
     #[test]

@@ -10,6 +10,7 @@ use std::path::Path;
 
 use kernels::catalogue::ExerciseId::{self, *};
 
+use crate::error::{Error, Result};
 use crate::plan::runs::Tag;
 use crate::record::results::{self, Results};
 
@@ -488,18 +489,14 @@ pub fn student(mutant: &Mutant) -> String {
 
 /// Writes the class into `dir`: students `solutions` and `stubs` with every
 /// exercise, and one student per mutant with its one exercise.
-pub fn write_class(course: &Path, dir: &Path) -> Result<(), String> {
-    let io = |path: &Path| {
-        let path = path.display().to_string();
-        move |err: std::io::Error| format!("{path}: {err}")
-    };
+pub fn write_class(course: &Path, dir: &Path) -> Result<()> {
     for (student, from) in [("solutions", "solutions"), ("stubs", "exercises")] {
         for exercise in kernels::catalogue::EXERCISES {
             copy_src(
                 &course.join(from).join(exercise.name),
                 &dir.join(student).join(exercise.name),
             )
-            .map_err(io(dir))?;
+            .map_err(Error::io(dir))?;
         }
     }
     for mutant in MUTANTS {
@@ -508,20 +505,20 @@ pub fn write_class(course: &Path, dir: &Path) -> Result<(), String> {
             &course.join("solutions").join(mutant.exercise.name()),
             &target,
         )
-        .map_err(io(&target))?;
+        .map_err(Error::io(&target))?;
         for change in mutant.edits {
             let path = target.join("src").join(change.file);
-            let text = fs::read_to_string(&path).map_err(io(&path))?;
+            let text = fs::read_to_string(&path).map_err(Error::io(&path))?;
             if !text.contains(change.from) {
-                return Err(format!(
+                return Err(Error::Usage(format!(
                     "mutant {}: {:?} is no longer in {}/src/{}; update the edit",
                     student(mutant),
                     change.from,
                     mutant.exercise,
                     change.file
-                ));
+                )));
             }
-            fs::write(&path, text.replacen(change.from, change.to, 1)).map_err(io(&path))?;
+            fs::write(&path, text.replacen(change.from, change.to, 1)).map_err(Error::io(&path))?;
         }
     }
     Ok(())
@@ -534,6 +531,12 @@ fn copy_src(from: &Path, to: &Path) -> std::io::Result<()> {
         fs::copy(entry.path(), to.join("src").join(entry.file_name()))?;
     }
     Ok(())
+}
+
+/// How many expectations [`verify`] checks: the solutions', the stubs' and
+/// each mutant's.
+pub fn expectations() -> usize {
+    2 + MUTANTS.len()
 }
 
 /// The expectations a graded class broke; empty when every one held.

@@ -13,6 +13,8 @@ use std::path::Path;
 
 use kernels::catalogue::ExerciseId;
 
+use crate::error::{Error, Result};
+
 use crate::discover::discovery::discover;
 use crate::discover::overlay::MAX_FILE_BYTES;
 
@@ -62,6 +64,25 @@ impl Found {
 
 /// What a group's holders share: a whole file, or one kernel of it.
 type Key = (String, &'static str, bool, Vec<String>);
+
+/// `grader similarity`: writes OUT/similarity.md for the instructor and
+/// says where.
+pub fn command(
+    course: &Path,
+    submissions: &Path,
+    exercises: &[ExerciseId],
+    out: &Path,
+) -> Result<Found> {
+    let found = compare(course, submissions, exercises).map_err(Error::io(submissions))?;
+    let path = out.join("similarity.md");
+    crate::atomic_file::write(&path, markdown(&found).as_bytes()).map_err(Error::io(&path))?;
+    eprintln!(
+        "grader: {} pairs of identical code, listed in {} (for you, not a grade)",
+        found.pairs(),
+        path.display()
+    );
+    Ok(found)
+}
 
 /// Compares the class in `submissions` with itself and with the course's
 /// solutions, file by file and kernel by kernel, for `exercises` (all

@@ -5,7 +5,9 @@
 
 use std::fmt;
 
+use crate::build::reference::Changed;
 use crate::plan::disagreement::Disagreement;
+use crate::record::outcome::{Memory, Shortfall};
 
 impl fmt::Display for Disagreement {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -51,6 +53,55 @@ impl fmt::Display for Disagreement {
             Disagreement::Values { got, want } => {
                 f.write_str(&got.mismatch(want).unwrap_or_default())
             }
+        }
+    }
+}
+
+impl fmt::Display for Changed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} is not the file that was built (sha256 {} expected, {} found)",
+            self.path.display(),
+            self.expected,
+            self.found.as_deref().unwrap_or("unreadable"),
+        )
+    }
+}
+
+impl fmt::Display for Shortfall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let gib = |b: u64| format!("{:.1} GiB", b as f64 / f64::from(1 << 30));
+        f.write_str("skipped, no points either way: ")?;
+        match self {
+            Shortfall::Unread {
+                of: Memory::Host,
+                why,
+            } => write!(f, "the host's available memory could not be read ({why})"),
+            Shortfall::Unread {
+                of: Memory::Gpu,
+                why,
+            } => write!(f, "the GPU's free memory could not be read ({why})"),
+            Shortfall::Short {
+                of: Memory::Host,
+                need,
+                have,
+            } => write!(
+                f,
+                "it needs {} of host memory, and this node has {} available",
+                gib(*need),
+                gib(*have)
+            ),
+            Shortfall::Short {
+                of: Memory::Gpu,
+                need,
+                have,
+            } => write!(
+                f,
+                "it needs {} of GPU memory, and the GPU has {} free",
+                gib(*need),
+                gib(*have)
+            ),
         }
     }
 }

@@ -2,12 +2,11 @@
 //! feedback file per student, and the terminal summary. Renders only what
 //! results.json holds, so `grader report` can redo them at any time.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::Path;
 
 use crate::atomic_file;
-use crate::build::bundle::Item;
 use crate::build::reference::PTX_DIR;
 use crate::record::quote;
 use crate::record::results::{Results, Student};
@@ -269,34 +268,6 @@ pub fn summary(results: &Results) -> String {
     out + &emulated(results) + &unsandboxed(results)
 }
 
-/// What the build says about a bundle's items: exercises submitted, how
-/// many did not build, how many were not submitted; nobody's missing work
-/// is counted as built or failed.
-pub fn build_counts(items: &[Item]) -> String {
-    let students: BTreeSet<&str> = items.iter().map(|i| i.student.as_str()).collect();
-    let submitted = items.iter().filter(|i| i.absent.is_none()).count();
-    let unbuilt = items
-        .iter()
-        .filter(|i| i.absent.is_none() && i.build_errors.is_some())
-        .count();
-    format!(
-        "{} students, {submitted} exercises submitted, {unbuilt} did not build, {} not submitted",
-        students.len(),
-        items.len() - submitted
-    )
-}
-
-/// Each student's problems with their submission, once per student, as
-/// lines for the terminal.
-pub fn submission_problems(items: &[Item]) -> Vec<String> {
-    let mut seen = BTreeSet::new();
-    items
-        .iter()
-        .filter(|i| seen.insert(i.student.as_str()))
-        .flat_map(|i| i.problems.iter().map(|p| format!("{}: {p}", i.student)))
-        .collect()
-}
-
 /// A student id as a file name: letters, digits, '.', '_' and '-' kept.
 fn file_name(student: &str) -> String {
     let name: String = student
@@ -314,6 +285,16 @@ fn file_name(student: &str) -> String {
     } else {
         name
     }
+}
+
+/// `grader report`: grades.csv and feedback/ written again from
+/// DIR/results.json.
+pub fn rewrite(dir: &Path) -> crate::error::Result<Results> {
+    let path = dir.join("results.json");
+    eprintln!("grader: reports from {}", path.display());
+    let results = Results::load(&path)?;
+    write(&results, dir).map_err(crate::error::Error::io(dir))?;
+    Ok(results)
 }
 
 /// Writes grades.csv and `feedback/<student>.md` into `out`, each atomically.

@@ -10,6 +10,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::error::{Error, Result};
 use crate::plan::runs as plan;
 
 /// Bumped when a field changes meaning or disappears.
@@ -201,25 +202,33 @@ impl Results {
     }
 
     /// Reads results.json; a file of another schema version is an error
-    /// that says so.
-    pub fn load(path: &Path) -> Result<Results, String> {
-        let text = fs::read_to_string(path).map_err(|err| format!("{}: {err}", path.display()))?;
-        let value: Value = serde_json::from_str(&text)
-            .map_err(|err| format!("{}: not JSON: {err}", path.display()))?;
-        let version = value["schema_version"].as_u64();
-        if version != Some(u64::from(RESULTS_SCHEMA)) {
-            return Err(format!(
-                "{} has schema_version {version:?}; this grader reads {RESULTS_SCHEMA}",
-                path.display()
-            ));
+    /// that says so, and what to do.
+    pub fn load(path: &Path) -> Result<Results> {
+        let text = fs::read_to_string(path).map_err(Error::io(path))?;
+        let value: Value = serde_json::from_str(&text).map_err(|err| Error::Malformed {
+            path: path.to_owned(),
+            why: format!("not JSON: {err}"),
+        })?;
+        let found = value["schema_version"].as_u64();
+        if found != Some(u64::from(RESULTS_SCHEMA)) {
+            return Err(Error::Schema {
+                path: path.to_owned(),
+                found,
+                want: RESULTS_SCHEMA,
+                what: "grade the bundle again with this grader, or report it with the grader \
+                       that wrote it",
+            });
         }
-        serde_json::from_value(value).map_err(|err| format!("{}: {err}", path.display()))
+        serde_json::from_value(value).map_err(|err| Error::Malformed {
+            path: path.to_owned(),
+            why: err.to_string(),
+        })
     }
 
     /// Writes to `path` atomically: all of the new file or none of it.
-    pub fn save(&self, path: &Path) -> std::io::Result<()> {
-        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        crate::atomic_file::write(path, text.as_bytes())
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let text = serde_json::to_string_pretty(self).expect("results are JSON");
+        crate::atomic_file::write(path, text.as_bytes()).map_err(Error::io(path))
     }
 }
 
@@ -299,10 +308,21 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("results.json");
         fs::write(&path, r#"{"schema_version": 7}"#).unwrap();
+        let err = Results::load(&path).unwrap_err();
         assert!(
-            Results::load(&path)
-                .unwrap_err()
-                .contains("schema_version Some(7)")
+            matches!(
+                err,
+                Error::Schema {
+                    found: Some(7),
+                    want: RESULTS_SCHEMA,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(
+            err.to_string()
+                .contains("schema_version 7; this grader reads")
         );
     }
 }
