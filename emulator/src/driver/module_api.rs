@@ -6,6 +6,7 @@
 //! `kernelParams` holds one pointer per kernel parameter, each to a value of
 //! that parameter's size.
 
+use kernels::emulator_output::{FINDING_PREFIX, STATS_VARIABLE};
 use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
 use std::sync::Arc;
 use std::time::Instant;
@@ -30,7 +31,7 @@ unsafe fn text<'a>(ptr: *const c_void) -> Result<&'a str, CuResult> {
 
 fn load(driver: &mut Driver, image: &str) -> Result<usize, CuResult> {
     let module = Module::load(image, &mut driver.heap).map_err(|message| {
-        eprintln!("cuda-course emulator: the PTX cannot be loaded: {message}");
+        eprintln!("{FINDING_PREFIX}the PTX cannot be loaded: {message}");
         codes::INVALID_PTX
     })?;
     let handle = driver.handle();
@@ -195,10 +196,10 @@ pub unsafe extern "C" fn cuLaunchKernel(
         let started = Instant::now();
         match launch::launch(&kernel, shape, buffer, driver.heap.snapshot()) {
             Ok(report) => {
-                if std::env::var_os("CUDA_COURSE_EMULATOR_STATS").is_some() {
+                if std::env::var_os(STATS_VARIABLE).is_some() {
                     let seconds = started.elapsed().as_secs_f64();
                     eprintln!(
-                        "cuda-course emulator: kernel `{}`: {} thread-instructions in {:.3} s, {:.3} CPU s \
+                        "{FINDING_PREFIX}kernel `{}`: {} thread-instructions in {:.3} s, {:.3} CPU s \
                          ({:.0} million per CPU second)",
                         kernel.name,
                         report.executed,
@@ -210,7 +211,7 @@ pub unsafe extern "C" fn cuLaunchKernel(
                 Ok(())
             }
             Err(fault) => {
-                eprintln!("cuda-course emulator: {}", fault.message);
+                eprintln!("{FINDING_PREFIX}{}", fault.message);
                 Err(fault.code)
             }
         }

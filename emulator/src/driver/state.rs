@@ -2,6 +2,7 @@
 //! runs its body in: initialised or not, sticky errors, and panics caught so
 //! none crosses the C boundary.
 
+use kernels::emulator_output::FINDING_PREFIX;
 use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -99,8 +100,8 @@ pub fn initialize() -> CuResult {
 
 fn internal_error(name: &str) -> CuResult {
     eprintln!(
-        "cuda-course emulator: internal error in {name} (a bug in the emulator, not in your \
-         code); please report it with the command you ran"
+        "{FINDING_PREFIX}internal error in {name} (a bug in the emulator, not in your code); \
+         please report it with the command you ran"
     );
     codes::UNKNOWN
 }

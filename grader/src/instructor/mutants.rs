@@ -11,7 +11,8 @@ use std::path::Path;
 use kernels::catalogue::ExerciseId::{self, *};
 
 use crate::error::{Error, Result};
-use crate::plan::runs::Tag;
+use crate::plan::runs::{Role, Tag};
+use crate::record::outcome::{CheckName, FindingKind, Verdict};
 use crate::record::results::{self, Results};
 
 /// One change to a solution file: `from` must occur in it.
@@ -36,14 +37,13 @@ pub enum Expect {
     /// Loses the kernel's run (in the course's host code) of this tag (any
     /// run if None); in results made before kernel runs, any run of it.
     LosesRun(Option<Tag>),
-    /// Loses the point of this name ([`results::MEMORY_SAFETY`],
-    /// [`results::SPEED`]), assessed on a GPU; on the emulator, which
-    /// assesses neither, its own finding fails a run instead.
-    LosesCheck(&'static str),
+    /// Loses this point, assessed on a GPU; on the emulator, which assesses
+    /// neither, its own finding fails a run instead.
+    LosesCheck(CheckName),
     /// Loses the PTX point, and so every run's points.
     LosesPtx,
     /// Undefined behaviour a GPU may well run correctly: only the
-    /// emulator's expectation ([`ON_THE_EMULATOR`]) is checked.
+    /// emulator's expectation ([`Mutant::on_emulator`]) is checked.
     OnlyOnTheEmulator,
 }
 
@@ -52,48 +52,14 @@ pub enum Expect {
 pub enum Emulated {
     /// A run fails with the emulator's finding of this kind, with its
     /// `kernel.cu` line, besides the GPU's expectation.
-    Finds(&'static str),
+    Finds(FindingKind),
     /// Every point: the one run that catches it needs a GPU's speed, and the
     /// emulator skips it.
     Full,
     /// Correct on a GPU, but stricter here: it loses runs to the emulator's
     /// finding of this kind (threads writing one word, even the same value).
-    Stricter(&'static str),
+    Stricter(FindingKind),
 }
-
-/// The emulator's expectations, by student (see [`student`]).
-pub const ON_THE_EMULATOR: &[(&str, Emulated)] = &[
-    (
-        "dot-sm.no-barrier-in-the-tree",
-        Emulated::Finds("shared-memory race"),
-    ),
-    (
-        "dot-sm.barrier-inside-the-if",
-        Emulated::Finds("barrier not reached by every thread"),
-    ),
-    (
-        "dot-atomic.plain-add-race",
-        Emulated::Finds("global-memory conflict"),
-    ),
-    (
-        "matmul-naive.no-bounds-check",
-        Emulated::Finds("out-of-bounds global access"),
-    ),
-    (
-        "matmul-tiled.no-zero-padding",
-        Emulated::Finds("out-of-bounds global access"),
-    ),
-    ("streams-overlap.no-grid-stride", Emulated::Full),
-    ("vecadd-anyN.int-index", Emulated::Full),
-    (
-        "dot-gm.one-past-the-end",
-        Emulated::Finds("out-of-bounds global access"),
-    ),
-    (
-        "vecadd-anyN.redundant-stride",
-        Emulated::Stricter("global-memory conflict"),
-    ),
-];
 
 pub struct Mutant {
     pub exercise: ExerciseId,
@@ -102,6 +68,8 @@ pub struct Mutant {
     pub bug: &'static str,
     pub edits: &'static [Edit],
     pub expect: Expect,
+    /// Where grading on the CPU emulator must differ from a GPU's.
+    pub on_emulator: Option<Emulated>,
 }
 
 const fn edit(file: &'static str, from: &'static str, to: &'static str) -> Edit {
@@ -126,6 +94,7 @@ pub const MUTANTS: &[Mutant] = &[
             edit("kernel.cu", "i < n; i += stride", "i < n; i += n"),
         ],
         expect: Expect::LosesRun(Some(Tag::GridSmallerThanN)),
+        on_emulator: None,
     },
     Mutant {
         exercise: VecaddAnyN,
@@ -136,6 +105,7 @@ pub const MUTANTS: &[Mutant] = &[
             HOST_ADDS,
         ],
         expect: Expect::LosesPtx,
+        on_emulator: None,
     },
     Mutant {
         exercise: VecaddAnyN,
@@ -150,6 +120,7 @@ pub const MUTANTS: &[Mutant] = &[
             HOST_ADDS,
         ],
         expect: Expect::LosesPtx,
+        on_emulator: None,
     },
     Mutant {
         exercise: VecaddAnyN,
@@ -162,6 +133,7 @@ pub const MUTANTS: &[Mutant] = &[
             "fn main() -> ExitCode {\n    let _ = run_exercise;\n    println!(r#\"{{\"schema_version\":1,\"exercise\":\"vecadd-anyN\",\"device\":{{\"name\":\"GPU\",\"compute_capability\":\"9.0\",\"multiprocessors\":132,\"memory_bytes\":1,\"driver_cuda_version\":\"13.0\"}},\"parameters\":{{\"n\":33554435,\"threads\":256,\"blocks\":16896,\"runs\":10}},\"results\":{{\"checksum\":206158540800.0,\"expected_checksum\":206158540800}},\"check\":{{\"passed\":true,\"criterion\":\"c\",\"compared\":33554435,\"wrong\":0,\"failures\":[]}},\"timings\":[]}}\"#);\n    ExitCode::SUCCESS\n}",
         )],
         expect: Expect::LosesHostRuns,
+        on_emulator: None,
     },
     Mutant {
         exercise: DotGm,
@@ -182,6 +154,7 @@ pub const MUTANTS: &[Mutant] = &[
         // The kernel is the solution's: it keeps its points in the
         // course's host code; the trace shows no launch.
         expect: Expect::LosesHostRuns,
+        on_emulator: None,
     },
     Mutant {
         exercise: DotGm,
@@ -193,6 +166,7 @@ pub const MUTANTS: &[Mutant] = &[
             "i + 1 < n; i += stride",
         )],
         expect: Expect::LosesRun(Some(Tag::OneElementShows)),
+        on_emulator: None,
     },
     Mutant {
         exercise: DotSm,
@@ -204,7 +178,8 @@ pub const MUTANTS: &[Mutant] = &[
             "",
         )],
         // Its runs pass or fail by luck; racecheck finds the race every time.
-        expect: Expect::LosesCheck(results::MEMORY_SAFETY),
+        expect: Expect::LosesCheck(CheckName::MemorySafety),
+        on_emulator: Some(Emulated::Finds(FindingKind::SharedMemoryRace)),
     },
     Mutant {
         exercise: DotSm,
@@ -216,6 +191,7 @@ pub const MUTANTS: &[Mutant] = &[
             "            cache[threadIdx.x] += cache[threadIdx.x + half];\n            __syncthreads();\n        }\n",
         )],
         expect: Expect::OnlyOnTheEmulator,
+        on_emulator: Some(Emulated::Finds(FindingKind::Barrier)),
     },
     Mutant {
         exercise: DotAtomic,
@@ -227,6 +203,7 @@ pub const MUTANTS: &[Mutant] = &[
             "*result += cache[0];",
         )],
         expect: Expect::LosesPtx,
+        on_emulator: Some(Emulated::Finds(FindingKind::GlobalMemoryConflict)),
     },
     Mutant {
         exercise: DotAtomic,
@@ -238,6 +215,7 @@ pub const MUTANTS: &[Mutant] = &[
             "",
         )],
         expect: Expect::LosesHostRuns,
+        on_emulator: None,
     },
     Mutant {
         exercise: MatmulNaive,
@@ -249,6 +227,7 @@ pub const MUTANTS: &[Mutant] = &[
             "n[col * width + k]",
         )],
         expect: Expect::LosesEveryRun,
+        on_emulator: None,
     },
     Mutant {
         exercise: MatmulNaive,
@@ -256,6 +235,7 @@ pub const MUTANTS: &[Mutant] = &[
         bug: "threads past the matrix's edge read and write",
         edits: &[edit("kernel.cu", "if (row < width && col < width) {", "{")],
         expect: Expect::LosesRun(Some(Tag::SmallerThanABlock)),
+        on_emulator: Some(Emulated::Finds(FindingKind::OutOfBounds)),
     },
     Mutant {
         exercise: MatmulTiled,
@@ -267,6 +247,7 @@ pub const MUTANTS: &[Mutant] = &[
             "phase < width / TILE",
         )],
         expect: Expect::LosesRun(Some(Tag::PartialTiles)),
+        on_emulator: None,
     },
     Mutant {
         exercise: MatmulTiled,
@@ -285,6 +266,7 @@ pub const MUTANTS: &[Mutant] = &[
             ),
         ],
         expect: Expect::LosesRun(Some(Tag::PartialTiles)),
+        on_emulator: Some(Emulated::Finds(FindingKind::OutOfBounds)),
     },
     Mutant {
         exercise: MemspaceTiming,
@@ -296,6 +278,7 @@ pub const MUTANTS: &[Mutant] = &[
             "",
         )],
         expect: Expect::LosesHostRuns,
+        on_emulator: None,
     },
     Mutant {
         exercise: StreamsOverlap,
@@ -325,6 +308,7 @@ pub const MUTANTS: &[Mutant] = &[
         ],
         // The values are right; the trace shows pageable copies.
         expect: Expect::LosesHostRuns,
+        on_emulator: None,
     },
     Mutant {
         exercise: StreamsOverlap,
@@ -343,6 +327,7 @@ pub const MUTANTS: &[Mutant] = &[
             ),
         ],
         expect: Expect::LosesHostRuns,
+        on_emulator: None,
     },
     // Shortcuts that fixed public inputs let through (issue 17).
     Mutant {
@@ -365,6 +350,7 @@ pub const MUTANTS: &[Mutant] = &[
         // Every seeded run; the one-element run only when a[0] + b[0] ≠ 0
         // (127 seeds in 128), so the expectation names a run of millions.
         expect: Expect::LosesRun(Some(Tag::EveryThreadLoops)),
+        on_emulator: None,
     },
     Mutant {
         exercise: MatmulNaive,
@@ -372,6 +358,7 @@ pub const MUTANTS: &[Mutant] = &[
         bug: "sums the products in an int, truncating each partial sum",
         edits: &[edit("kernel.cu", "float sum = 0.0f;", "int sum = 0;")],
         expect: Expect::LosesEveryRun,
+        on_emulator: None,
     },
     Mutant {
         exercise: StreamsOverlap,
@@ -379,6 +366,7 @@ pub const MUTANTS: &[Mutant] = &[
         bug: "each thread takes one element: chunks past 65535 blocks are left unwritten",
         edits: &[edit("kernel.cu", "i < n; i += stride", "i < n; i += n")],
         expect: Expect::LosesRun(Some(Tag::ChunksPastTheGrid)),
+        on_emulator: Some(Emulated::Full),
     },
     // Correct but wasteful: the answers are right, every run passes; the
     // speed point is what it loses.
@@ -391,7 +379,8 @@ pub const MUTANTS: &[Mutant] = &[
             "const size_t stride = (size_t)blockDim.x * gridDim.x;",
             "const size_t stride = gridDim.x;",
         )],
-        expect: Expect::LosesCheck(results::SPEED),
+        expect: Expect::LosesCheck(CheckName::Speed),
+        on_emulator: Some(Emulated::Stricter(FindingKind::GlobalMemoryConflict)),
     },
     // What only the run above 2^31 elements, and memcheck, see (issue 11).
     Mutant {
@@ -407,6 +396,7 @@ pub const MUTANTS: &[Mutant] = &[
             ),
         ],
         expect: Expect::LosesRun(Some(Tag::PastInt)),
+        on_emulator: Some(Emulated::Full),
     },
     Mutant {
         exercise: DotGm,
@@ -417,7 +407,8 @@ pub const MUTANTS: &[Mutant] = &[
             "i < n; i += stride",
             "i <= n; i += stride",
         )],
-        expect: Expect::LosesCheck(results::MEMORY_SAFETY),
+        expect: Expect::LosesCheck(CheckName::MemorySafety),
+        on_emulator: Some(Emulated::Finds(FindingKind::OutOfBounds)),
     },
     // Correct, written differently from the solutions: they must pass.
     Mutant {
@@ -429,6 +420,7 @@ pub const MUTANTS: &[Mutant] = &[
             edit("kernel.cu", "i = n / 4 * 4 + first;", "i = first;"),
         ],
         expect: Expect::Full,
+        on_emulator: None,
     },
     Mutant {
         exercise: DotSm,
@@ -439,6 +431,7 @@ pub const MUTANTS: &[Mutant] = &[
             edit("kernel.cu", "i = n / 4 * 4 + first;", "i = first;"),
         ],
         expect: Expect::Full,
+        on_emulator: None,
     },
     Mutant {
         exercise: DotAtomic,
@@ -457,6 +450,7 @@ pub const MUTANTS: &[Mutant] = &[
             ),
         ],
         expect: Expect::Full,
+        on_emulator: None,
     },
     Mutant {
         exercise: DotSm,
@@ -468,6 +462,7 @@ pub const MUTANTS: &[Mutant] = &[
             "    for (unsigned int s = 1; s < blockDim.x; s *= 2) {\n        if (threadIdx.x % (2 * s) == 0) {\n            cache[threadIdx.x] += cache[threadIdx.x + s];",
         )],
         expect: Expect::Full,
+        on_emulator: None,
     },
     Mutant {
         exercise: StreamsOverlap,
@@ -479,6 +474,7 @@ pub const MUTANTS: &[Mutant] = &[
             "const THREADS: u32 = 128;",
         )],
         expect: Expect::Full,
+        on_emulator: None,
     },
 ];
 
@@ -541,47 +537,36 @@ pub fn expectations() -> usize {
 
 /// The expectations a graded class broke; empty when every one held.
 pub fn verify(results: &Results) -> Vec<String> {
-    let mut cases: Vec<(String, Option<ExerciseId>, &Expect)> = vec![
-        ("solutions".into(), None, &Expect::Full),
-        ("stubs".into(), None, &Expect::Nothing),
+    let mut cases: Vec<(String, Option<ExerciseId>, &Expect, Option<&Emulated>)> = vec![
+        ("solutions".into(), None, &Expect::Full, None),
+        ("stubs".into(), None, &Expect::Nothing, None),
     ];
-    cases.extend(
-        MUTANTS
-            .iter()
-            .map(|m| (student(m), Some(m.exercise), &m.expect)),
-    );
-    let mut broken: Vec<String> = cases
-        .iter()
-        .filter_map(
-            |(who, exercise, expect)| match (results.emulated, emulated(who)) {
-                (true, Some(Emulated::Full)) => check(results, who, *exercise, &Expect::Full),
-                (true, Some(Emulated::Stricter(_))) => {
-                    check(results, who, *exercise, &Expect::LosesRun(None))
-                }
-                (_, _) => check(results, who, *exercise, expect),
-            },
-        )
-        .collect();
-    if results.emulated {
-        for (who, expect) in ON_THE_EMULATOR {
-            if let Emulated::Finds(kind) | Emulated::Stricter(kind) = expect {
-                broken.extend(found(results, who, kind));
+    cases.extend(MUTANTS.iter().map(|m| {
+        let on_emulator = m.on_emulator.as_ref();
+        (student(m), Some(m.exercise), &m.expect, on_emulator)
+    }));
+    let mut broken = Vec::new();
+    for (who, exercise, expect, on_emulator) in cases {
+        let held = match (results.emulated, on_emulator) {
+            (true, Some(Emulated::Full)) => check(results, &who, exercise, &Expect::Full),
+            (true, Some(Emulated::Stricter(_))) => {
+                check(results, &who, exercise, &Expect::LosesRun(None))
             }
+            (_, _) => check(results, &who, exercise, expect),
+        };
+        broken.extend(held);
+        if let (true, Some(Emulated::Finds(kind) | Emulated::Stricter(kind))) =
+            (results.emulated, on_emulator)
+        {
+            broken.extend(found(results, &who, *kind));
         }
     }
     broken
 }
 
-fn emulated(who: &str) -> Option<&'static Emulated> {
-    ON_THE_EMULATOR
-        .iter()
-        .find(|(student, _)| *student == who)
-        .map(|(_, e)| e)
-}
-
 /// None when a run of `who` failed with the emulator's finding of `kind`,
-/// naming its `kernel.cu` line; else what it said instead.
-fn found(results: &Results, who: &str, kind: &str) -> Option<String> {
+/// naming its `kernel.cu` line; else what it found instead.
+fn found(results: &Results, who: &str, kind: FindingKind) -> Option<String> {
     let runs = results
         .students
         .get(who)
@@ -590,19 +575,24 @@ fn found(results: &Results, who: &str, kind: &str) -> Option<String> {
         .flat_map(|e| &e.runs);
     let mut said = None;
     for run in runs {
-        let message = &run.verdict.message;
-        let finding = message
-            .lines()
-            .find(|l| l.contains(kind) && l.contains("kernel.cu:"));
-        if !run.verdict.passed && finding.is_some() {
+        let named = run
+            .findings
+            .iter()
+            .any(|f| f.kind == kind && f.line.is_some());
+        if !run.verdict.passed() && named {
             return None;
         }
-        said.get_or_insert_with(|| message.lines().next().unwrap_or_default().to_owned());
+        said.get_or_insert_with(|| format!("{:?}", run.findings.first().map(|f| f.kind)));
     }
     Some(format!(
-        "{who}: no run names the emulator's {kind} with its kernel.cu line (first run: {})",
+        "{who}: no run names the emulator's {kind:?} with its kernel.cu line (first run's: {})",
         said.as_deref().unwrap_or("none")
     ))
+}
+
+/// A run that counts as lost: not passed, and not left out.
+fn lost(run: &results::Run) -> bool {
+    !run.verdict.passed() && !matches!(run.verdict, Verdict::Skipped { .. })
 }
 
 /// None when `who` was graded as `expect` says (on `exercise`, or on
@@ -628,48 +618,25 @@ fn check(
     };
     let mutated = exercise.and_then(|e| graded.exercises.get(e.name()));
     let runs = mutated.map(|e| e.runs.as_slice()).unwrap_or_default();
+    let kernel = |r: &&results::Run| r.role == Some(Role::KernelInCourseHost);
     let held = match expect {
         Expect::Full => max > 0 && got == max,
         Expect::Nothing => got == 0,
         Expect::LosesEveryRun => !runs.is_empty() && runs.iter().all(|r| r.points == 0),
         Expect::LosesHostRuns => {
-            let (kernel, host): (Vec<_>, Vec<_>) =
-                runs.iter().partition(|r| r.kernel_ptx.is_some());
+            let host: Vec<_> = runs
+                .iter()
+                .filter(|r| r.role == Some(Role::StudentHost))
+                .collect();
             !host.is_empty()
                 && host.iter().all(|r| r.points == 0)
-                && kernel
-                    .iter()
-                    .all(|r| r.verdict.passed || r.verdict.kind == crate::record::results::SKIPPED)
+                && runs.iter().filter(kernel).all(|r| !lost(r))
         }
-        Expect::LosesRun(tag) => {
-            let any_kernel = runs.iter().any(|r| r.kernel_ptx.is_some());
-            // The run of that tag as the class's plan describes it.
-            let about = match (tag, exercise) {
-                (Some(tag), Some(e)) => {
-                    crate::plan::emulated::plan(e, results.seed, results.emulated)
-                        .runs
-                        .into_iter()
-                        .chain(
-                            crate::plan::emulated::plan(e, results.seed, results.emulated)
-                                .skipped
-                                .into_iter()
-                                .map(|s| s.run),
-                        )
-                        .find(|r| r.tag == *tag)
-                        .map(|r| r.about())
-                }
-                _ => None,
-            };
-            runs.iter().any(|r| {
-                !r.verdict.passed
-                    && r.verdict.kind != crate::record::results::SKIPPED
-                    && about.as_ref().is_none_or(|a| r.about == *a)
-                    && (r.kernel_ptx.is_some() || !any_kernel)
-            })
-        }
-        Expect::LosesCheck(_) if results.emulated => runs
+        Expect::LosesRun(tag) => runs
             .iter()
-            .any(|r| !r.verdict.passed && r.verdict.kind != crate::record::results::SKIPPED),
+            .filter(kernel)
+            .any(|r| lost(r) && tag.is_none_or(|t| r.tag == t)),
+        Expect::LosesCheck(_) if results.emulated => runs.iter().any(lost),
         Expect::LosesCheck(name) => mutated.is_some_and(|e| {
             e.checks
                 .iter()
@@ -704,16 +671,17 @@ pub fn listing(results: &Results) -> String {
                 }
             ));
             for run in &e.runs {
-                let role = if run.kernel_ptx.is_some() {
-                    "kernel"
-                } else if run.verdict.kind == crate::record::results::SKIPPED {
-                    "-"
-                } else {
-                    "host"
+                let role = match run.role {
+                    Some(Role::KernelInCourseHost) => "kernel",
+                    Some(Role::StudentHost) => "host",
+                    None => "-",
                 };
                 out.push_str(&format!(
                     "{student}\t{exercise}\trun {}\t{role}\t{}\t{} of {}\n",
-                    run.about, run.verdict.kind, run.points, run.max_points
+                    run.about(),
+                    run.verdict.kind(),
+                    run.points,
+                    run.max_points
                 ));
             }
             for check in &e.checks {
@@ -748,15 +716,13 @@ mod tests {
         assert_eq!(students, 2 + MUTANTS.len());
     }
 
-    /// The class as the grader grades it now (kernel runs in the course's
-    /// host code, traced runs of the student's binary, the runs above
-    /// 2^31 elements, the memory-safety and speed points), on an H200
-    /// (2026-11-24, driver 580.159.04, seed 2026): scripts/grader-bundle.sh,
-    /// then `grader run --shard 1/2` and `2/2` and `grader merge`
-    /// (scripts/perf/README.md). Every mutant of the class is in it.
-    fn graded_on_an_h200() -> Results {
+    /// The golden class (scripts/golden-class.sh): the grader's own class
+    /// built with seed 2026 and graded on the CPU emulator by this grader,
+    /// kept with --update (the runs' reports left out). Every mutant of the
+    /// class is in it.
+    fn golden() -> Results {
         let path =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/h200-class-results.json");
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/golden-class/results.json");
         Results::load(&path).unwrap()
     }
 
@@ -771,52 +737,60 @@ mod tests {
     }
 
     #[test]
-    fn the_h200_run_of_the_current_grader_met_every_expectation() {
-        assert_eq!(verify(&graded_on_an_h200()), Vec::<String>::new());
+    fn verify_accepts_the_golden_class() {
+        assert_eq!(verify(&golden()), Vec::<String>::new());
     }
 
     /// The fixture's record of `who`'s `exercise`.
     fn record<'a>(
         results: &'a mut Results,
         who: &str,
-        exercise: &str,
+        exercise: ExerciseId,
     ) -> &'a mut results::Exercise {
         results
             .students
             .get_mut(who)
             .unwrap()
             .exercises
-            .get_mut(exercise)
+            .get_mut(exercise.name())
             .unwrap()
+    }
+
+    fn verdict(passes: bool) -> Verdict {
+        if passes {
+            Verdict::Passed
+        } else {
+            Verdict::Failed {
+                failure: crate::record::outcome::Failure::UncheckedLaunch,
+            }
+        }
     }
 
     /// The fixture's record of `who` with every kernel run (in the course's
     /// host code) made to pass or fail.
-    fn with_kernel_runs(results: &mut Results, who: &str, exercise: &str, kernel_passes: bool) {
+    fn with_kernel_runs(results: &mut Results, who: &str, exercise: ExerciseId, passes: bool) {
         let graded = record(results, who, exercise);
-        for run in graded.runs.iter_mut().filter(|r| r.kernel_ptx.is_some()) {
-            run.verdict.passed = kernel_passes;
-            run.verdict.kind = if kernel_passes { "passed" } else { "failed" }.into();
-            run.points = if kernel_passes { run.max_points } else { 0 };
+        let kernel_runs = graded
+            .runs
+            .iter_mut()
+            .filter(|r| r.role == Some(Role::KernelInCourseHost));
+        for run in kernel_runs {
+            run.verdict = verdict(passes);
+            run.points = if passes { run.max_points } else { 0 };
         }
     }
 
     #[test]
     fn a_host_bug_must_leave_the_kernel_runs_and_a_kernel_bug_must_not() {
         // As graded: the host bug's kernel runs pass, the kernel bug's fail.
-        let mut results = graded_on_an_h200();
+        let mut results = golden();
         with_kernel_runs(
             &mut results,
             "vecadd-anyN.prints-the-default",
-            "vecadd-anyN",
+            VecaddAnyN,
             false,
         );
-        with_kernel_runs(
-            &mut results,
-            "dot-gm.drops-the-last-element",
-            "dot-gm",
-            true,
-        );
+        with_kernel_runs(&mut results, "dot-gm.drops-the-last-element", DotGm, true);
         assert_broken(
             &results,
             &[
@@ -828,73 +802,84 @@ mod tests {
 
     #[test]
     fn a_mutant_that_kept_its_points_or_a_variant_that_lost_them_is_reported() {
-        let mut results = graded_on_an_h200();
-        let student = results
-            .students
-            .get_mut("dot-atomic.accumulator-not-zeroed")
-            .unwrap();
-        let graded = student.exercises.get_mut("dot-atomic").unwrap();
+        let mut results = golden();
+        let graded = record(&mut results, "dot-atomic.accumulator-not-zeroed", DotAtomic);
         for run in &mut graded.runs {
             run.points = run.max_points;
-            run.verdict.passed = true;
+            run.verdict = Verdict::Passed;
         }
         graded.points = graded.max_points;
-        results
-            .students
-            .get_mut("vecadd-anyN.variant-scalar-loop")
-            .unwrap()
-            .exercises
-            .get_mut("vecadd-anyN")
-            .unwrap()
-            .points = 0;
+        let kept = format!(
+            "dot-atomic.accumulator-not-zeroed: {0} of {0}",
+            graded.max_points
+        );
+        let variant = record(&mut results, "vecadd-anyN.variant-scalar-loop", VecaddAnyN);
+        variant.points = 0;
+        let lost = format!(
+            "vecadd-anyN.variant-scalar-loop: 0 of {}",
+            variant.max_points
+        );
+        assert_broken(&results, &[&kept, &lost]);
+    }
+
+    #[test]
+    fn a_run_lost_by_another_tag_is_not_the_run_a_mutant_must_lose() {
+        let mut results = golden();
+        let who = "matmul-tiled.no-partial-tile";
+        let graded = record(&mut results, who, MatmulTiled);
+        // Only its partial-tiles runs fail; moved to another tag, they
+        // no longer show the bug caught where it should be.
+        for run in &mut graded.runs {
+            if run.tag == Tag::PartialTiles {
+                run.tag = Tag::WholeTiles;
+            }
+        }
+        assert_broken(&results, &[who]);
+    }
+
+    #[test]
+    fn an_emulator_finding_of_another_kind_or_without_its_line_is_reported() {
+        let mut results = golden();
+        let graded = record(&mut results, "dot-sm.no-barrier-in-the-tree", DotSm);
+        for finding in graded.runs.iter_mut().flat_map(|r| r.findings.iter_mut()) {
+            finding.line = None;
+        }
+        let graded = record(&mut results, "dot-atomic.plain-add-race", DotAtomic);
+        for finding in graded.runs.iter_mut().flat_map(|r| r.findings.iter_mut()) {
+            finding.kind = FindingKind::OutOfBounds;
+        }
         assert_broken(
             &results,
-            &[
-                "dot-atomic.accumulator-not-zeroed: 9 of 9",
-                "vecadd-anyN.variant-scalar-loop: 0 of 12",
-            ],
+            &["dot-sm.no-barrier-in-the-tree", "dot-atomic.plain-add-race"],
         );
     }
 
     #[test]
-    fn a_mutant_that_kept_its_memory_safety_or_speed_point_is_reported() {
-        let mut results = graded_on_an_h200();
-        for (who, exercise, check) in [
-            ("dot-gm.one-past-the-end", "dot-gm", results::MEMORY_SAFETY),
-            (
-                "vecadd-anyN.redundant-stride",
-                "vecadd-anyN",
-                results::SPEED,
-            ),
+    fn on_a_gpu_a_mutant_that_kept_its_memory_safety_or_speed_point_is_reported() {
+        let mut results = golden();
+        results.emulated = false;
+        for (who, exercise, name) in [
+            ("dot-gm.one-past-the-end", DotGm, CheckName::MemorySafety),
+            ("vecadd-anyN.redundant-stride", VecaddAnyN, CheckName::Speed),
         ] {
+            let expect = &MUTANTS.iter().find(|m| student(m) == who).unwrap().expect;
             let graded = record(&mut results, who, exercise);
-            let kept = graded.checks.iter_mut().find(|c| c.name == check).unwrap();
-            kept.passed = true;
-            kept.points = kept.max_points;
+            let point = graded.checks.iter_mut().find(|c| c.name == name).unwrap();
+            // Lost on a GPU: assessed, not passed.
+            point.assessed = true;
+            assert_eq!(check(&results, who, Some(exercise), expect), None);
+            // Kept: the expectation is broken.
+            let graded = record(&mut results, who, exercise);
+            let point = graded.checks.iter_mut().find(|c| c.name == name).unwrap();
+            point.passed = true;
+            point.points = point.max_points;
+            assert!(check(&results, who, Some(exercise), expect).is_some());
+            // Not assessed (--no-sanitize) is not lost either.
+            let graded = record(&mut results, who, exercise);
+            let point = graded.checks.iter_mut().find(|c| c.name == name).unwrap();
+            (point.passed, point.points, point.assessed) = (false, 0, false);
+            assert!(check(&results, who, Some(exercise), expect).is_some());
         }
-        assert_broken(
-            &results,
-            &["vecadd-anyN.redundant-stride", "dot-gm.one-past-the-end"],
-        );
-        // Not assessed (--no-sanitize) is not lost either.
-        let mut results = graded_on_an_h200();
-        let graded = record(&mut results, "dot-sm.no-barrier-in-the-tree", "dot-sm");
-        for check in &mut graded.checks {
-            check.assessed = false;
-        }
-        assert_broken(&results, &["dot-sm.no-barrier-in-the-tree"]);
-    }
-
-    #[test]
-    fn the_listing_has_a_line_per_exercise_run_and_check() {
-        let results = graded_on_an_h200();
-        let listing = listing(&results);
-        let exercises = results.students.values().flat_map(|s| s.exercises.values());
-        let want: usize = exercises.map(|e| 1 + e.runs.len() + e.checks.len()).sum();
-        assert_eq!(listing.lines().count(), want);
-        // A kernel run and a run of the student's binary are told apart.
-        assert!(listing.contains("\tkernel\tpassed\t1 of 1\n"));
-        assert!(listing.contains("\thost\tpassed\t1 of 1\n"));
     }
 
     #[test]
@@ -905,5 +890,23 @@ mod tests {
                 .any(|m| m.exercise == exercise.id && !matches!(m.expect, Expect::Full));
             assert!(caught, "{} has no mutant", exercise.name);
         }
+    }
+
+    #[test]
+    fn the_listing_has_a_line_per_exercise_run_and_check() {
+        let results = golden();
+        let listing = listing(&results);
+        let exercises = results.students.values().flat_map(|s| s.exercises.values());
+        let want: usize = exercises.map(|e| 1 + e.runs.len() + e.checks.len()).sum();
+        assert_eq!(listing.lines().count(), want);
+        // A kernel run and a run of the student's binary are told apart.
+        assert!(listing.contains("\tkernel\tpassed\t1 of 1\n"));
+        assert!(listing.contains("\thost\tpassed\t1 of 1\n"));
+        // And it is the golden listing itself.
+        let golden_listing = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/golden-class/verdicts.tsv"),
+        )
+        .unwrap();
+        assert_eq!(listing, golden_listing);
     }
 }

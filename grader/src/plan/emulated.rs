@@ -15,10 +15,11 @@ pub struct Planned {
     pub skipped: Vec<Skipped>,
 }
 
-/// A planned run left out, and why: no points either way.
+/// A planned run left out, and the catalogue's reason: no points either
+/// way.
 pub struct Skipped {
     pub run: Run,
-    pub why: String,
+    pub too_slow: &'static str,
 }
 
 /// The runs of `id` drawn from `seed`, capped for the emulator when
@@ -32,13 +33,7 @@ pub fn plan(id: ExerciseId, seed: u64, emulated: bool) -> Planned {
         let on_emulator = id.exercise().run(run.tag).map(|spec| spec.emulated);
         match on_emulator {
             _ if !emulated => planned.runs.push(run),
-            Some(Emulated::TooSlow(why)) => planned.skipped.push(Skipped {
-                run,
-                why: format!(
-                    "skipped on the CPU emulator, no points either way: {why}; grading on a \
-                     GPU runs it"
-                ),
-            }),
+            Some(Emulated::TooSlow(too_slow)) => planned.skipped.push(Skipped { run, too_slow }),
             Some(Emulated::Capped) | None => {
                 run.params.cap();
                 planned.runs.push(run);
@@ -122,7 +117,7 @@ mod tests {
                     .collect();
                 assert_eq!(skipped, want, "{id}");
                 for skipped in &planned.skipped {
-                    assert!(skipped.why.contains("skipped on the CPU emulator"));
+                    assert!(skipped.too_slow.contains("minutes"), "{}", skipped.too_slow);
                 }
             }
         }
