@@ -5,7 +5,10 @@
 # toolkit installer, as a workspace that builds and
 # whose `cargo test --workspace` passes. Left out: solutions/, the grader
 # (its mutants are edits of the solutions), the GPU and grading bundles, and
-# the stub drift test (it reads solutions/). The copy is a git repository
+# the stub drift test (it reads solutions/). The exercises' tests/cli.rs
+# come along: each is the stub's and the solution's one test file (the
+# solutions' Cargo.toml names it), and here it tests the stub alone. The
+# copy is a git repository
 # whose first commit is tagged course-start, which `cargo course reset`
 # restores from.
 #

@@ -1,5 +1,7 @@
 //! The course's exercises as data: order, title, summary, every step with its
-//! hint, the PTX each exercise must show, and its book chapter. The grader,
+//! hint, the PTX each exercise must show (the `ptx` crate checks it), its
+//! book chapter, and its grading facts ([`ExerciseId`], [`RunSpec`],
+//! [`points`]). The grader,
 //! the `course` command, the stub drift test and the book read this one
 //! table; tests check it against the exercises/ and solutions/ folders and
 //! the stubs' `TODO(step N)` texts.
@@ -136,70 +138,9 @@ pub fn step_is_left(text: &str, number: u32) -> bool {
     text.contains(&marker) || placeholders.iter().any(|p| text.contains(p.as_str()))
 }
 
-/// The PTX of one kernel, from its `.entry` to the next `.entry`; the whole
-/// text when `kernel` is None. None when the kernel is missing.
-pub fn kernel_ptx<'a>(ptx: &'a str, kernel: Option<&str>) -> Option<&'a str> {
-    let Some(name) = kernel else {
-        return Some(ptx);
-    };
-    let start = ptx.find(&format!(".entry {name}("))?;
-    let rest = &ptx[start + 1..];
-    let end = rest.find(".entry").map_or(ptx.len(), |at| start + 1 + at);
-    Some(&ptx[start..end])
-}
-
-/// Whether `ptx` meets `need`: Err says what is missing, for the feedback.
-pub fn check_need(need: &PtxNeed, ptx: &str) -> Result<(), String> {
-    match kernel_ptx(ptx, need.kernel) {
-        None => Err(format!(
-            "no kernel named {} in the PTX: keep the name and extern \"C\"",
-            need.kernel.unwrap_or("?")
-        )),
-        Some(text) if need.any_of.iter().any(|i| text.contains(i)) => Ok(()),
-        Some(_) => Err(format!(
-            "{} (no {} in its PTX)",
-            need.why,
-            need.any_of.join(" or ")
-        )),
-    }
-}
-
-/// The needs `ptx` does not meet, for the feedback.
-pub fn missing_in_ptx(exercise: &Exercise, ptx: &str) -> Vec<String> {
-    exercise
-        .ptx
-        .iter()
-        .filter_map(|need| check_need(need, ptx).err())
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const PTX: &str = ".visible .entry dot(\n ld.shared.f32 %f1, [%r1];\n bar.sync 0;\n}\n\
-                       .visible .entry other(\n st.shared.f32 [%r1], %f1;\n}\n";
-
-    #[test]
-    fn needs_are_looked_for_inside_their_kernel() {
-        let sm = find("dot-sm").unwrap();
-        let missing = missing_in_ptx(sm, PTX);
-        // st.shared is in the PTX, but in another kernel.
-        assert_eq!(missing.len(), 1, "{missing:?}");
-        assert!(missing[0].contains("never stores to shared memory"));
-    }
-
-    #[test]
-    fn a_renamed_kernel_is_reported_as_missing() {
-        let missing = missing_in_ptx(find("vecadd-anyN").unwrap(), PTX);
-        assert!(missing[0].contains("no kernel named vecadd"), "{missing:?}");
-    }
-
-    #[test]
-    fn any_one_of_the_alternatives_is_enough() {
-        let ptx = ".entry dot(\n red.global.add.f32 [%rd1], %f1;\n}\n";
-        assert!(missing_in_ptx(find("dot-atomic").unwrap(), ptx).is_empty());
-    }
 
     #[test]
     fn a_step_is_left_while_its_marker_or_placeholder_is() {

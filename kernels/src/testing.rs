@@ -138,6 +138,32 @@ impl Exercise {
     }
 }
 
+/// What `ptx` lacks of what `exercise` is about (its catalogue's needs),
+/// read as instructions by the `ptx` crate, as `cargo course check` and
+/// the grader read it; empty when it shows it all.
+pub fn missing_in_ptx(exercise: &catalogue::Exercise, ptx: &str) -> Vec<String> {
+    let module = match ptx::parser::parse(ptx) {
+        Ok(module) => module,
+        Err(err) => return vec![format!("its PTX could not be read as instructions ({err})")],
+    };
+    exercise
+        .ptx
+        .iter()
+        .filter(|need| ptx::features::lack(&module, need.kernel, need.any_of).is_some())
+        .map(|need| format!("{} (no {} in its PTX)", need.why, need.any_of.join(" or ")))
+        .collect()
+}
+
+impl Exercise {
+    /// The kernel's PTX (as compiled, `include_str!`) shows everything the
+    /// catalogue says the exercise is about.
+    pub fn assert_ptx_shows_what_the_exercise_is_about(&self, ptx: &str) {
+        let entry = catalogue::find(self.name).expect("an exercise of the catalogue");
+        let missing = missing_in_ptx(entry, ptx);
+        assert!(missing.is_empty(), "{}:\n{ptx}", missing.join("; "));
+    }
+}
+
 /// Σ a[i]·b[i] and Σ|a[i]·b[i]| for i < n, by brute force: independent of
 /// the closed forms the exercises use.
 pub fn brute_force_dot(n: u64, a: Affine, b: Affine) -> (i128, i128) {
@@ -247,7 +273,7 @@ impl Exercise {
                 step.task
             ));
         }
-        let missing = catalogue::missing_in_ptx(entry, ptx);
+        let missing = missing_in_ptx(entry, ptx);
         if !missing.is_empty() {
             return Err(format!(
                 "{name} is not done: every step is written, but {}",

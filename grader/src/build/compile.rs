@@ -1,6 +1,6 @@
 //! Builds the class, one student at a time, each in a sandbox of their own
 //! (see `sandbox`): their crates and build folder writable, the course's
-//! `kernels` crate, the toolchain and the registry read-only, no network,
+//! `kernels` and `ptx` crates, the toolchain and the registry read-only, no network,
 //! a timeout and a memory cap, so one student can neither read another's
 //! work nor stall or break their build. The dependencies (cust, clap,
 //! serde, `kernels`) are compiled once per class, by building the course's
@@ -160,8 +160,8 @@ impl Builder<'_> {
     }
 
     /// What the dependencies depend on: the toolchain, the course's
-    /// manifests and lock, and its `kernels` crate's files, by size and
-    /// modification time.
+    /// manifests and lock, and its `kernels` and `ptx` crates' files, by
+    /// size and modification time.
     fn key(&self) -> Result<String> {
         let toolchain = Toolchain::find(&self.course)?;
         let mut key = format!("{}\n", toolchain.sysroot.display());
@@ -170,9 +170,11 @@ impl Builder<'_> {
             .map(|f| self.course.join(f))
             .chain([toolchain.sysroot.join("bin/rustc")])
             .chain(
-                walkdir::WalkDir::new(self.course.join("kernels"))
-                    .sort_by_file_name()
+                ["kernels", "ptx"]
                     .into_iter()
+                    .flat_map(|crate_| {
+                        walkdir::WalkDir::new(self.course.join(crate_)).sort_by_file_name()
+                    })
                     .flatten()
                     .map(|e| e.into_path()),
             );

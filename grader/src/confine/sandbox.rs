@@ -92,8 +92,10 @@ enum Mode {
 
 /// What a build sees: the host folders bound into the sandbox.
 pub struct BuildMounts<'a> {
-    /// The course checkout: its root Cargo.toml and `kernels` crate are
-    /// bound read-only at [`COURSE_DIR`].
+    /// The course checkout: its root Cargo.toml, `kernels` crate and the
+    /// `ptx` crate (kernels' tests read kernels' PTX with it: cargo reads its
+    /// manifest; a build of binaries never compiles it) are bound read-only
+    /// at [`COURSE_DIR`].
     pub course: &'a Path,
     /// The rust toolchain's sysroot, read-only at [`TOOLCHAIN_DIR`].
     pub sysroot: &'a Path,
@@ -379,6 +381,9 @@ impl Sandbox {
             .arg("--ro-bind")
             .arg(mounts.course.join("kernels"))
             .arg(format!("{COURSE_DIR}/kernels"))
+            .arg("--ro-bind")
+            .arg(mounts.course.join("ptx"))
+            .arg(format!("{COURSE_DIR}/ptx"))
             .arg("--ro-bind")
             .arg(mounts.sysroot)
             .arg(TOOLCHAIN_DIR)
