@@ -133,17 +133,17 @@ pub fn overlapped_copies(trace: &Trace) -> Result<(), Evidence> {
 
 /// Overlapped below this fraction of serial, where the plan's chunks leave
 /// room for it.
-const OVERLAP_FRACTION: f64 = 0.8;
+pub const OVERLAP_FRACTION: f64 = 0.8;
 /// Chunks from which [`OVERLAP_FRACTION`] is required: with k equal chunks
 /// of three equal stages perfect overlap takes (k + 2) / 3k of the serial
 /// time, 0.5 at k = 4, so 0.8 leaves room for launch and copy overheads.
 /// With 2 chunks (0.67 at best) the solution measured 0.84 on an H100.
-const OVERLAP_CHUNKS: u64 = 4;
+pub const OVERLAP_CHUNKS: u64 = 4;
 /// The serial time, in ms, from which [`OVERLAP_FRACTION`] is required:
 /// below it launch overheads and the timer decide. On an H200 the solution
 /// measured 0.95 of serial on a 0.33 ms run (7 chunks, median of 1), and
 /// 0.4 at the exercise's default size (16 ms).
-const OVERLAP_MIN_SERIAL_MS: f64 = 5.0;
+pub const OVERLAP_MIN_SERIAL_MS: f64 = 5.0;
 
 /// streams-overlap on a GPU: the overlapped run took less than
 /// [`OVERLAP_FRACTION`] of the serial one. Not asked under the emulator
