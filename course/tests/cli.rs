@@ -47,14 +47,26 @@ fn copy_src(from: &Path, to: &Path) {
 /// placeholders gone (the code need not compile: the fixture builds nothing).
 /// Not the solution, which a student's copy of the course does not have.
 fn finish(dir: &Path, name: &str) {
+    edit_src(dir, name, |text| {
+        text.replace("TODO(step ", "Written(step ")
+            .replace("kernels::unfinished", "written_by_the_student")
+    });
+}
+
+/// Marks the exercise's steps written as most people write them: each
+/// placeholder replaced by code, every `TODO(step N)` comment left in.
+fn finish_keeping_comments(dir: &Path, name: &str) {
+    edit_src(dir, name, |text| {
+        text.replace("kernels::unfinished", "written_by_the_student")
+    });
+}
+
+fn edit_src(dir: &Path, name: &str, edit: impl Fn(&str) -> String) {
     let src = dir.join("exercises").join(name).join("src");
     for entry in fs::read_dir(&src).unwrap() {
         let path = entry.unwrap().path();
         let text = fs::read_to_string(&path).unwrap();
-        let written = text
-            .replace("TODO(step ", "Written(step ")
-            .replace("kernels::unfinished", "written_by_the_student");
-        fs::write(&path, written).unwrap();
+        fs::write(&path, edit(&text)).unwrap();
     }
 }
 
@@ -175,12 +187,12 @@ fn check_of_a_stub_builds_it_and_says_what_is_left() {
         String::from_utf8_lossy(&assert.get_output().stderr)
     );
     assert!(
-        out.contains("steps      6 of 6 left (1, 2, 3, 4, 5, 6)"),
+        out.contains("steps      6 of 6 steps left (1, 2, 3, 4, 5, 6)"),
         "{out}"
     );
     assert!(out.contains("build      ok"), "{out}");
     assert!(out.contains("ptx        lacks gridDim.x read"), "{out}");
-    assert!(out.contains("not done yet: 6 steps are left"), "{out}");
+    assert!(out.contains("not done yet: 6 steps left"), "{out}");
     // With no GPU it says so; on a GPU the stub stops at its first host step.
     assert!(
         out.contains("needs a GPU, and none is usable here")
@@ -251,7 +263,7 @@ fn watch_checks_again_when_a_file_is_saved() {
         .unwrap();
     let lines = lines_of(&mut child);
     let first = wait_for(&lines, "Watching exercises/vecadd-anyN/src");
-    assert!(first.contains("6 of 6 left"), "{first}");
+    assert!(first.contains("6 of 6 steps left"), "{first}");
 
     finish(dir.path(), "vecadd-anyN");
     let again = wait_for(&lines, "Watching exercises/vecadd-anyN/src");
@@ -359,7 +371,7 @@ fn check_says_done_only_when_steps_ptx_and_run_all_are() {
         .code(1)
         .stdout(predicate::str::contains("ptx        has gridDim.x read"))
         .stdout(predicate::str::contains("PASS").or(predicate::str::contains("pass")))
-        .stdout(predicate::str::contains("not done yet: 6 steps are left."));
+        .stdout(predicate::str::contains("not done yet: 6 steps left."));
 
     finish(dir.path(), "vecadd-anyN");
     course(dir.path())
@@ -374,12 +386,13 @@ fn check_says_done_only_when_steps_ptx_and_run_all_are() {
         .stdout(predicate::str::contains("passes on Test GPU."));
     let list = stdout_of(course(dir.path()).arg("list"));
     assert!(
-        list.contains("vecadd-anyN      passes on this machine"),
+        list.contains("vecadd-anyN      done on this machine"),
         "{list}"
     );
-    assert!(list.contains("] 1 of 8 pass on this machine"), "{list}");
+    assert!(list.contains("] 1 of 8 done on this machine"), "{list}");
 
-    // The same run with a kernel that never reads gridDim.x is not done.
+    // The same run with a kernel that never reads gridDim.x is not done,
+    // and `list` and `next` say what check said, though the run passed.
     let binary = prebuilt(dir.path(), ".visible .entry vecadd(\n ret;\n}");
     course(dir.path())
         .args(["check", "vecadd-anyN", "--prebuilt"])
@@ -388,4 +401,100 @@ fn check_says_done_only_when_steps_ptx_and_run_all_are() {
         .code(1)
         .stdout(predicate::str::contains("ptx        lacks gridDim.x read"))
         .stdout(predicate::str::contains("not done yet: the kernel lacks"));
+    let list = stdout_of(course(dir.path()).arg("list"));
+    assert!(
+        list.contains("> 1. vecadd-anyN      checked, not done yet"),
+        "{list}"
+    );
+    assert!(list.contains("] 0 of 8 done on this machine"), "{list}");
+    let next = stdout_of(course(dir.path()).arg("next"));
+    assert!(next.starts_with("vecadd-anyN: "), "{next}");
+}
+
+#[test]
+fn check_says_done_with_the_todo_comments_left_and_list_and_next_agree() {
+    let dir = fixture();
+    let binary = prebuilt(
+        dir.path(),
+        ".visible .entry vecadd(\n mov.u32 %r1, %nctaid.x;\n}",
+    );
+    finish_keeping_comments(dir.path(), "vecadd-anyN");
+    let main = fs::read_to_string(dir.path().join("exercises/vecadd-anyN/src/main.rs")).unwrap();
+    assert!(
+        main.contains("// TODO(step 2)"),
+        "the fixture lost its comments"
+    );
+
+    // Before a check: every step written, the comments notwithstanding.
+    let list = stdout_of(course(dir.path()).arg("list"));
+    assert!(
+        list.contains("vecadd-anyN      all steps written, not checked"),
+        "{list}"
+    );
+    let next = stdout_of(course(dir.path()).arg("next"));
+    assert!(next.contains("Every step is written"), "{next}");
+
+    let out = success_stdout(
+        course(dir.path())
+            .args(["check", "vecadd-anyN", "--prebuilt"])
+            .arg(&binary),
+    );
+    assert!(out.contains("steps      all 6 written"), "{out}");
+    assert!(out.contains("done: vecadd-anyN is done."), "{out}");
+    // The comments are mentioned once, gently.
+    assert_eq!(out.matches("TODO comments").count(), 1, "{out}");
+    assert!(
+        out.contains("The TODO comments of steps 1, 2, 3, 4, 5 and 6 are still in the code."),
+        "{out}"
+    );
+
+    // After it: `list` and `next` say what check said.
+    let list = stdout_of(course(dir.path()).arg("list"));
+    assert!(
+        list.contains("  1. vecadd-anyN      done on this machine"),
+        "{list}"
+    );
+    assert!(list.contains("> 2. dot-gm"), "{list}");
+    let next = stdout_of(course(dir.path()).arg("next"));
+    assert!(next.starts_with("dot-gm: "), "{next}");
+}
+
+#[test]
+fn one_step_left_is_one_step() {
+    let dir = fixture();
+    finish_keeping_comments(dir.path(), "vecadd-anyN");
+    // Step 6's placeholder back in place: only it is left.
+    let main = dir.path().join("exercises/vecadd-anyN/src/main.rs");
+    let text = fs::read_to_string(&main).unwrap();
+    let text = text.replace(
+        "written_by_the_student::<()>(6)",
+        "kernels::unfinished::<()>(6)",
+    );
+    fs::write(&main, text).unwrap();
+
+    let list = stdout_of(course(dir.path()).arg("list"));
+    assert!(
+        list.contains("vecadd-anyN      1 of 6 steps left"),
+        "{list}"
+    );
+    let next = stdout_of(course(dir.path()).arg("next"));
+    assert!(next.contains("Step 6 of 6 is next"), "{next}");
+    let binary = prebuilt(
+        dir.path(),
+        ".visible .entry vecadd(\n mov.u32 %r1, %nctaid.x;\n}",
+    );
+    let out = stdout_of(
+        course(dir.path())
+            .args(["check", "vecadd-anyN", "--prebuilt"])
+            .arg(&binary),
+    );
+    assert!(out.contains("steps      1 of 6 steps left (6)"), "{out}");
+    assert!(out.contains("not done yet: 1 step left."), "{out}");
+    for text in [&list, &next, &out] {
+        // "1 steps", but not "(11 steps)".
+        let one_steps = text
+            .match_indices("1 steps")
+            .any(|(at, _)| !text[..at].ends_with(|c: char| c.is_ascii_digit()));
+        assert!(!one_steps, "{text}");
+    }
 }
