@@ -253,6 +253,68 @@ const SPEED_POINTS: u32 = 1;
 /// reaches, far above a kernel that moves its data many times over.
 pub const SPEED_FRACTION: f64 = 0.5;
 
+/// What one exercise can earn where every point is assessed: on a GPU,
+/// with compute-sanitizer, every planned run fitting the node. The book
+/// states these numbers, and grader/tests/book.rs checks them against this.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FullMarks {
+    /// The kernel's PTX shows what the exercise is about.
+    pub ptx: u32,
+    /// Planned runs made twice, the kernel's and the student's binary's.
+    pub runs: usize,
+    /// The points each of those earns.
+    pub run_points: u32,
+    /// Planned runs of the kernel alone (above 2^31 elements).
+    pub kernel_runs: usize,
+    /// The points each of those earns.
+    pub kernel_run_points: u32,
+    pub memory_safety: u32,
+    /// 0 where the exercise has no timed run.
+    pub speed: u32,
+}
+
+impl FullMarks {
+    /// Every point together: the maximum a grade is out of.
+    pub fn points(&self) -> u32 {
+        // Counts of runs are a handful.
+        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        self.ptx
+            + count(self.runs) * self.run_points
+            + count(self.kernel_runs) * self.kernel_run_points
+            + self.memory_safety
+            + self.speed
+    }
+}
+
+/// [`FullMarks`] of `exercise` under the plan drawn from `seed`, by the
+/// rules [`grade`] applies.
+pub fn full_marks(exercise: &str, seed: u64) -> FullMarks {
+    let plan = plan::plan(exercise, seed);
+    // As in `grade`: a run whose points are only the kernel's share is
+    // not made by the student's binary.
+    let (kernel_only, twice): (Vec<&plan::Run>, Vec<&plan::Run>) =
+        plan.iter().partition(|run| run.points <= KERNEL_POINTS);
+    let each = |runs: &[&plan::Run]| runs.first().map_or(0, |run| run.points);
+    FullMarks {
+        ptx: PTX_POINTS,
+        runs: twice.len(),
+        run_points: each(&twice),
+        kernel_runs: kernel_only.len(),
+        kernel_run_points: each(&kernel_only),
+        // As in `not_assessed`.
+        memory_safety: if plan.is_empty() {
+            0
+        } else {
+            MEMORY_SAFETY_POINTS
+        },
+        speed: if plan.iter().any(|run| run.timed) {
+            SPEED_POINTS
+        } else {
+            0
+        },
+    }
+}
+
 fn grade(
     bundle_dir: &Path,
     bundle: &Bundle,
