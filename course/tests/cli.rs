@@ -358,15 +358,24 @@ fn prebuilt(dir: &Path, ptx: &str) -> PathBuf {
     path
 }
 
+/// A kernel's PTX with what vecadd-anyN teaches: a read of gridDim.x.
+const GOOD_PTX: &str = ".visible .entry vecadd(\n mov.u32 %r1, %nctaid.x;\n}";
+
+/// `cargo course check vecadd-anyN` of a binary built elsewhere.
+fn check_prebuilt(dir: &Path, binary: &Path) -> Command {
+    let mut command = course(dir);
+    command
+        .args(["check", "vecadd-anyN", "--prebuilt"])
+        .arg(binary);
+    command
+}
+
 #[test]
 fn check_says_done_only_when_steps_ptx_and_run_all_are() {
     let dir = fixture();
-    let good_ptx = ".visible .entry vecadd(\n mov.u32 %r1, %nctaid.x;\n}";
-    let binary = prebuilt(dir.path(), good_ptx);
+    let binary = prebuilt(dir.path(), GOOD_PTX);
     // The stub's steps are still there: a passing run is not enough.
-    course(dir.path())
-        .args(["check", "vecadd-anyN", "--prebuilt"])
-        .arg(&binary)
+    check_prebuilt(dir.path(), &binary)
         .assert()
         .code(1)
         .stdout(predicate::str::contains("ptx        has gridDim.x read"))
@@ -374,9 +383,7 @@ fn check_says_done_only_when_steps_ptx_and_run_all_are() {
         .stdout(predicate::str::contains("not done yet: 6 steps left."));
 
     finish(dir.path(), "vecadd-anyN");
-    course(dir.path())
-        .args(["check", "vecadd-anyN", "--prebuilt"])
-        .arg(&binary)
+    check_prebuilt(dir.path(), &binary)
         .assert()
         .success()
         .stdout(predicate::str::contains("steps      all 6 written"))
@@ -394,9 +401,7 @@ fn check_says_done_only_when_steps_ptx_and_run_all_are() {
     // The same run with a kernel that never reads gridDim.x is not done,
     // and `list` and `next` say what check said, though the run passed.
     let binary = prebuilt(dir.path(), ".visible .entry vecadd(\n ret;\n}");
-    course(dir.path())
-        .args(["check", "vecadd-anyN", "--prebuilt"])
-        .arg(&binary)
+    check_prebuilt(dir.path(), &binary)
         .assert()
         .code(1)
         .stdout(predicate::str::contains("ptx        lacks gridDim.x read"))
@@ -414,10 +419,7 @@ fn check_says_done_only_when_steps_ptx_and_run_all_are() {
 #[test]
 fn check_says_done_with_the_todo_comments_left_and_list_and_next_agree() {
     let dir = fixture();
-    let binary = prebuilt(
-        dir.path(),
-        ".visible .entry vecadd(\n mov.u32 %r1, %nctaid.x;\n}",
-    );
+    let binary = prebuilt(dir.path(), GOOD_PTX);
     finish_keeping_comments(dir.path(), "vecadd-anyN");
     let main = fs::read_to_string(dir.path().join("exercises/vecadd-anyN/src/main.rs")).unwrap();
     assert!(
@@ -434,11 +436,7 @@ fn check_says_done_with_the_todo_comments_left_and_list_and_next_agree() {
     let next = stdout_of(course(dir.path()).arg("next"));
     assert!(next.contains("Every step is written"), "{next}");
 
-    let out = success_stdout(
-        course(dir.path())
-            .args(["check", "vecadd-anyN", "--prebuilt"])
-            .arg(&binary),
-    );
+    let out = success_stdout(&mut check_prebuilt(dir.path(), &binary));
     assert!(out.contains("steps      all 6 written"), "{out}");
     assert!(out.contains("done: vecadd-anyN is done."), "{out}");
     // The comments are mentioned once, gently.
@@ -479,15 +477,8 @@ fn one_step_left_is_one_step() {
     );
     let next = stdout_of(course(dir.path()).arg("next"));
     assert!(next.contains("Step 6 of 6 is next"), "{next}");
-    let binary = prebuilt(
-        dir.path(),
-        ".visible .entry vecadd(\n mov.u32 %r1, %nctaid.x;\n}",
-    );
-    let out = stdout_of(
-        course(dir.path())
-            .args(["check", "vecadd-anyN", "--prebuilt"])
-            .arg(&binary),
-    );
+    let binary = prebuilt(dir.path(), GOOD_PTX);
+    let out = stdout_of(&mut check_prebuilt(dir.path(), &binary));
     assert!(out.contains("steps      1 of 6 steps left (6)"), "{out}");
     assert!(out.contains("not done yet: 1 step left."), "{out}");
     for text in [&list, &next, &out] {
