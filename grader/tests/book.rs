@@ -27,15 +27,26 @@ fn page(name: &str) -> String {
 /// A page's lines outside fenced code blocks: what the book says, not the
 /// sample output it quotes (a run's output is that run's, not the rules').
 fn prose_lines(markdown: &str) -> Vec<&str> {
-    let mut fenced = false;
+    // The open fence's length: a fence of four backticks may quote three.
+    let mut fence: Option<usize> = None;
     markdown
         .lines()
         .filter(|line| {
-            if line.trim_start().starts_with("```") {
-                fenced = !fenced;
-                return false;
+            let trimmed = line.trim();
+            let ticks = trimmed.len() - trimmed.trim_start_matches('`').len();
+            match fence {
+                None if ticks >= 3 => {
+                    fence = Some(ticks);
+                    false
+                }
+                None => true,
+                Some(open) => {
+                    if ticks >= open && ticks == trimmed.len() {
+                        fence = None;
+                    }
+                    false
+                }
             }
-            !fenced
         })
         .collect()
 }
@@ -285,8 +296,10 @@ fn the_speed_point_asks_for_the_fraction_the_grader_does() {
 
 #[test]
 fn the_readers_find_what_they_look_for_and_nothing_in_code() {
-    let text = "Say 3 of 9\npoints here.\n```text\n0 of 11 points\n```\n| dot-gm: x | 2/10 (3/10 once) |\n";
+    let text = "Say 3 of 9\npoints here.\n```text\n0 of 11 points\n```\n| dot-gm: x | 2/10 (3/10 once) |\n\
+                ````text\n  ```text\n  1 of 2 points\n  ```\n````\n";
     assert_eq!(points_stated(text), [(3, 9)]);
+    assert_eq!(prose_lines(text).len(), 3, "{:?}", prose_lines(text));
     assert_eq!(scores(prose_lines(text)[2]), [(2, 10), (3, 10)]);
     let m = FullMarks {
         ptx: 1,
