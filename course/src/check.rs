@@ -274,9 +274,8 @@ fn conclude(
         print!("{}", wrap("done: ", &text));
         if !progress.todo_comments.is_empty() {
             let text = format!(
-                "The TODO comments of {} are still in the code. They do no harm; \
-                 delete them when you like.",
-                steps_named(&progress.todo_comments)
+                "{} still in the code. They do no harm; delete them when you like.",
+                todo_comments_of(&progress.todo_comments)
             );
             print!("{}", wrap("", &text));
         }
@@ -317,8 +316,8 @@ fn conclude(
             exercise.name
         ),
         None if !passes && !kernel_todo.is_empty() => format!(
-            "Is src/kernel.cu written? The TODO comments of {} are still there.",
-            steps_named(&kernel_todo)
+            "Is src/kernel.cu written? {} still there.",
+            todo_comments_of(&kernel_todo)
         ),
         None => String::new(),
     };
@@ -326,10 +325,13 @@ fn conclude(
     Verdict::NotDone
 }
 
-/// "step 1", "steps 1 and 2", "steps 1, 2 and 5".
-fn steps_named(numbers: &[u32]) -> String {
-    let noun = if numbers.len() == 1 { "step" } else { "steps" };
-    format!("{noun} {}", listed(numbers))
+/// "The TODO comment of step 1 is", "The TODO comments of steps 1 and 2
+/// are".
+fn todo_comments_of(steps: &[u32]) -> String {
+    match steps {
+        [one] => format!("The TODO comment of step {one} is"),
+        more => format!("The TODO comments of steps {} are", listed(more)),
+    }
 }
 
 /// Text from the exercise, under the label column.

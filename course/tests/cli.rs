@@ -348,7 +348,13 @@ fn reset_without_git_history_changes_nothing_and_says_why() {
 /// A stand-in for an exercise binary built elsewhere: a script that holds
 /// `ptx` (as a real binary embeds its PTX) and prints a passing report.
 fn prebuilt(dir: &Path, ptx: &str) -> PathBuf {
+    prebuilt_reporting(dir, ptx, true)
+}
+
+/// [`prebuilt`], its report's check `passed` or not.
+fn prebuilt_reporting(dir: &Path, ptx: &str, passed: bool) -> PathBuf {
     let report = r#"{"schema_version":1,"exercise":"vecadd-anyN","device":{"name":"Test GPU","compute_capability":"9.0","multiprocessors":132,"memory_bytes":85899345920,"driver_cuda_version":"13.0"},"parameters":{"n":1000},"results":{},"check":{"passed":true,"criterion":"every c[i] equals a[i] + b[i]","compared":1000,"wrong":0,"failures":[]},"timings":[]}"#;
+    let report = report.replace(r#""passed":true"#, &format!(r#""passed":{passed}"#));
     let path = dir.join("vecadd-anyN");
     let script = format!("#!/bin/sh\n: '{ptx}'\necho '{report}'\n");
     fs::write(&path, script).unwrap();
@@ -455,6 +461,30 @@ fn check_says_done_with_the_todo_comments_left_and_list_and_next_agree() {
     assert!(list.contains("> 2. dot-gm"), "{list}");
     let next = stdout_of(course(dir.path()).arg("next"));
     assert!(next.starts_with("dot-gm: "), "{next}");
+}
+
+#[test]
+fn a_failing_run_with_the_kernels_todo_comment_left_asks_about_the_kernel() {
+    // Every placeholder gone, the kernel's comment still there, and the run
+    // fails: maybe the kernel was never written (it has no placeholder).
+    let dir = fixture();
+    finish_keeping_comments(dir.path(), "vecadd-anyN");
+    let binary = prebuilt_reporting(dir.path(), GOOD_PTX, false);
+    let out = stdout_of(&mut check_prebuilt(dir.path(), &binary));
+    assert!(out.contains("steps      all 6 written"), "{out}");
+    assert!(
+        out.contains("not done yet: its answer is wrong on Test GPU."),
+        "{out}"
+    );
+    assert!(
+        out.contains("Is src/kernel.cu written? The TODO comment of step 1 is still there."),
+        "{out}"
+    );
+    let list = stdout_of(course(dir.path()).arg("list"));
+    assert!(
+        list.contains("vecadd-anyN      checked, not done yet"),
+        "{list}"
+    );
 }
 
 #[test]
