@@ -56,7 +56,7 @@ apt_install() {
     local what=$1
     shift
     require_apt "$what"
-    echo "$me: installing $* ($what)"
+    echo "$me: installing $what, with apt-get: $*"
     if [ -z "${apt_updated:-}" ]; then
         "${as_root[@]}" apt-get update -q
         apt_updated=1
