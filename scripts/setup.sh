@@ -65,6 +65,8 @@ fi
 # Rust is the README's own prerequisite (rustup, per user): checked, not installed.
 if command -v cargo >/dev/null 2>&1; then
     echo "$me: Rust: $(cargo --version)."
+elif [ -n "${SUDO_USER:-}" ]; then
+    echo "$me: note: cargo is not on root's PATH; run scripts/setup.sh as yourself (it asks sudo itself) to check Rust too." >&2
 else
     echo "$me: note: cargo is not on PATH here; the course needs Rust 1.85 or newer, from https://rustup.rs." >&2
 fi
