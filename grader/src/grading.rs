@@ -287,7 +287,7 @@ impl FullMarks {
 }
 
 /// [`FullMarks`] of `exercise` under the plan drawn from `seed`, by the
-/// rules [`grade`] applies.
+/// rules `grade` applies.
 pub fn full_marks(exercise: &str, seed: u64) -> FullMarks {
     let plan = plan::plan(exercise, seed);
     // As in `grade`: a run whose points are only the kernel's share is
