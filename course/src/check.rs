@@ -4,9 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
-use kernels::catalogue::Exercise;
+use kernels::catalogue::{Exercise, Progress, StepFile};
 use kernels::exit_code::ToolExit;
 use kernels::protocol::{ErrorKind, Output, parse_output};
+use kernels::units::{counted, listed};
 use serde_json::Value;
 
 use crate::text::{labelled, wrap};
@@ -44,7 +45,8 @@ pub fn check(
     prebuilt: Option<&Path>,
 ) -> Result<Verdict, Problem> {
     println!("== {}: {}", exercise.name, exercise.title);
-    let left = workspace.steps_left(exercise);
+    let progress = workspace.progress(exercise);
+    let left = &progress.left;
     match left.first() {
         Some(&first) => {
             let step = exercise.step(first).expect("a step of the exercise");
@@ -52,7 +54,7 @@ pub fn check(
             let text = format!(
                 "{} of {} left ({}); next, step {first} in {}: {}",
                 left.len(),
-                exercise.steps.len(),
+                counted(exercise.steps.len(), "step", "steps"),
                 list.join(", "),
                 step.file.path(),
                 step.task
@@ -77,7 +79,13 @@ pub fn check(
             let Some(built) = build(workspace, exercise)? else {
                 workspace.record_check(exercise, Checked::DoesNotBuild);
                 println!("build      fails: the errors above say where");
-                return Ok(conclude(exercise, &left, false, false, "it does not build"));
+                return Ok(conclude(
+                    exercise,
+                    &progress,
+                    false,
+                    false,
+                    "it does not build",
+                ));
             };
             println!("build      ok");
             built.ptx.and_then(|p| std::fs::read_to_string(p).ok())
@@ -86,15 +94,16 @@ pub fn check(
 
     let ptx_ok = report_ptx(exercise, ptx.as_deref());
     let (passes, why) = run(workspace, exercise, prebuilt)?;
+    let verdict = conclude(exercise, &progress, ptx_ok, passes, &why);
+    // What `list` and `next` say until the sources change: this verdict.
     workspace.record_check(
         exercise,
-        if passes {
-            Checked::Passes
-        } else {
-            Checked::Builds
+        match verdict {
+            Verdict::Done => Checked::Done,
+            Verdict::NotDone => Checked::NotDone,
         },
     );
-    Ok(conclude(exercise, &left, ptx_ok, passes, &why))
+    Ok(verdict)
 }
 
 /// Builds the exercise; None when the build fails (cargo has shown why).
@@ -299,10 +308,18 @@ fn run(
     Ok((passes, why))
 }
 
-/// Prints the verdict line and returns it.
-fn conclude(exercise: &Exercise, left: &[u32], ptx_ok: bool, passes: bool, why: &str) -> Verdict {
+/// Prints the verdict and returns it. Done: no placeholder left (the program
+/// gets past every step), the PTX as the exercise teaches, and a run that
+/// passes; a `TODO(step N)` comment left in never counts against it.
+fn conclude(
+    exercise: &Exercise,
+    progress: &Progress,
+    ptx_ok: bool,
+    passes: bool,
+    why: &str,
+) -> Verdict {
     println!();
-    if left.is_empty() && ptx_ok && passes {
+    if progress.placeholders.is_empty() && ptx_ok && passes {
         let text = format!(
             "{} is done. Every step is written, the kernel has what the exercise \
              teaches, and it passes on {why}. (The instructor's grading runs it at \
@@ -310,11 +327,19 @@ fn conclude(exercise: &Exercise, left: &[u32], ptx_ok: bool, passes: bool, why: 
             exercise.name
         );
         print!("{}", wrap("done: ", &text));
+        if !progress.todo_comments.is_empty() {
+            let text = format!(
+                "{} still in the code. They do no harm; delete them when you like.",
+                todo_comments_of(&progress.todo_comments)
+            );
+            print!("{}", wrap("", &text));
+        }
         return Verdict::Done;
     }
+    let left = &progress.left;
     let mut reasons = Vec::new();
     if !left.is_empty() {
-        reasons.push(format!("{} steps are left", left.len()));
+        reasons.push(format!("{} left", counted(left.len(), "step", "steps")));
     }
     if !ptx_ok && !why.contains("does not build") {
         reasons.push("the kernel lacks what the exercise teaches".to_owned());
@@ -326,6 +351,15 @@ fn conclude(exercise: &Exercise, left: &[u32], ptx_ok: bool, passes: bool, why: 
         "{}",
         wrap("not done yet: ", &format!("{}.", reasons.join("; ")))
     );
+    // Every placeholder gone, yet the run fails: a kernel step whose TODO
+    // comment is still there may not be written (a kernel step has no
+    // placeholder to stop the program).
+    let kernel_todo: Vec<u32> = progress
+        .todo_comments
+        .iter()
+        .copied()
+        .filter(|&n| exercise.step(n).is_some_and(|s| s.file == StepFile::Kernel))
+        .collect();
     let next = match left.first() {
         Some(step) => format!(
             "Next: step {step}; `cargo course hint {} {step}` if you are stuck.",
@@ -336,10 +370,23 @@ fn conclude(exercise: &Exercise, left: &[u32], ptx_ok: bool, passes: bool, why: 
              `cargo course check {}` where there is an NVIDIA GPU.",
             exercise.name
         ),
+        None if !passes && !kernel_todo.is_empty() => format!(
+            "Is src/kernel.cu written? {} still there.",
+            todo_comments_of(&kernel_todo)
+        ),
         None => String::new(),
     };
     print!("{}", wrap("", &next));
     Verdict::NotDone
+}
+
+/// "The TODO comment of step 1 is", "The TODO comments of steps 1 and 2
+/// are".
+fn todo_comments_of(steps: &[u32]) -> String {
+    match steps {
+        [one] => format!("The TODO comment of step {one} is"),
+        more => format!("The TODO comments of steps {} are", listed(more)),
+    }
 }
 
 /// Text from the exercise, under the label column.
@@ -390,13 +437,46 @@ mod tests {
         assert_eq!(shown(vecadd, &entry("\tmov.u32 %r1, %nctaid.x;\n")), [None]);
     }
 
+    /// vecadd-anyN's progress with these placeholders left, every TODO
+    /// comment kept.
+    fn vecadd(placeholders: &[u32]) -> Progress {
+        Progress {
+            left: placeholders.to_vec(),
+            placeholders: placeholders.to_vec(),
+            todo_comments: (1..=6).collect(),
+        }
+    }
+
     #[test]
-    fn done_needs_every_step_the_ptx_and_a_pass() {
-        let vecadd = catalogue::find("vecadd-anyN").unwrap();
-        assert_eq!(conclude(vecadd, &[], true, true, "H100"), Verdict::Done);
-        assert_eq!(conclude(vecadd, &[6], true, true, "H100"), Verdict::NotDone);
-        assert_eq!(conclude(vecadd, &[], false, true, "H100"), Verdict::NotDone);
+    fn done_needs_every_placeholder_gone_the_ptx_and_a_pass() {
+        let exercise = catalogue::find("vecadd-anyN").unwrap();
+        assert_eq!(
+            conclude(exercise, &vecadd(&[]), true, true, "H100"),
+            Verdict::Done
+        );
+        assert_eq!(
+            conclude(exercise, &vecadd(&[6]), true, true, "H100"),
+            Verdict::NotDone
+        );
+        assert_eq!(
+            conclude(exercise, &vecadd(&[]), false, true, "H100"),
+            Verdict::NotDone
+        );
         let no_gpu = "it has not run: this machine has no usable GPU";
-        assert_eq!(conclude(vecadd, &[], true, false, no_gpu), Verdict::NotDone);
+        assert_eq!(
+            conclude(exercise, &vecadd(&[]), true, false, no_gpu),
+            Verdict::NotDone
+        );
+    }
+
+    #[test]
+    fn todo_comments_alone_never_keep_an_exercise_from_done() {
+        let exercise = catalogue::find("vecadd-anyN").unwrap();
+        let commented = vecadd(&[]);
+        assert_eq!(commented.todo_comments.len(), 6);
+        assert_eq!(
+            conclude(exercise, &commented, true, true, "H100"),
+            Verdict::Done
+        );
     }
 }

@@ -322,6 +322,66 @@ fn every_stub_numbers_its_steps_once_each_from_1() {
     }
 }
 
+/// An exercise's progress as `cargo course` reads it from `dir`'s sources,
+/// each edited first by `edit`.
+fn progress_of(
+    exercise: &kernels::catalogue::Exercise,
+    dir: &Path,
+    edit: impl Fn(String) -> String,
+) -> kernels::catalogue::Progress {
+    exercise.progress(|file| edit(fs::read_to_string(dir.join(file.path())).unwrap()))
+}
+
+#[test]
+fn every_stub_has_every_step_left_and_every_host_step_a_placeholder() {
+    // A host step without its placeholder would read as written in the stub,
+    // and the program would not stop there.
+    for exercise in kernels::catalogue::EXERCISES {
+        let dir = root().join("exercises").join(exercise.name);
+        let progress = progress_of(&exercise, &dir, |text| text);
+        let all: Vec<u32> = (1..=exercise.steps.len() as u32).collect();
+        let host: Vec<u32> = all
+            .iter()
+            .copied()
+            .filter(|&n| exercise.step(n).unwrap().file == kernels::catalogue::StepFile::Host)
+            .collect();
+        assert_eq!(progress.left, all, "{}", exercise.name);
+        assert_eq!(progress.placeholders, host, "{}", exercise.name);
+        assert_eq!(progress.todo_comments, all, "{}", exercise.name);
+    }
+}
+
+#[test]
+fn a_solution_with_the_stubs_todo_comments_left_in_has_no_step_left() {
+    // What most students hand in: every step written, every comment kept.
+    // The solution's `// Step N:` is the stub's `// TODO(step N):`.
+    for exercise in kernels::catalogue::EXERCISES {
+        let dir = root().join("solutions").join(exercise.name);
+        let progress = progress_of(&exercise, &dir, |text| {
+            text.lines()
+                .map(
+                    |line| match parse_marker(line.trim_start(), &SOLUTION_MARKER) {
+                        Some((number, sentence)) => {
+                            let indent = &line[..line.len() - line.trim_start().len()];
+                            format!("{indent}// TODO(step {number}): {sentence}\n")
+                        }
+                        None => format!("{line}\n"),
+                    },
+                )
+                .collect()
+        });
+        let all: Vec<u32> = (1..=exercise.steps.len() as u32).collect();
+        assert_eq!(progress.todo_comments, all, "{}", exercise.name);
+        assert_eq!(progress.left, Vec::<u32>::new(), "{}", exercise.name);
+        assert_eq!(
+            progress.placeholders,
+            Vec::<u32>::new(),
+            "{}",
+            exercise.name
+        );
+    }
+}
+
 #[test]
 fn package_names_pair_stub_and_solution() {
     let name_of = |dir: &Path| -> String {

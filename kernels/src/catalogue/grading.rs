@@ -2,7 +2,7 @@
 //! its test plan by their stable tags ([`RunSpec`]), which of them is timed
 //! for the speed point, which pass 2^31 elements, which the CPU emulator
 //! leaves out, and the point scale ([`points`]) from which every
-//! exercise's maximum follows ([`Exercise::max_points`]). The sizes each
+//! exercise's maximum follows ([`Exercise::full_marks`]). The sizes each
 //! run draws from the seed, and the recheck of its report, are code: the
 //! grader's module for the exercise's family.
 
@@ -169,23 +169,64 @@ pub mod points {
     pub const SPEED_FRACTION: f64 = 0.5;
 }
 
+/// What one exercise can earn where every point is assessed: on a GPU,
+/// with compute-sanitizer, every planned run fitting the node. The book
+/// states these numbers, and grader/tests/book.rs checks them against this.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FullMarks {
+    /// The kernel's PTX shows what the exercise is about.
+    pub ptx: u32,
+    /// Planned runs made twice, the kernel's and the student's binary's.
+    pub runs: usize,
+    /// The points each of those earns.
+    pub run_points: u32,
+    /// Planned runs of the kernel alone (above 2^31 elements).
+    pub kernel_runs: usize,
+    /// The points each of those earns.
+    pub kernel_run_points: u32,
+    pub memory_safety: u32,
+    /// 0 where the exercise has no timed run.
+    pub speed: u32,
+}
+
+impl FullMarks {
+    /// Every point together: the maximum a grade is out of.
+    pub fn points(&self) -> u32 {
+        // Counts of runs are a handful.
+        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        self.ptx
+            + count(self.runs) * self.run_points
+            + count(self.kernel_runs) * self.kernel_run_points
+            + self.memory_safety
+            + self.speed
+    }
+}
+
 impl Exercise {
-    /// The most points a grading on a GPU gives the exercise: its PTX, every
-    /// planned run, memory safety (with any run to check) and speed (with a
-    /// timed run).
-    pub fn max_points(&self) -> u32 {
-        let runs: u32 = self.runs.iter().map(RunSpec::points).sum();
-        let memory_safety = if self.runs.is_empty() {
-            0
-        } else {
-            points::MEMORY_SAFETY
-        };
-        let speed = if self.runs.iter().any(|r| r.timed) {
-            points::SPEED
-        } else {
-            0
-        };
-        points::PTX + runs + memory_safety + speed
+    /// What the exercise can earn on a GPU with every point assessed: its
+    /// PTX, every planned run, memory safety (with any run to check) and
+    /// speed (with a timed run).
+    pub fn full_marks(&self) -> FullMarks {
+        let (kernel_only, twice): (Vec<&RunSpec>, Vec<&RunSpec>) =
+            self.runs.iter().partition(|run| run.past_int);
+        let each = |runs: &[&RunSpec]| runs.first().map_or(0, |run| run.points());
+        FullMarks {
+            ptx: points::PTX,
+            runs: twice.len(),
+            run_points: each(&twice),
+            kernel_runs: kernel_only.len(),
+            kernel_run_points: each(&kernel_only),
+            memory_safety: if self.runs.is_empty() {
+                0
+            } else {
+                points::MEMORY_SAFETY
+            },
+            speed: if self.runs.iter().any(|r| r.timed) {
+                points::SPEED
+            } else {
+                0
+            },
+        }
     }
 
     /// The run of this tag in the exercise's plan.
@@ -214,10 +255,21 @@ mod tests {
     }
 
     #[test]
-    fn the_maximum_counts_each_run_s_points_and_the_checks_it_has() {
-        let maxima: Vec<u32> = EXERCISES.iter().map(Exercise::max_points).collect();
-        // PTX 1; 2 a run, 1 past 2^31; memory safety 1; speed 1 with a timed
-        // run: vecadd-anyN 1 + 4×2 + 1 + 1 + 1.
-        assert_eq!(maxima, [12, 10, 9, 9, 10, 11, 6, 6]);
+    fn full_marks_count_each_run_s_points_and_the_checks_it_has() {
+        for exercise in EXERCISES {
+            let marks = exercise.full_marks();
+            let runs: u32 = exercise.runs.iter().map(RunSpec::points).sum();
+            let timed = u32::from(exercise.runs.iter().any(|r| r.timed));
+            assert_eq!(
+                marks.points(),
+                points::PTX + runs + points::MEMORY_SAFETY + timed * points::SPEED,
+                "{}",
+                exercise.name
+            );
+            assert_eq!(marks.runs + marks.kernel_runs, exercise.runs.len());
+        }
+        // vecadd-anyN by hand: PTX 1, 4 runs of 2, 1 run of the kernel
+        // alone of 1, memory safety 1, speed 1.
+        assert_eq!(EXERCISES[0].full_marks().points(), 12);
     }
 }
