@@ -185,6 +185,7 @@ fn run(
         })?;
     let stdout = String::from_utf8_lossy(&output.stdout);
     let parsed = parse_output::<Value, Value>(&stdout);
+    show_emulator_finding(&String::from_utf8_lossy(&output.stderr));
     let (passes, why) = match parsed {
         Ok(Output::Report(report)) => {
             let passed = report.check.passed;
@@ -244,6 +245,27 @@ fn run(
     Ok((passes, why))
 }
 
+/// What the CPU emulator prints before each finding on stderr.
+const EMULATOR_FINDING: &str = "cuda-course emulator: ";
+
+/// The CPU emulator's first finding in a run's stderr (a race, an
+/// out-of-bounds access, a barrier, uninitialised memory, what it cannot
+/// run), whole: what it names (the threads, the `kernel.cu` lines) is
+/// what the student needs, and a GPU's error code alone does not say it.
+fn emulator_finding(stderr: &str) -> Option<&str> {
+    stderr
+        .lines()
+        .find_map(|line| line.strip_prefix(EMULATOR_FINDING))
+        .filter(|finding| !finding.trim().is_empty())
+}
+
+/// Prints the emulator's first finding, if the run had one.
+fn show_emulator_finding(stderr: &str) {
+    if let Some(finding) = emulator_finding(stderr) {
+        print!("{}", labelled("emulator", finding));
+    }
+}
+
 /// Prints the verdict line and returns it.
 fn conclude(exercise: &Exercise, left: &[u32], ptx_ok: bool, passes: bool, why: &str) -> Verdict {
     println!();
@@ -300,6 +322,21 @@ fn cargo() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_emulators_first_finding_is_found_whole() {
+        let stderr = "cuda-course: no NVIDIA GPU in use; kernels run on the CPU emulator\n\
+            cuda-course emulator: shared-memory race in kernel `dot` at shared address 0x4: \
+            block (0,0,0) thread (1,0,0) wrote it (`st.shared.f32` at kernel.cu:35 (PTX line 80))\n\
+            cuda-course emulator: a second one\n";
+        let finding = emulator_finding(stderr).unwrap();
+        assert!(
+            finding.starts_with("shared-memory race in kernel `dot`"),
+            "{finding}"
+        );
+        assert!(finding.contains("kernel.cu:35"), "{finding}");
+        assert_eq!(emulator_finding("no finding here\n"), None);
+    }
 
     #[test]
     fn done_needs_every_step_the_ptx_and_a_pass() {

@@ -92,14 +92,14 @@ pub unsafe extern "C" fn cuDriverGetVersion(version: *mut c_int) -> CuResult {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuDeviceGetCount(count: *mut c_int) -> CuResult {
     // SAFETY: the caller's out-pointer, per the module's contract.
-    state::with_driver("cuDeviceGetCount", |_| unsafe { write_out(count, 1) })
+    state::with_device("cuDeviceGetCount", |_| unsafe { write_out(count, 1) })
 }
 
 /// # Safety
 /// See the module's contract.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuDeviceGet(device: *mut c_int, ordinal: c_int) -> CuResult {
-    state::with_driver("cuDeviceGet", |_| {
+    state::with_device("cuDeviceGet", |_| {
         if ordinal != 0 {
             return Err(codes::INVALID_DEVICE);
         }
@@ -124,7 +124,7 @@ pub unsafe extern "C" fn cuDeviceGetAttribute(
     number: c_int,
     device: c_int,
 ) -> CuResult {
-    state::with_driver("cuDeviceGetAttribute", |_| {
+    state::with_device("cuDeviceGetAttribute", |_| {
         check_device(device)?;
         let answer = attribute(number).ok_or(codes::INVALID_VALUE)?;
         // SAFETY: the caller's out-pointer, per the module's contract.
@@ -136,7 +136,7 @@ pub unsafe extern "C" fn cuDeviceGetAttribute(
 /// See the module's contract; `name` has room for `len` bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuDeviceGetName(name: *mut c_char, len: c_int, device: c_int) -> CuResult {
-    state::with_driver("cuDeviceGetName", |_| {
+    state::with_device("cuDeviceGetName", |_| {
         check_device(device)?;
         if name.is_null() || len <= 0 {
             return Err(codes::INVALID_VALUE);
@@ -156,7 +156,7 @@ pub unsafe extern "C" fn cuDeviceGetName(name: *mut c_char, len: c_int, device: 
 /// See the module's contract.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuDeviceTotalMem_v2(bytes: *mut usize, device: c_int) -> CuResult {
-    state::with_driver("cuDeviceTotalMem_v2", |_| {
+    state::with_device("cuDeviceTotalMem_v2", |_| {
         check_device(device)?;
         // SAFETY: the caller's out-pointer, per the module's contract.
         unsafe { write_out(bytes, TOTAL_BYTES as usize) }

@@ -102,13 +102,27 @@ pub fn stateless(name: &str, body: impl FnOnce() -> Result<(), CuResult>) -> CuR
 /// before `cuInit`, the sticky error after a fault, `CUDA_ERROR_UNKNOWN`
 /// after a panic. A sticky code `body` returns stays for later calls.
 pub fn with_driver(name: &str, body: impl FnOnce(&mut Driver) -> Result<(), CuResult>) -> CuResult {
+    guarded(name, true, body)
+}
+
+/// Runs `body` as `with_driver` does, but after a fault too: the device's
+/// name and attributes stay readable when its context is not, as on a GPU.
+pub fn with_device(name: &str, body: impl FnOnce(&mut Driver) -> Result<(), CuResult>) -> CuResult {
+    guarded(name, false, body)
+}
+
+fn guarded(
+    name: &str,
+    sticky: bool,
+    body: impl FnOnce(&mut Driver) -> Result<(), CuResult>,
+) -> CuResult {
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         let mut guard = lock();
         let driver = guard.get_or_insert_with(Driver::default);
         if !driver.initialized {
             return codes::NOT_INITIALIZED;
         }
-        if let Some(code) = driver.sticky {
+        if sticky && let Some(code) = driver.sticky {
             return code;
         }
         match body(driver) {
