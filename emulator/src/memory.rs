@@ -5,7 +5,7 @@
 use std::alloc::{Layout, alloc_zeroed, handle_alloc_error};
 use std::cell::UnsafeCell;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// Where the first allocation starts: far from null and from the shared and
 /// local windows of the generic address space.
@@ -82,13 +82,22 @@ impl Bytes {
 /// sanitizer's initcheck calls initialised.
 pub struct Written {
     bits: Box<[AtomicU64]>,
+    /// Words in the allocation, and how many are marked: once all are (a
+    /// host copy of the whole buffer, most often), reads need no bit.
+    words: usize,
+    marked: AtomicUsize,
 }
 
 impl Written {
     fn new(len: usize) -> Written {
+        let words = len.div_ceil(4);
         // SAFETY: zero is a valid AtomicU64.
-        let bits = unsafe { zeroed_slice::<AtomicU64>(len.div_ceil(4).div_ceil(64)) };
-        Written { bits }
+        let bits = unsafe { zeroed_slice::<AtomicU64>(words.div_ceil(64)) };
+        Written {
+            bits,
+            words,
+            marked: AtomicUsize::new(0),
+        }
     }
 
     fn words(offset: usize, len: usize) -> std::ops::Range<usize> {
@@ -113,7 +122,9 @@ impl Written {
             };
             // Most stores land on words already written: read first.
             if cell.load(Ordering::Relaxed) & bits != bits {
-                cell.fetch_or(bits, Ordering::Relaxed);
+                let before = cell.fetch_or(bits, Ordering::Relaxed);
+                let newly = (bits & !before).count_ones() as usize;
+                self.marked.fetch_add(newly, Ordering::Relaxed);
             }
             word += last - first;
         }
@@ -122,6 +133,9 @@ impl Written {
     /// Whether any word covering `offset..offset + len` was written.
     #[inline]
     pub fn any(&self, offset: usize, len: usize) -> bool {
+        if self.marked.load(Ordering::Relaxed) >= self.words {
+            return true;
+        }
         let words = Self::words(offset, len);
         // Accesses of up to 16 bytes, aligned (every load), lie in one
         // 64-word cell.
@@ -264,6 +278,13 @@ mod tests {
         assert!(written.any(4 * 105, 4 * 20), "any word of the range");
         written.mark(4 * 150 + 2, 1);
         assert!(written.any(4 * 150, 4) && !written.any(4 * 151, 4));
+        written.mark(0, 4 * 200);
+        assert_eq!(
+            written.marked.load(Ordering::Relaxed),
+            200,
+            "each word once"
+        );
+        assert!(written.any(4 * 151, 4));
     }
 
     #[test]

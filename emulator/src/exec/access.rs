@@ -72,6 +72,9 @@ pub struct LaunchMemory {
     /// Global memory is tracked (the launch has fewer than
     /// [`TRACKED_THREADS`] threads).
     tracked: bool,
+    /// The kernel synchronises lanes of a warp (a shuffle, vote, match or
+    /// `__syncwarp`): without, every warp clock stays zero, unread.
+    pub warp_syncs: bool,
 }
 
 impl LaunchMemory {
@@ -81,6 +84,7 @@ impl LaunchMemory {
         threads_per_block: u64,
         threads: u64,
         blocks_may_order: bool,
+        warp_syncs: bool,
     ) -> Self {
         let tracked = threads < TRACKED_THREADS;
         let shadows = allocations
@@ -94,29 +98,48 @@ impl LaunchMemory {
             threads_per_block,
             blocks_may_order,
             tracked,
+            warp_syncs,
         }
     }
 }
 
-/// A thread's warp-level synchronisations since its block's last barrier,
-/// and what it knows of its warp's lanes' (each lane's count at their latest
-/// synchronisation, direct or through others). Stale (zero) once the block
-/// passes another barrier.
-#[derive(Clone, Copy)]
-struct WarpClock {
-    epoch: u32,
-    count: u32,
-    lanes: [u32; 32],
+/// Each thread's warp-level synchronisations since its block's last
+/// barrier (`counts`), and what it knows of its warp's lanes (`lanes`: each
+/// lane's count at their latest synchronisation, direct or through others),
+/// valid while `epochs` holds the block's epoch: a barrier makes them all
+/// stale (zero) at once. Apart, so the small arrays every access reads stay
+/// in the cache.
+struct WarpClocks {
+    epochs: Vec<u32>,
+    counts: Vec<u32>,
+    lanes: Vec<[u32; 32]>,
 }
 
 const NO_LANES: [u32; 32] = [0; 32];
 
-/// A clock as of `epoch`: stale ones are zero.
-fn current(clock: &WarpClock, epoch: u32) -> (u32, &[u32; 32]) {
-    if clock.epoch == epoch {
-        (clock.count, &clock.lanes)
-    } else {
-        (0, &NO_LANES)
+impl WarpClocks {
+    fn new(threads: usize) -> WarpClocks {
+        WarpClocks {
+            epochs: vec![u32::MAX; threads],
+            counts: vec![0; threads],
+            lanes: vec![NO_LANES; threads],
+        }
+    }
+
+    fn count(&self, t: usize, epoch: u32) -> u32 {
+        if self.epochs[t] == epoch {
+            self.counts[t]
+        } else {
+            0
+        }
+    }
+
+    fn lanes(&self, t: usize, epoch: u32) -> &[u32; 32] {
+        if self.epochs[t] == epoch {
+            &self.lanes[t]
+        } else {
+            &NO_LANES
+        }
     }
 }
 
@@ -131,7 +154,7 @@ pub struct BlockMemory {
     cached: [usize; 2],
     /// Barriers the block has passed.
     pub epoch: u32,
-    warp: Vec<WarpClock>,
+    warp: WarpClocks,
     /// What the block's threads printed, in the order they printed it.
     pub printf: Vec<u8>,
     /// Set by the first read of unwritten shared memory, before tracking
@@ -156,14 +179,7 @@ impl BlockMemory {
             local_per_thread,
             cached: [0, 0],
             epoch: 0,
-            warp: vec![
-                WarpClock {
-                    epoch: u32::MAX,
-                    count: 0,
-                    lanes: NO_LANES,
-                };
-                threads
-            ],
+            warp: WarpClocks::new(threads),
             printf: Vec::new(),
             first_unwritten_read: None,
             unwritten: false,
@@ -179,9 +195,7 @@ impl BlockMemory {
         let poison = u64::from(POISON) << 32 | u64::from(POISON);
         self.shared.fill(poison);
         self.epoch = 0;
-        for clock in &mut self.warp {
-            clock.epoch = u32::MAX;
-        }
+        self.warp.epochs.fill(u32::MAX);
         self.first_unwritten_read = None;
         self.poisoned = None;
         self.taint = None;
@@ -193,33 +207,23 @@ impl BlockMemory {
         self.epoch += 1;
     }
 
-    /// Thread `t`'s count and what it knows of its warp's lanes.
-    fn warp_clock(&self, t: usize) -> (u32, &[u32; 32]) {
-        current(&self.warp[t], self.epoch)
-    }
-
     /// A warp-level synchronisation of `members` (threads of one warp, by
     /// index in the block): each counts it, and each learns what the others
     /// know.
     pub fn warp_sync(&mut self, members: &[usize]) {
         let mut joined = [0u32; 32];
         for &t in members {
-            let (_, known) = self.warp_clock(t);
-            for (slot, &k) in joined.iter_mut().zip(known) {
+            for (slot, &k) in joined.iter_mut().zip(self.warp.lanes(t, self.epoch)) {
                 *slot = (*slot).max(k);
             }
         }
         for &t in members {
-            let (count, _) = self.warp_clock(t);
-            joined[t % 32] = count + 1;
+            joined[t % 32] = self.warp.count(t, self.epoch) + 1;
         }
-        let epoch = self.epoch;
         for &t in members {
-            self.warp[t] = WarpClock {
-                epoch,
-                count: joined[t % 32],
-                lanes: joined,
-            };
+            self.warp.epochs[t] = self.epoch;
+            self.warp.counts[t] = joined[t % 32];
+            self.warp.lanes[t] = joined;
         }
     }
 }
@@ -250,7 +254,11 @@ impl ThreadMemory<'_> {
             bytes: 0xf,
             epoch: self.block.epoch,
             epoch_bits: 32,
-            warp: Some(self.block.warp_clock(self.thread).0),
+            warp: Some(if self.launch.warp_syncs {
+                self.block.warp.count(self.thread, self.block.epoch)
+            } else {
+                0
+            }),
             at: Some(at),
         }
     }
@@ -356,13 +364,16 @@ impl ThreadMemory<'_> {
         access: Access,
     ) -> Result<(), AccessError> {
         let block = &mut *self.block;
-        let (_, lanes) = current(&block.warp[self.thread], block.epoch);
-        let per = self.launch.threads_per_block;
+        let lanes = if self.launch.warp_syncs {
+            block.warp.lanes(self.thread, block.epoch)
+        } else {
+            &NO_LANES
+        };
         let view = View {
             epoch: block.epoch,
             lanes,
-            threads_per_block: per,
-            block_base: self.global_thread - self.global_thread % per,
+            threads_per_block: self.launch.threads_per_block,
+            block_base: self.global_thread - self.thread as u64,
             blocks_may_order: self.launch.blocks_may_order,
         };
         let result = match *place {
@@ -387,6 +398,7 @@ impl ThreadMemory<'_> {
 
     /// Checks that a global read touches bytes something wrote (at least
     /// one of its words), or marks a write's words written.
+    #[inline]
     fn initialised(
         &self,
         place: &Place,
@@ -443,7 +455,9 @@ impl ThreadMemory<'_> {
     ) -> Result<u8, AccessError> {
         let len = u64::from(size) * u64::from(count);
         let place = self.resolve(space, address, len)?;
-        self.initialised(&place, address, len, false)?;
+        if let Place::Global(..) = place {
+            self.initialised(&place, address, len, false)?;
+        }
         self.block.unwritten = false;
         if !read_only {
             self.track(&place, space, address, len, false, self.access(at, false))?;

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use super::access::LaunchMemory;
 use super::block::BlockRunner;
 use crate::driver::codes::CuResult;
-use crate::ir::{Kernel, fixed};
+use crate::ir::{Kernel, Op, fixed};
 use crate::memory::Allocation;
 
 /// The grid and block shape and dynamic shared memory of one launch.
@@ -91,6 +91,7 @@ pub fn launch(
         threads,
         threads.saturating_mul(blocks),
         kernel.device_fence,
+        kernel.code.iter().any(|i| matches!(i.op, Op::Warp { .. })),
     );
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);

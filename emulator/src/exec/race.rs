@@ -85,28 +85,36 @@ impl Access {
     }
 
     /// Whether something orders `self` before `later`: the same thread, a
-    /// barrier, a warp synchronisation of both lanes.
+    /// barrier, a warp synchronisation of both lanes. (`later` is by a
+    /// thread of the block `view` describes.) No divisions: this runs for
+    /// every access.
+    #[inline]
     pub fn happens_before(&self, later: &Access, view: &View<'_>) -> bool {
         if self.thread == later.thread {
             return true;
         }
-        let per = view.threads_per_block;
-        if self.thread / per != later.thread / per {
+        // Its index in the later thread's block, if it is in that block.
+        let theirs = self.thread.wrapping_sub(view.block_base);
+        if theirs >= view.threads_per_block {
             return view.blocks_may_order;
         }
         // A barrier between them. A record's epoch is exact when it keeps
         // all of it; otherwise a match could be an older epoch: ordered.
-        let span = 1u64 << self.epoch_bits.min(32);
+        let span_mask = if self.epoch_bits >= 32 {
+            u64::from(u32::MAX)
+        } else {
+            (1u64 << self.epoch_bits) - 1
+        };
         let now = u64::from(view.epoch);
-        if now % span != u64::from(self.epoch) || now >= span {
+        if now & span_mask != u64::from(self.epoch) || now > span_mask {
             return true;
         }
-        let (mine, theirs) = (later.thread % per, self.thread % per);
-        if mine / 32 != theirs / 32 {
+        let mine = later.thread - view.block_base;
+        if mine >> 5 != theirs >> 5 {
             return false;
         }
         match self.warp {
-            Some(count) => view.lanes[(theirs % 32) as usize] > count,
+            Some(count) => view.lanes[(theirs & 31) as usize] > count,
             None => true,
         }
     }
@@ -140,6 +148,7 @@ const READER: usize = 1;
 /// Records `access` to the words covering `offset..offset + len`, or the
 /// conflict it has with an earlier access. Returns whether any of the words
 /// had no writer yet (in this block, for shared memory).
+#[inline]
 fn record<F: Format>(
     slots: &mut impl Slots,
     offset: usize,
@@ -253,7 +262,7 @@ impl Format for Shared {
     fn pack(access: &Access, view: &View<'_>) -> u64 {
         let at = access.at.map_or(most(16), |at| u64::from(at).min(most(16)));
         let warp = access.warp.map_or(most(16), |w| u64::from(w).min(most(16)));
-        (access.thread % view.threads_per_block + 1) << 53
+        (access.thread - view.block_base + 1) << 53
             | u64::from(access.atomic) << 52
             | u64::from(access.bytes & 0xf) << 48
             | at << 32
@@ -392,12 +401,13 @@ mod tests {
 
     const NO_SYNC: [u32; 32] = [0; 32];
 
-    fn view(epoch: u32, lanes: &[u32; 32]) -> View<'_> {
+    /// What thread `later` of a block of 256 knows.
+    fn view(later: u64, epoch: u32, lanes: &[u32; 32]) -> View<'_> {
         View {
             epoch,
             lanes,
             threads_per_block: 256,
-            block_base: 0,
+            block_base: later / 256 * 256,
             blocks_may_order: false,
         }
     }
@@ -416,7 +426,7 @@ mod tests {
 
     #[test]
     fn packing_round_trips_and_saturates() {
-        let v = view(42, &NO_SYNC);
+        let v = view(0, 42, &NO_SYNC);
         let a = Access {
             epoch: 42,
             epoch_bits: EPOCH_BITS,
@@ -441,7 +451,7 @@ mod tests {
     #[test]
     fn write_then_read_by_another_thread_conflicts() {
         let shadow = Shadow::new(16);
-        let v = view(0, &NO_SYNC);
+        let v = view(0, 0, &NO_SYNC);
         shadow.record(0, 4, true, access(1, 0, false), &v).unwrap();
         let conflict = shadow
             .record(0, 4, false, access(2, 0, false), &v)
@@ -453,7 +463,7 @@ mod tests {
     #[test]
     fn read_then_write_by_another_thread_conflicts() {
         let shadow = Shadow::new(16);
-        let v = view(0, &NO_SYNC);
+        let v = view(0, 0, &NO_SYNC);
         shadow.record(4, 4, false, access(1, 0, false), &v).unwrap();
         let conflict = shadow
             .record(4, 4, true, access(2, 0, false), &v)
@@ -464,8 +474,8 @@ mod tests {
     #[test]
     fn barriers_atomics_and_the_same_thread_are_fine() {
         let shadow = Shadow::new(16);
-        let v0 = view(0, &NO_SYNC);
-        let v1 = view(1, &NO_SYNC);
+        let v0 = view(0, 0, &NO_SYNC);
+        let v1 = view(0, 1, &NO_SYNC);
         shadow.record(0, 4, true, access(1, 0, false), &v0).unwrap();
         shadow
             .record(0, 4, false, access(1, 0, false), &v0)
@@ -496,7 +506,7 @@ mod tests {
     #[test]
     fn a_plain_write_still_conflicts_with_atomics() {
         let shadow = Shadow::new(4);
-        let v = view(0, &NO_SYNC);
+        let v = view(0, 0, &NO_SYNC);
         shadow.record(0, 4, true, access(1, 0, true), &v).unwrap();
         assert!(shadow.record(0, 4, true, access(2, 0, false), &v).is_err());
     }
@@ -504,7 +514,7 @@ mod tests {
     #[test]
     fn different_bytes_of_a_word_do_not_conflict() {
         let shadow = Shadow::new(4);
-        let v = view(0, &NO_SYNC);
+        let v = view(0, 0, &NO_SYNC);
         shadow.record(0, 2, true, access(1, 0, false), &v).unwrap();
         shadow.record(2, 2, true, access(2, 0, false), &v).unwrap();
         shadow.record(3, 1, false, access(2, 0, false), &v).unwrap();
@@ -515,17 +525,17 @@ mod tests {
     fn a_barrier_does_not_order_threads_of_different_blocks() {
         let shadow = Shadow::new(4);
         shadow
-            .record(0, 4, true, access(0, 0, false), &view(0, &NO_SYNC))
+            .record(0, 4, true, access(0, 0, false), &view(0, 0, &NO_SYNC))
             .unwrap();
         assert!(
             shadow
-                .record(0, 4, true, access(256, 1, false), &view(1, &NO_SYNC))
+                .record(0, 4, true, access(256, 1, false), &view(256, 1, &NO_SYNC))
                 .is_err()
         );
         // Unless the kernel fences: then an atomic may order them.
         let fenced = View {
             blocks_may_order: true,
-            ..view(1, &NO_SYNC)
+            ..view(512, 1, &NO_SYNC)
         };
         shadow
             .record(0, 4, true, access(512, 1, false), &fenced)
@@ -537,26 +547,26 @@ mod tests {
         let shadow = Shadow::new(8);
         // Lane 16 writes at its count 0; lane 0 has not met it since.
         shadow
-            .record(0, 4, true, access(16, 0, false), &view(0, &NO_SYNC))
+            .record(0, 4, true, access(16, 0, false), &view(16, 0, &NO_SYNC))
             .unwrap();
         assert!(
             shadow
-                .record(0, 4, false, access(0, 0, false), &view(0, &NO_SYNC))
+                .record(0, 4, false, access(0, 0, false), &view(0, 0, &NO_SYNC))
                 .is_err(),
             "no __syncwarp: a race"
         );
         let mut met = NO_SYNC;
         met[16] = 1;
         shadow
-            .record(4, 4, true, access(16, 0, false), &view(0, &NO_SYNC))
+            .record(4, 4, true, access(16, 0, false), &view(16, 0, &NO_SYNC))
             .unwrap();
         shadow
-            .record(4, 4, false, access(0, 0, false), &view(0, &met))
+            .record(4, 4, false, access(0, 0, false), &view(0, 0, &met))
             .unwrap();
         // A lane of another warp is not ordered by it.
         assert!(
             shadow
-                .record(4, 4, true, access(40, 0, false), &view(0, &met))
+                .record(4, 4, true, access(40, 0, false), &view(40, 0, &met))
                 .is_err()
         );
     }
@@ -564,7 +574,7 @@ mod tests {
     #[test]
     fn shared_records_keep_their_block_and_epoch() {
         let mut shared = SharedShadow::new(8);
-        let v = view(5000, &NO_SYNC);
+        let v = view(0, 5000, &NO_SYNC);
         shared
             .record(0, 4, true, access(1, 5000, false), &v)
             .unwrap();
@@ -577,7 +587,7 @@ mod tests {
         shared.clear();
         assert!(!shared.written(0));
         shared
-            .record(0, 4, false, access(2, 0, false), &view(0, &NO_SYNC))
+            .record(0, 4, false, access(2, 0, false), &view(2, 0, &NO_SYNC))
             .unwrap();
     }
 }
