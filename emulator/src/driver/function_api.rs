@@ -39,10 +39,7 @@ pub unsafe extern "C" fn cuFuncGetAttribute(
     function: *mut c_void,
 ) -> CuResult {
     state::with_driver("cuFuncGetAttribute", |driver| {
-        let function = driver
-            .functions
-            .get(&(function as usize))
-            .ok_or(codes::INVALID_HANDLE)?;
+        let function = driver.function(function)?;
         let kernel = &function.kernel;
         let answer = match attribute {
             MAX_THREADS_PER_BLOCK => kernel.max_threads_per_block() as c_int,
@@ -75,10 +72,7 @@ pub unsafe extern "C" fn cuFuncSetAttribute(
     value: c_int,
 ) -> CuResult {
     state::with_driver("cuFuncSetAttribute", |driver| {
-        let function = driver
-            .functions
-            .get_mut(&(function as usize))
-            .ok_or(codes::INVALID_HANDLE)?;
+        let function = driver.function(function)?;
         match attribute {
             MAX_DYNAMIC_SHARED_SIZE_BYTES => {
                 let most =

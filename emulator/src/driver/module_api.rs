@@ -176,10 +176,7 @@ pub unsafe extern "C" fn cuLaunchKernel(
     extra: *mut *mut c_void,
 ) -> CuResult {
     state::with_driver("cuLaunchKernel", |driver| {
-        let function = driver
-            .functions
-            .get(&(function as usize))
-            .ok_or(codes::INVALID_HANDLE)?;
+        let function = driver.function(function)?;
         let kernel = Arc::clone(&function.kernel);
         let dynamic_limit = Some(function.max_dynamic_shared);
         if !extra.is_null() || (params.is_null() && !kernel.params.is_empty()) {

@@ -71,6 +71,13 @@ impl Driver {
         self.printed.clear();
     }
 
+    /// The function a `CUfunction` handle names.
+    pub fn function(&mut self, handle: *mut std::ffi::c_void) -> Result<&mut Function, CuResult> {
+        self.functions
+            .get_mut(&(handle as usize))
+            .ok_or(codes::INVALID_HANDLE)
+    }
+
     /// A fresh non-null handle value.
     pub fn handle(&mut self) -> usize {
         self.next_handle += 1;

@@ -138,35 +138,21 @@ fn neg(a: u64) -> u64 {
 fn abs(a: u64) -> u64 {
     a & 0x7fff
 }
-/// min/max: a NaN operand gives the other.
+/// min/max: a NaN operand gives the other; -0 is below +0.
 fn min(a: u64, b: u64) -> u64 {
-    match (is_nan(a), is_nan(b)) {
-        (true, true) => CANONICAL_NAN,
-        (true, false) => b,
-        (false, true) => a,
-        _ => {
-            let (x, y) = (to_f64(a), to_f64(b));
-            if x < y || (x == y && a & 0x8000 != 0) {
-                a
-            } else {
-                b
-            }
-        }
-    }
+    pick(a, b, |x, y, a_negative| x < y || (x == y && a_negative))
 }
 fn max(a: u64, b: u64) -> u64 {
+    pick(a, b, |x, y, a_negative| x > y || (x == y && !a_negative))
+}
+/// `a` where neither is NaN and `keeps_a(a, b, a's sign)`, else `b`.
+fn pick(a: u64, b: u64, keeps_a: fn(f64, f64, bool) -> bool) -> u64 {
     match (is_nan(a), is_nan(b)) {
         (true, true) => CANONICAL_NAN,
         (true, false) => b,
         (false, true) => a,
-        _ => {
-            let (x, y) = (to_f64(a), to_f64(b));
-            if x > y || (x == y && a & 0x8000 == 0) {
-                a
-            } else {
-                b
-            }
-        }
+        _ if keeps_a(to_f64(a), to_f64(b), a & 0x8000 != 0) => a,
+        _ => b,
     }
 }
 

@@ -32,28 +32,23 @@ pub fn check_shape(kernel: &Kernel, shape: Shape) -> Result<(), Fault> {
             ),
         );
     }
-    for axis in 0..3 {
-        if shape.block[axis] > device::MAX_BLOCK[axis] {
-            return refuse(
-                codes::INVALID_VALUE,
-                format!(
-                    "a block of {} threads: its {} dimension may be at most {}",
-                    dims(shape.block),
-                    ["x", "y", "z"][axis],
-                    device::MAX_BLOCK[axis]
-                ),
-            );
-        }
-        if shape.grid[axis] > device::MAX_GRID[axis] {
-            return refuse(
-                codes::INVALID_VALUE,
-                format!(
-                    "a grid of {} blocks: its {} dimension may be at most {}",
-                    dims(shape.grid),
-                    ["x", "y", "z"][axis],
-                    device::MAX_GRID[axis]
-                ),
-            );
+    let extents = [
+        ("block", "threads", shape.block, device::MAX_BLOCK),
+        ("grid", "blocks", shape.grid, device::MAX_GRID),
+    ];
+    for (what, of, dims_of, most) in extents {
+        for axis in 0..3 {
+            if dims_of[axis] > most[axis] {
+                return refuse(
+                    codes::INVALID_VALUE,
+                    format!(
+                        "a {what} of {} {of}: its {} dimension may be at most {}",
+                        dims(dims_of),
+                        ["x", "y", "z"][axis],
+                        most[axis]
+                    ),
+                );
+            }
         }
     }
     if threads > u64::from(device::MAX_THREADS_PER_BLOCK) {

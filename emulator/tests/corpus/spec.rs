@@ -104,84 +104,61 @@ impl Type {
     /// Edge values of a float type, as bits.
     fn specials(self) -> Vec<u64> {
         match self {
-            Type::F32 => [
-                0.0f32,
-                -0.0,
-                1.0,
-                -1.0,
-                0.5,
-                1.5,
-                2.5,
-                -2.5,
-                3.0,
-                0.1,
-                1e-3,
-                7.25,
-                100.0,
-                1e6,
-                -1e6,
-                1e20,
-                12345.678,
-                f32::MAX,
-                f32::MIN_POSITIVE,
-                1e-40,
-                -1e-42,
-                f32::INFINITY,
-                f32::NEG_INFINITY,
-                f32::NAN,
-                std::f32::consts::PI,
-                -std::f32::consts::FRAC_PI_2,
-                0.7,
-                88.5,
-                -87.0,
-                16777217.0,
-                2147483648.0,
-                -3.75,
-            ]
-            .iter()
-            .map(|v| u64::from(v.to_bits()))
-            .collect(),
-            Type::F64 => [
-                0.0f64,
-                -0.0,
-                1.0,
-                -1.0,
-                0.5,
-                1.5,
-                2.5,
-                -2.5,
-                3.0,
-                0.1,
-                1e-3,
-                7.25,
-                100.0,
-                1e6,
-                -1e6,
-                1e20,
-                12345.678,
-                f64::MAX,
-                f64::MIN_POSITIVE,
-                1e-310,
-                -4e-320,
-                f64::INFINITY,
-                f64::NEG_INFINITY,
-                f64::NAN,
-                std::f64::consts::PI,
-                -std::f64::consts::FRAC_PI_2,
-                0.7,
-                700.5,
-                -708.0,
-                9007199254740993.0,
-                2147483648.0,
-                -3.75,
-            ]
-            .iter()
-            .map(|v| v.to_bits())
-            .collect(),
+            Type::F32 => specials!(f32, 1e-40, -1e-42, 88.5, -87.0, 16777217.0)
+                .iter()
+                .map(|v| u64::from(v.to_bits()))
+                .collect(),
+            Type::F64 => specials!(f64, 1e-310, -4e-320, 700.5, -708.0, 9007199254740993.0)
+                .iter()
+                .map(|v| v.to_bits())
+                .collect(),
             other => panic!("no specials for {}", other.name()),
         }
     }
 }
+
+/// The edge values of float type `$t`: its own subnormals, values near
+/// where `exp` overflows and underflows, and the first integer it cannot
+/// hold, with values common to both.
+macro_rules! specials {
+    ($t:ident, $subnormal:expr, $smaller:expr, $near_overflow:expr, $near_underflow:expr, $inexact:expr) => {
+        [
+            0.0 as $t,
+            -0.0,
+            1.0,
+            -1.0,
+            0.5,
+            1.5,
+            2.5,
+            -2.5,
+            3.0,
+            0.1,
+            1e-3,
+            7.25,
+            100.0,
+            1e6,
+            -1e6,
+            1e20,
+            12345.678,
+            $t::MAX,
+            $t::MIN_POSITIVE,
+            $subnormal,
+            $smaller,
+            $t::INFINITY,
+            $t::NEG_INFINITY,
+            $t::NAN,
+            std::$t::consts::PI,
+            -std::$t::consts::FRAC_PI_2,
+            0.7,
+            $near_overflow,
+            $near_underflow,
+            $inexact,
+            2147483648.0,
+            -3.75,
+        ]
+    };
+}
+use specials;
 
 pub fn mask(bytes: usize) -> u64 {
     if bytes >= 8 {
