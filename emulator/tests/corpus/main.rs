@@ -327,9 +327,10 @@ fn test(table: bool) -> Result<(), String> {
         }
     }
     println!(
-        "corpus: {cases} cases of {} kernels in {} sources, {sets_run} PTX sets: {} differ from the GPU",
+        "corpus: {cases} cases of {} kernels in {} sources, {sets_run} PTX set{}: {} differ from the GPU",
         kernels.len(),
         sources.len(),
+        if sets_run == 1 { "" } else { "s" },
         failures.len()
     );
     if failures.is_empty() {
