@@ -5,7 +5,9 @@
 # when the fixture was last written (grader/tests/fixtures/golden-class/):
 # grades.csv byte for byte, and the listing of every exercise's points, every
 # run's verdict kind and points, and every check (`grader mutants listing`).
-# A change that moves any grade or verdict fails here, with the diff.
+# A change that moves any grade or verdict fails here, with the diff. (The
+# fixture's results.json, the grading itself, is for the grader's tests; it
+# holds times and digests, so it is not compared.)
 #
 # A change that means to move grades regenerates the fixture with
 #     scripts/golden-class.sh --update
@@ -50,6 +52,19 @@ cut -c1-240 "$class/findings.txt" | sort -u
 if $update; then
     mkdir -p "$fixture"
     cp "$class/out/grades.csv" "$class/out/verdicts.tsv" "$fixture/"
+    # The whole results.json too, for the grader's own tests of `mutants
+    # verify` and the listing; the runs' reports left out (the tests read
+    # none, and they are most of its size).
+    python3 - "$class/out/results.json" "$fixture/results.json" <<'TRIM'
+import json, sys
+results = json.load(open(sys.argv[1]))
+for student in results["students"].values():
+    for exercise in student["exercises"].values():
+        for run in exercise["runs"]:
+            run["report"] = None
+json.dump(results, open(sys.argv[2], "w"), indent=1)
+open(sys.argv[2], "a").write("\n")
+TRIM
     echo "golden-class: wrote $fixture; explain its diff in the commit"
     git --no-pager diff --stat -- "$fixture" || true
     exit 0

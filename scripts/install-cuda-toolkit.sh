@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs what building cuda-course needs: nvcc (kernels -> PTX) and a
-# libcuda.so to link cust against. Idempotent: does nothing when both are found.
+# Installs what building cuda-course needs from the CUDA toolkit: nvcc
+# (kernels -> PTX) and a libcuda.so to link cust against. scripts/setup.sh
+# runs it, with everything else the course needs. Idempotent: does nothing
+# when both are found.
 # Debian: enables the contrib and non-free components (libcuda1 needs
 # nvidia-support from contrib); Ubuntu: multiverse; then installs the
 # distribution's nvidia-cuda-toolkit without recommends (recommends pull in the
@@ -30,29 +32,15 @@ if have_nvcc && have_libcuda; then
     exit 0
 fi
 
-. /etc/os-release 2>/dev/null || true
-case "${ID:-unknown}" in
+me=install-cuda-toolkit
+# shellcheck source-path=SCRIPTDIR source=lib/packages.sh
+. "$(dirname "$0")/lib/packages.sh"
+what="the CUDA toolkit (nvcc and libcuda.so)"
+require_apt "$what"
+case $(apt_family) in
     debian) components=(contrib non-free) ;;
     ubuntu) components=(multiverse) ;;
-    *)
-        cat >&2 <<MSG
-install-cuda-toolkit: this script knows Debian and Ubuntu, not '${ID:-unknown}'.
-Install the CUDA toolkit (nvcc and libcuda.so) from your distribution or from
-NVIDIA, then either put nvcc on PATH or set CUDA_PATH to the toolkit folder, and
-set CUDA_LIBRARY_PATH to the folder that holds libcuda.so.
-MSG
-        exit 1
-        ;;
 esac
-
-sudo_cmd=()
-if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null 2>&1 || {
-        echo "install-cuda-toolkit: run as root or install sudo." >&2
-        exit 1
-    }
-    sudo_cmd=(sudo)
-fi
 
 # Enable the components where the toolkit and the driver library live, once.
 # deb822 sources (Debian 12+, Ubuntu 24.04+) list them on a Components: line;
@@ -62,14 +50,14 @@ enable_component() {
     shopt -s nullglob
     for file in /etc/apt/sources.list.d/*.sources; do
         if grep -qE '^Components:.*\bmain\b' "$file" && ! grep -qE "^Components:.*[[:space:]]$component([[:space:]]|\$)" "$file"; then
-            "${sudo_cmd[@]}" sed -i -E "/^Components:.*\bmain\b/ s/\$/ $component/" "$file"
+            "${as_root[@]}" sed -i -E "/^Components:.*\bmain\b/ s/\$/ $component/" "$file"
             changed=1
         fi
     done
     for file in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
         [ -f "$file" ] || continue
         if grep -qE '^deb .* main' "$file" && ! grep -qE "^deb .*[[:space:]]$component([[:space:]]|\$)" "$file"; then
-            "${sudo_cmd[@]}" sed -i -E "/^deb .* main/ s/\$/ $component/" "$file"
+            "${as_root[@]}" sed -i -E "/^deb .* main/ s/\$/ $component/" "$file"
             changed=1
         fi
     done
@@ -78,9 +66,7 @@ enable_component() {
 }
 
 for component in "${components[@]}"; do enable_component "$component"; done
-export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -q
-"${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends nvidia-cuda-toolkit
+apt_install "$what" nvidia-cuda-toolkit
 
 if have_nvcc && have_libcuda; then
     echo "install-cuda-toolkit: installed: $(nvcc --version | tail -n 1)"

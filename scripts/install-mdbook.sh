@@ -16,7 +16,7 @@ if [ -x "$mdbook" ] && "$mdbook" --version 2>/dev/null | grep -q "v$version\$"; 
     exit 0
 fi
 if ! python3 -m venv --help >/dev/null 2>&1; then
-    echo "install-mdbook: python3 with the venv module is needed (Debian: apt-get install python3-venv)." >&2
+    echo "install-mdbook: python3 with the venv module is needed (on Debian or Ubuntu, scripts/setup.sh --dev installs it)." >&2
     exit 1
 fi
 python3 -m venv "$venv"

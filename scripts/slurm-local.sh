@@ -6,8 +6,9 @@
 #                                    until the node is idle
 #   scripts/slurm-local.sh stop      stop the daemons this script started
 #
-# Needs root (it installs Debian's slurmctld, slurmd and munge with apt-get
-# and writes /etc/slurm/slurm.conf). Idempotent: a second start restarts the
+# Needs root (it writes /etc/slurm/slurm.conf and starts daemons) and
+# Debian's slurmctld, slurmd, slurm-client and munge, which
+# `scripts/setup.sh --dev` installs. Idempotent: a second start restarts the
 # daemons with the same configuration. No cgroups: processes are tracked
 # with proctrack/linuxproc and tasks are not confined (task/none), which is
 # what a container allows.
@@ -21,7 +22,7 @@ log=/var/log/slurm-local
 die() { echo "slurm-local: $*" >&2; exit 1; }
 say() { echo "slurm-local: $*" >&2; }
 
-[[ $(id -u) == 0 ]] || die "run me as root: I install packages and start daemons"
+[[ $(id -u) == 0 ]] || die "run me as root: I write /etc/slurm and start daemons"
 
 stop() {
     for daemon in slurmd slurmctld munged; do
@@ -43,12 +44,9 @@ start) ;;
 *) die "unknown verb '$verb'; use start or stop" ;;
 esac
 
-if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v munged >/dev/null; then
-    say "installing slurmctld, slurmd and munge"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends slurmctld slurmd slurm-client munge >/dev/null
-fi
+for tool in slurmctld slurmd sbatch munged; do
+    command -v "$tool" >/dev/null || die "$tool is not installed: scripts/setup.sh --dev installs Slurm and munge"
+done
 
 stop
 mkdir -p "$state" "$log" /etc/slurm /var/spool/slurmctld /var/spool/slurmd /run/munge /etc/munge /var/lib/munge /var/log/munge

@@ -12,7 +12,8 @@
 #
 # The shards run in the sandbox when bubblewrap works under slurmd, else
 # with --no-sandbox; the script says which. Needs root or sudo (Slurm's
-# daemons), the CUDA toolkit (the class build) and python3.
+# daemons), and what `scripts/setup.sh --dev` installs: the CUDA toolkit
+# (the class build), Slurm and munge, python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -14,11 +14,11 @@ const BAR: usize = 32;
 /// Every exercise with its state, then a progress bar.
 pub fn list(workspace: &Workspace) -> Result<ExitCode, Problem> {
     let name_width = EXERCISES.iter().map(|e| e.name.len()).max().unwrap_or(0);
-    let mut passing = 0;
+    let mut done = 0;
     let next = workspace.next_exercise().map(|e| e.name);
     for (index, exercise) in EXERCISES.iter().enumerate() {
         let state = workspace.state(exercise);
-        passing += usize::from(state == State::Passes);
+        done += usize::from(state == State::Done);
         let pointer = if Some(exercise.name) == next {
             ">"
         } else {
@@ -33,16 +33,16 @@ pub fn list(workspace: &Workspace) -> Result<ExitCode, Problem> {
         );
     }
     let total = EXERCISES.len();
-    let filled = BAR * passing / total;
+    let filled = BAR * done / total;
     println!();
     println!(
-        "[{}{}] {passing} of {total} pass on this machine",
+        "[{}{}] {done} of {total} done on this machine",
         "#".repeat(filled),
         "-".repeat(BAR - filled)
     );
     match next {
         Some(name) => println!("Next: {name}. `cargo course next` says where to start."),
-        None => println!("Every exercise passes here. Well done."),
+        None => println!("Every exercise is done here. Well done."),
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -50,7 +50,7 @@ pub fn list(workspace: &Workspace) -> Result<ExitCode, Problem> {
 /// The first exercise not done, with where to start on it.
 pub fn next(workspace: &Workspace) -> Result<ExitCode, Problem> {
     let Some(exercise) = workspace.next_exercise() else {
-        println!("Every exercise passes on this machine: the course is done.");
+        println!("Every exercise is done on this machine: the course is done.");
         return Ok(ExitCode::SUCCESS);
     };
     let state = workspace.state(exercise);

@@ -2,8 +2,9 @@
 //! next, what to write, whether it is done. A thin main: parse, dispatch,
 //! map the outcome to an exit code.
 //!
-//! Exit codes: 0 done or nothing wrong, 1 the exercise is not done yet (or
-//! reset was not confirmed), 2 bad input (an unknown exercise or step).
+//! Exit codes (`kernels::exit_code::ToolExit`): 0 done or nothing wrong, 1
+//! the exercise is not done yet (or reset was not confirmed), 2 bad input
+//! (an unknown exercise or step).
 
 mod check;
 mod list;
@@ -16,6 +17,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use kernels::exit_code::ToolExit;
 
 use workspace::{Problem, Workspace};
 
@@ -64,11 +66,11 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(Problem::BadInput(message)) => {
             eprintln!("error: {message}");
-            ExitCode::from(2)
+            ToolExit::Stopped.into()
         }
         Err(Problem::Failed(message)) => {
             eprintln!("error: {message}");
-            ExitCode::from(1)
+            ToolExit::Short.into()
         }
     }
 }

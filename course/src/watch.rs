@@ -19,7 +19,7 @@ pub fn watch(workspace: &Workspace, name: Option<&str>) -> Result<ExitCode, Prob
         None => match workspace.next_exercise() {
             Some(exercise) => exercise,
             None => {
-                println!("Every exercise passes on this machine: nothing to watch.");
+                println!("Every exercise is done on this machine: nothing to watch.");
                 return Ok(ExitCode::SUCCESS);
             }
         },

@@ -4,7 +4,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use kernels::catalogue::{self, EXERCISES, Exercise};
+use kernels::catalogue::{self, EXERCISES, Exercise, Progress};
+use kernels::units::counted;
 
 /// Why a verb could not do what was asked.
 #[derive(Debug)]
@@ -64,25 +65,27 @@ impl Workspace {
             .unwrap_or_else(|| self.root.join("target"))
     }
 
-    /// The steps of `exercise` not written yet, in order.
-    pub fn steps_left(&self, exercise: &Exercise) -> Vec<u32> {
+    /// What the sources of `exercise` show of its steps.
+    pub fn progress(&self, exercise: &Exercise) -> Progress {
         let dir = self.exercise_dir(exercise);
-        exercise.steps_left(|file| fs::read_to_string(dir.join(file.path())).unwrap_or_default())
+        exercise.progress(|file| fs::read_to_string(dir.join(file.path())).unwrap_or_default())
     }
 
-    /// The state of `exercise`: from its sources, and from the last check if
-    /// the sources have not changed since.
+    /// The steps of `exercise` not written yet, in order.
+    pub fn steps_left(&self, exercise: &Exercise) -> Vec<u32> {
+        self.progress(exercise).left
+    }
+
+    /// The state of `exercise`: what the last check said if the sources have
+    /// not changed since (so `list` and `next` say what `check` said), else
+    /// what the sources show.
     pub fn state(&self, exercise: &Exercise) -> State {
         let left = self.steps_left(exercise);
-        if left.len() == exercise.steps.len() {
-            return State::NotStarted;
-        }
-        if !left.is_empty() {
-            return State::StepsLeft(left);
-        }
         match self.last_check(exercise) {
-            Some(Checked::Passes) => State::Passes,
-            Some(Checked::Builds) => State::Builds,
+            Some(Checked::Done) => State::Done,
+            _ if left.len() == exercise.steps.len() => State::NotStarted,
+            _ if !left.is_empty() => State::StepsLeft(left),
+            Some(Checked::NotDone) => State::NotDone,
             Some(Checked::DoesNotBuild) => State::DoesNotBuild,
             None => State::Written,
         }
@@ -136,29 +139,33 @@ impl Workspace {
 
     /// The first exercise in course order that is not done on this machine.
     pub fn next_exercise(&self) -> Option<&'static Exercise> {
-        EXERCISES.iter().find(|e| self.state(e) != State::Passes)
+        EXERCISES.iter().find(|e| self.state(e) != State::Done)
     }
 }
 
-/// What `check` found last time.
+/// What `check` concluded last time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Checked {
     DoesNotBuild,
-    Builds,
-    Passes,
+    /// It built, and check said "not done yet".
+    NotDone,
+    /// Check said "done".
+    Done,
 }
 
 impl Checked {
+    /// The record's word. ("passes", of records before a check's verdict
+    /// was recorded, meant only that the run passed: read as no record.)
     fn word(self) -> &'static str {
         match self {
             Checked::DoesNotBuild => "does-not-build",
-            Checked::Builds => "builds",
-            Checked::Passes => "passes",
+            Checked::NotDone => "not-done",
+            Checked::Done => "done",
         }
     }
 
     fn from_word(word: &str) -> Option<Checked> {
-        [Checked::DoesNotBuild, Checked::Builds, Checked::Passes]
+        [Checked::DoesNotBuild, Checked::NotDone, Checked::Done]
             .into_iter()
             .find(|c| c.word() == word)
     }
@@ -175,11 +182,11 @@ pub enum State {
     Written,
     /// Checked: the build failed.
     DoesNotBuild,
-    /// Checked: it builds, but has not passed on this machine (no GPU, or
-    /// the answer was wrong).
-    Builds,
-    /// Checked: it passes on this machine's GPU.
-    Passes,
+    /// Checked: it builds, but check said it is not done (its run failed,
+    /// or its kernel lacks what the exercise teaches).
+    NotDone,
+    /// Checked: done on this machine.
+    Done,
 }
 
 impl State {
@@ -187,12 +194,14 @@ impl State {
     pub fn describe(&self, exercise: &Exercise) -> String {
         let total = exercise.steps.len();
         match self {
-            State::NotStarted => format!("not started ({total} steps)"),
-            State::StepsLeft(left) => format!("{} of {total} steps left", left.len()),
+            State::NotStarted => format!("not started ({})", counted(total, "step", "steps")),
+            State::StepsLeft(left) => {
+                format!("{} of {} left", left.len(), counted(total, "step", "steps"))
+            }
             State::Written => "all steps written, not checked".to_owned(),
             State::DoesNotBuild => "does not build".to_owned(),
-            State::Builds => "builds, not passed here".to_owned(),
-            State::Passes => "passes on this machine".to_owned(),
+            State::NotDone => "checked, not done yet".to_owned(),
+            State::Done => "done on this machine".to_owned(),
         }
     }
 }

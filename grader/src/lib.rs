@@ -2,7 +2,8 @@
 //! follow the pipeline; each may use the rooms above it in this list and
 //! never one below (`tests/layers.rs` checks it):
 //!
-//! - [`atomic_file`]: a file written whole or not at all.
+//! - [`atomic_file`]: a file written whole or not at all; [`error`]: the
+//!   grader's own failures, which stop a command (a student's never do).
 //! - [`plan`]: what grading each exercise means: its seeded runs, the
 //!   grader's own recheck of their reports, the plans capped for the CPU
 //!   emulator.
@@ -26,6 +27,7 @@ pub mod atomic_file;
 pub mod build;
 pub mod confine;
 pub mod discover;
+pub mod error;
 pub mod grade;
 pub mod instructor;
 pub mod judge;

@@ -139,11 +139,9 @@ fn a_class_is_built_without_a_gpu_and_graded_without_a_grader_error() {
             .iter()
             .partition(|r| r["verdict"]["kind"] == "skipped");
         for run in &skipped {
-            assert!(
-                run["about"].as_str().unwrap().contains("above 2^31"),
-                "{run}"
-            );
-            let why = run["verdict"]["message"].as_str().unwrap();
+            assert_eq!(run["tag"], "past-int", "{run}");
+            assert_eq!(run["verdict"]["reason"]["shortfall"]["of"], "gpu", "{run}");
+            let why = verdict_said(run);
             assert!(why.contains("GPU's free memory could not be read"), "{why}");
             assert_eq!(run["max_points"], 0, "{run}");
         }
@@ -152,14 +150,16 @@ fn a_class_is_built_without_a_gpu_and_graded_without_a_grader_error() {
         // then the student's binary.
         assert!(runs.len() >= 2 && runs.len() % 2 == 0, "{exercise}");
         for pair in runs.chunks(2) {
-            assert!(pair[0]["kernel_ptx"].is_string(), "{exercise}");
+            assert_eq!(pair[0]["role"], "kernel-in-course-host", "{exercise}");
+            assert!(pair[0]["ptx"].is_string(), "{exercise}");
             assert!(
                 pair[0]["command"][0]
                     .as_str()
                     .unwrap()
                     .starts_with("reference/")
             );
-            assert!(pair[1].get("kernel_ptx").is_none(), "{exercise}");
+            assert_eq!(pair[1]["role"], "student-host", "{exercise}");
+            assert!(pair[1].get("ptx").is_none(), "{exercise}");
             // The tracer was preloaded into the student's binary (its
             // header came through the pipe) and the trace read.
             assert!(pair[1]["trace_calls"].is_u64(), "{exercise}");
@@ -451,10 +451,12 @@ fn a_class_graded_on_the_emulator_passes_the_solution_and_names_the_race_with_it
         .as_array()
         .unwrap()
         .iter()
-        .filter(|r| r["verdict"]["passed"] == false)
+        .filter(|r| r["verdict"]["kind"] != "passed")
         .collect();
     assert!(!failed.is_empty(), "{race}");
-    let message = failed[0]["verdict"]["message"].as_str().unwrap();
+    assert_eq!(failed[0]["findings"][0]["kind"], "shared-memory-race");
+    assert!(failed[0]["findings"][0]["line"].is_u64(), "{}", failed[0]);
+    let message = verdict_said(failed[0]);
     assert!(
         message.contains("the CPU emulator found: shared-memory race")
             && message.contains("kernel.cu:"),
@@ -532,4 +534,44 @@ fn without_durations(record: &Value) -> Value {
         Value::Array(items) => Value::Array(items.iter().map(without_durations).collect()),
         other => other.clone(),
     }
+}
+
+/// What a student reads of a run's verdict in results.json.
+fn verdict_said(run: &Value) -> String {
+    let run: grader::record::results::Run = serde_json::from_value(run.clone()).unwrap();
+    grader::record::render::verdict(&run.verdict, &run.findings)
+}
+
+#[test]
+fn report_refuses_a_schema_1_results_json_in_one_line_and_report_renders_schema_2() {
+    let dir = tempfile::tempdir().unwrap();
+    // The H200's grading of November, by a grader that kept rendered
+    // messages (schema 1).
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    fs::copy(
+        fixtures.join("h200-class-results.json"),
+        dir.path().join("results.json"),
+    )
+    .unwrap();
+    let refused = grader().arg("report").arg(dir.path()).assert().code(2);
+    let stderr = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
+    let errors: Vec<&str> = stderr.lines().filter(|l| l.contains("error")).collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(
+        errors[0].starts_with("grader: error: ")
+            && errors[0].contains("has schema_version 1; this grader reads 2"),
+        "{stderr}"
+    );
+    assert!(!dir.path().join("grades.csv").exists());
+    // The golden class's grading, schema 2: grades.csv as it was graded.
+    fs::copy(
+        fixtures.join("golden-class/results.json"),
+        dir.path().join("results.json"),
+    )
+    .unwrap();
+    grader().arg("report").arg(dir.path()).assert().success();
+    assert_eq!(
+        fs::read_to_string(dir.path().join("grades.csv")).unwrap(),
+        fs::read_to_string(fixtures.join("golden-class/grades.csv")).unwrap()
+    );
 }

@@ -320,12 +320,13 @@ fn every_attack_fails_and_the_honest_students_do_not_notice() {
         // run's kernel run, in the course's host code, comes first).
         let host_runs = record["runs"].as_array().into_iter().flatten();
         let first = host_runs
-            .filter(|r| r.get("kernel_ptx").is_none())
-            .map(|r| &r["verdict"])
-            .next()
+            .into_iter()
+            .find(|r| r["role"] == "student-host")
             .unwrap_or(&Value::Null);
-        let kind = first["kind"].as_str().unwrap_or("none");
-        let message = first["message"].as_str().unwrap_or("");
+        let kind = first["verdict"]["kind"].as_str().unwrap_or("none");
+        let message = serde_json::from_value::<grader::record::results::Run>(first.clone())
+            .map(|run| grader::record::render::verdict(&run.verdict, &run.findings))
+            .unwrap_or_default();
         let verdict = match errors {
             Some(_) => "did not build".to_owned(),
             None => kind.to_owned(),

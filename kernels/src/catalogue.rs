@@ -1,5 +1,7 @@
 //! The course's exercises as data: order, title, summary, every step with its
-//! hint, the PTX each exercise must show, and its book chapter. The grader,
+//! hint, the PTX each exercise must show (the `ptx` crate checks it), its
+//! book chapter, and its grading facts ([`ExerciseId`], [`RunSpec`],
+//! [`points`], [`Exercise::full_marks`]). The grader,
 //! the `course` command, the stub drift test and the book read this one
 //! table; tests check it against the exercises/ and solutions/ folders and
 //! the stubs' `TODO(step N)` texts.
@@ -8,14 +10,19 @@
 //! and the student's copy of it, can depend on it without a GPU.
 
 mod exercises;
+mod grading;
+mod id;
 
 pub use exercises::EXERCISES;
+pub use grading::{Emulated, FullMarks, RunSpec, RunTag, points};
+pub use id::{ALL_IDS, ExerciseId, Family};
 
 /// One exercise.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Exercise {
+    pub id: ExerciseId,
     /// The folder under exercises/ and the stub's package and binary name;
-    /// the solution's is `<name>-solution`.
+    /// the solution's is `<name>-solution`: `id.name()`.
     pub name: &'static str,
     /// A few words, for lists: at most 27 characters, so a list of
     /// name, state and title fits in 80 columns.
@@ -27,6 +34,11 @@ pub struct Exercise {
     /// What the PTX must show for the exercise to count as solved the
     /// intended way.
     pub ptx: &'static [PtxNeed],
+    /// The kernels a run must launch: each entry one kernel, any one of
+    /// whose names will do (matmul-tiled builds one per tile size).
+    pub launches: &'static [&'static [&'static str]],
+    /// The runs the grader plans, in order (see [`RunSpec`]).
+    pub runs: &'static [RunSpec],
 }
 
 /// One `TODO(step N)` of a stub.
@@ -81,21 +93,44 @@ impl Exercise {
         format!("docs/src/{}.md", self.name)
     }
 
-    /// The steps not written yet, in order, given the text of each step's
-    /// file: those whose `TODO(step N)` or placeholder `unfinished(N)` is
-    /// still there.
-    pub fn steps_left(&self, text_of: impl Fn(StepFile) -> String) -> Vec<u32> {
+    /// What the sources show of each step, given the text of each step's
+    /// file. A step is written when its placeholder is gone: a host step's
+    /// `kernels::unfinished(N)` call, where the program stops until the step
+    /// is written. A kernel step has no placeholder (its stub is an empty
+    /// body or loop), so reading cannot tell; it counts as left while its
+    /// `TODO(step N)` comment is there and no step after it is written yet
+    /// (a student who went on has written it), and only a passing run shows
+    /// it right. A `TODO(step N)` comment above a written step never counts:
+    /// most people leave comments.
+    pub fn progress(&self, text_of: impl Fn(StepFile) -> String) -> Progress {
         let kernel = text_of(StepFile::Kernel);
         let host = text_of(StepFile::Host);
-        (1..=self.steps.len() as u32)
-            .filter(|&number| {
-                let text = match self.steps[number as usize - 1].file {
-                    StepFile::Kernel => &kernel,
-                    StepFile::Host => &host,
-                };
-                step_is_left(text, number)
-            })
-            .collect()
+        let mut progress = Progress::default();
+        let mut later_written = false;
+        for (index, step) in self.steps.iter().enumerate().rev() {
+            let number = index as u32 + 1;
+            let text = match step.file {
+                StepFile::Kernel => &kernel,
+                StepFile::Host => &host,
+            };
+            let commented = has_todo_comment(text, number);
+            let placeholder = step.file == StepFile::Host && calls_placeholder(text, number);
+            let left = match step.file {
+                StepFile::Host => placeholder,
+                StepFile::Kernel => commented && !later_written,
+            };
+            later_written |= !left;
+            if left {
+                progress.left.insert(0, number);
+            }
+            if placeholder {
+                progress.placeholders.insert(0, number);
+            }
+            if commented {
+                progress.todo_comments.insert(0, number);
+            }
+        }
+        progress
     }
 
     /// Step `number` (from 1), if the exercise has it.
@@ -107,7 +142,7 @@ impl Exercise {
 
 /// The exercise of this name.
 pub fn find(name: &str) -> Option<&'static Exercise> {
-    EXERCISES.iter().find(|e| e.name == name)
+    ExerciseId::from_name(name).map(ExerciseId::exercise)
 }
 
 /// Every exercise's name in course order, comma-separated, for messages that
@@ -116,98 +151,184 @@ pub fn names() -> String {
     EXERCISES.map(|e| e.name).join(", ")
 }
 
-/// Whether `text` still holds step `number`'s marker or placeholder.
-pub fn step_is_left(text: &str, number: u32) -> bool {
-    let marker = format!("TODO(step {number})");
-    let placeholders = [
-        format!("unfinished({number})"),
-        format!("unfinished::<()>({number})"),
-    ];
-    text.contains(&marker) || placeholders.iter().any(|p| text.contains(p.as_str()))
+/// What an exercise's sources show of its steps ([`Exercise::progress`]),
+/// each list in step order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// The steps not written yet, as far as reading the sources can tell:
+    /// what `cargo course` lists as left, and the next step is the first.
+    pub left: Vec<u32>,
+    /// The steps whose placeholder the program still calls: it cannot get
+    /// past them, so the exercise is not done while any is there. Part of
+    /// `left`.
+    pub placeholders: Vec<u32>,
+    /// The steps whose `TODO(step N)` comment is still in its file, written
+    /// or not.
+    pub todo_comments: Vec<u32>,
 }
 
-/// The PTX of one kernel, from its `.entry` to the next `.entry`; the whole
-/// text when `kernel` is None. None when the kernel is missing.
-pub fn kernel_ptx<'a>(ptx: &'a str, kernel: Option<&str>) -> Option<&'a str> {
-    let Some(name) = kernel else {
-        return Some(ptx);
-    };
-    let start = ptx.find(&format!(".entry {name}("))?;
-    let rest = &ptx[start + 1..];
-    let end = rest.find(".entry").map_or(ptx.len(), |at| start + 1 + at);
-    Some(&ptx[start..end])
+/// Whether `text` still holds step `number`'s `TODO(step N)` comment.
+pub fn has_todo_comment(text: &str, number: u32) -> bool {
+    text.contains(&format!("TODO(step {number})"))
 }
 
-/// Whether `ptx` meets `need`: Err says what is missing, for the feedback.
-pub fn check_need(need: &PtxNeed, ptx: &str) -> Result<(), String> {
-    match kernel_ptx(ptx, need.kernel) {
-        None => Err(format!(
-            "no kernel named {} in the PTX: keep the name and extern \"C\"",
-            need.kernel.unwrap_or("?")
-        )),
-        Some(text) if need.any_of.iter().any(|i| text.contains(i)) => Ok(()),
-        Some(_) => Err(format!(
-            "{} (no {} in its PTX)",
-            need.why,
-            need.any_of.join(" or ")
-        )),
+/// Whether the code in `text` still calls step `number`'s placeholder,
+/// `unfinished(N)` (also `unfinished::<T>(N)`, any spacing); a call in a
+/// `//` comment does not count, since the program never reaches it.
+pub fn calls_placeholder(text: &str, number: u32) -> bool {
+    const NAME: &str = "unfinished";
+    text.lines()
+        .map(|line| line.split_once("//").map_or(line, |(code, _)| code))
+        .any(|code| {
+            code.match_indices(NAME).any(|(at, _)| {
+                let before = code[..at].chars().next_back();
+                let whole_name = !before.is_some_and(|c| c.is_alphanumeric() || c == '_');
+                whole_name && placeholder_argument(&code[at + NAME.len()..]) == Some(number)
+            })
+        })
+}
+
+/// The step number of `::<T>(N)` or `(N)` after the placeholder's name.
+fn placeholder_argument(rest: &str) -> Option<u32> {
+    let mut rest = rest.trim_start();
+    if let Some(generic) = rest.strip_prefix("::") {
+        // The type argument, up to its matching `>`.
+        let generic = generic.trim_start().strip_prefix('<')?;
+        let mut depth = 1;
+        let end = generic.char_indices().find_map(|(at, c)| {
+            match c {
+                '<' => depth += 1,
+                '>' => depth -= 1,
+                _ => {}
+            }
+            (depth == 0).then_some(at)
+        })?;
+        rest = generic[end + 1..].trim_start();
     }
-}
-
-/// The needs `ptx` does not meet, for the feedback.
-pub fn missing_in_ptx(exercise: &Exercise, ptx: &str) -> Vec<String> {
-    exercise
-        .ptx
-        .iter()
-        .filter_map(|need| check_need(need, ptx).err())
-        .collect()
+    let (argument, _) = rest.strip_prefix('(')?.split_once(')')?;
+    argument.trim().parse().ok()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const PTX: &str = ".visible .entry dot(\n ld.shared.f32 %f1, [%r1];\n bar.sync 0;\n}\n\
-                       .visible .entry other(\n st.shared.f32 [%r1], %f1;\n}\n";
-
     #[test]
-    fn needs_are_looked_for_inside_their_kernel() {
-        let sm = find("dot-sm").unwrap();
-        let missing = missing_in_ptx(sm, PTX);
-        // st.shared is in the PTX, but in another kernel.
-        assert_eq!(missing.len(), 1, "{missing:?}");
-        assert!(missing[0].contains("never stores to shared memory"));
+    fn a_placeholder_is_a_call_in_code_of_that_step() {
+        assert!(calls_placeholder("let x = kernels::unfinished(3)?;", 3));
+        assert!(calls_placeholder("kernels::unfinished::<()>(3)?;", 3));
+        assert!(calls_placeholder(
+            "unfinished :: < DeviceBuffer<f32> > ( 3 )",
+            3
+        ));
+        assert!(calls_placeholder("a()?;\n    kernels::unfinished(3)\n", 3));
+        assert!(!calls_placeholder("kernels::unfinished(13)?;", 3));
+        assert!(!calls_placeholder("kernels::unfinished(3)?;", 1));
+        assert!(!calls_placeholder("// kernels::unfinished(3)?;", 3));
+        assert!(!calls_placeholder(
+            "d_a.copy_from(&a)?; // was unfinished(3)",
+            3
+        ));
+        assert!(!calls_placeholder("not_unfinished(3)", 3));
+        assert!(!calls_placeholder("// TODO(step 3): copy a", 3));
     }
 
     #[test]
-    fn a_renamed_kernel_is_reported_as_missing() {
-        let missing = missing_in_ptx(find("vecadd-anyN").unwrap(), PTX);
-        assert!(missing[0].contains("no kernel named vecadd"), "{missing:?}");
+    fn a_todo_comment_names_its_own_step() {
+        assert!(has_todo_comment("// TODO(step 3): do it", 3));
+        assert!(!has_todo_comment("// TODO(step 13): later", 3));
+        assert!(!has_todo_comment("d_a.copy_from(&a)?;", 3));
     }
 
-    #[test]
-    fn any_one_of_the_alternatives_is_enough() {
-        let ptx = ".entry dot(\n red.global.add.f32 [%rd1], %f1;\n}\n";
-        assert!(missing_in_ptx(find("dot-atomic").unwrap(), ptx).is_empty());
-    }
-
-    #[test]
-    fn a_step_is_left_while_its_marker_or_placeholder_is() {
-        assert!(step_is_left("// TODO(step 3): do it", 3));
-        assert!(step_is_left("let x = kernels::unfinished(3)?;", 3));
-        assert!(step_is_left("kernels::unfinished::<()>(3)?;", 3));
-        assert!(!step_is_left("// TODO(step 13): later", 3));
-        assert!(!step_is_left("d_a.copy_from(&a)?;", 3));
-    }
-
-    #[test]
-    fn steps_left_reads_each_step_in_its_own_file() {
+    /// vecadd-anyN's sources with step 1 (the kernel) and the host steps
+    /// `written` written, each keeping or dropping its TODO comment.
+    fn vecadd_progress(kernel_written: bool, written: &[u32], comments: bool) -> Progress {
         let vecadd = find("vecadd-anyN").unwrap();
-        let left = vecadd.steps_left(|file| match file {
-            StepFile::Kernel => "// TODO(step 1): add".to_owned(),
-            StepFile::Host => "unfinished(4)  // TODO(step 1) only counts in the kernel".to_owned(),
+        let comment = |n: u32| {
+            if comments {
+                format!("// TODO(step {n}): do it\n")
+            } else {
+                String::new()
+            }
+        };
+        vecadd.progress(|file| match file {
+            StepFile::Kernel => {
+                let body = if kernel_written {
+                    "c[i] = a[i] + b[i];"
+                } else {
+                    ""
+                };
+                format!("{{\n{}{body}\n}}", comment(1))
+            }
+            StepFile::Host => (2..=6)
+                .map(|n| {
+                    let code = if written.contains(&n) {
+                        "written()?;".to_owned()
+                    } else {
+                        format!("kernels::unfinished::<()>({n})?;")
+                    };
+                    format!("{}{code}\n", comment(n))
+                })
+                .collect(),
+        })
+    }
+
+    #[test]
+    fn the_stub_has_every_step_left() {
+        let stub = vecadd_progress(false, &[], true);
+        assert_eq!(stub.left, [1, 2, 3, 4, 5, 6]);
+        assert_eq!(stub.placeholders, [2, 3, 4, 5, 6]);
+        assert_eq!(stub.todo_comments, [1, 2, 3, 4, 5, 6]);
+    }
+
+    #[test]
+    fn todo_comments_never_keep_a_written_step_left() {
+        let all = vecadd_progress(true, &[2, 3, 4, 5, 6], true);
+        assert_eq!(all.left, Vec::<u32>::new());
+        assert_eq!(all.placeholders, Vec::<u32>::new());
+        assert_eq!(all.todo_comments, [1, 2, 3, 4, 5, 6]);
+        let some = vecadd_progress(true, &[2, 3], true);
+        assert_eq!(some.left, [4, 5, 6]);
+        assert_eq!(some.placeholders, [4, 5, 6]);
+    }
+
+    #[test]
+    fn a_kernel_step_counts_as_written_once_its_comment_goes_or_a_later_step_is_written() {
+        // Its comment kept, nothing after it written: reading cannot tell,
+        // and it is where to start.
+        assert_eq!(vecadd_progress(true, &[], true).left, [1, 2, 3, 4, 5, 6]);
+        // Its comment gone.
+        assert_eq!(vecadd_progress(true, &[], false).left, [2, 3, 4, 5, 6]);
+        // The student went on to step 2.
+        assert_eq!(vecadd_progress(true, &[2], true).left, [3, 4, 5, 6]);
+    }
+
+    #[test]
+    fn progress_reads_each_step_in_its_own_file() {
+        let vecadd = find("vecadd-anyN").unwrap();
+        // Step 1 is the kernel's, step 2 the host's: each mark in the other
+        // file counts for nothing.
+        let progress = vecadd.progress(|file| match file {
+            StepFile::Kernel => "kernels::unfinished(2)?;".to_owned(),
+            StepFile::Host => {
+                "// TODO(step 1): add\n".to_owned()
+                    + "unfinished(3)?; unfinished(4)?; unfinished(5)?; unfinished(6)?;"
+            }
         });
-        assert_eq!(left, [1, 4]);
+        assert_eq!(progress.left, [3, 4, 5, 6]);
+        assert_eq!(progress.placeholders, [3, 4, 5, 6]);
+        assert_eq!(progress.todo_comments, Vec::<u32>::new());
+    }
+
+    #[test]
+    fn every_exercise_ends_with_a_host_step() {
+        // Kernel steps count as written once a later step is: the last step
+        // must have a placeholder, so that a stub's steps are all left and a
+        // program that gets past every placeholder has none left.
+        for exercise in EXERCISES {
+            let last = exercise.steps.last().unwrap();
+            assert_eq!(last.file, StepFile::Host, "{}", exercise.name);
+        }
     }
 
     #[test]

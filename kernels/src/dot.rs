@@ -7,6 +7,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::catalogue::ExerciseId;
 use crate::host_memory::{self, HostAllocError};
 use crate::protocol::Real;
 
@@ -31,12 +32,24 @@ pub enum Variant {
 }
 
 impl Variant {
-    pub fn name(self) -> &'static str {
+    /// The exercise this variant is.
+    pub fn id(self) -> ExerciseId {
         match self {
-            Variant::Gm => "dot-gm",
-            Variant::Sm => "dot-sm",
-            Variant::Atomic => "dot-atomic",
+            Variant::Gm => ExerciseId::DotGm,
+            Variant::Sm => ExerciseId::DotSm,
+            Variant::Atomic => ExerciseId::DotAtomic,
         }
+    }
+
+    /// The variant exercise `id` is; None outside the dot family.
+    pub fn of(id: ExerciseId) -> Option<Variant> {
+        [Variant::Gm, Variant::Sm, Variant::Atomic]
+            .into_iter()
+            .find(|v| v.id() == id)
+    }
+
+    pub fn name(self) -> &'static str {
+        self.id().name()
     }
 
     /// Bytes the kernel must move per element: read a\[i] and b\[i], and for

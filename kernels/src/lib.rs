@@ -3,8 +3,10 @@
 //!
 //! - Always (standard library only, for build scripts and the `course`
 //!   command): [`nvcc`] compiles the kernel to PTX; [`catalogue`] lists the
-//!   exercises and their steps; [`exit_code`], [`launch`], [`seeded`],
-//!   [`stats`], [`units`].
+//!   exercises, their steps and their grading facts; [`exit_code`],
+//!   [`launch`], [`seeded`], [`stats`], [`units`]; the wire formats that
+//!   cross a process boundary: the driver-call trace ([`trace_record`]) and
+//!   the CPU emulator's findings ([`emulator_output`]).
 //! - Feature `protocol` (serde, no GPU; the grader uses it): the result
 //!   [`protocol`], each exercise's closed forms and check ([`vecadd`]), the
 //!   [`checksum`] of a run's outputs, and the person-readable [`report`].
@@ -13,6 +15,7 @@
 //!   each exercise's driver.
 
 pub mod catalogue;
+pub mod emulator_output;
 pub mod exit_code;
 pub mod host_memory;
 pub mod launch;
@@ -20,6 +23,7 @@ pub mod nvcc;
 pub mod seeded;
 pub mod stats;
 pub mod timeline;
+pub mod trace_record;
 pub mod units;
 
 #[cfg(feature = "protocol")]

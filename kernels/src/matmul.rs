@@ -26,6 +26,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::catalogue::ExerciseId;
 use crate::host_memory::{self, HostAllocError};
 use crate::protocol::Real;
 use crate::seeded;
@@ -45,11 +46,23 @@ pub enum Variant {
 }
 
 impl Variant {
-    pub fn name(self) -> &'static str {
+    /// The exercise this variant is.
+    pub fn id(self) -> ExerciseId {
         match self {
-            Variant::Naive => "matmul-naive",
-            Variant::Tiled => "matmul-tiled",
+            Variant::Naive => ExerciseId::MatmulNaive,
+            Variant::Tiled => ExerciseId::MatmulTiled,
         }
+    }
+
+    /// The variant exercise `id` is; None outside the matmul family.
+    pub fn of(id: ExerciseId) -> Option<Variant> {
+        [Variant::Naive, Variant::Tiled]
+            .into_iter()
+            .find(|v| v.id() == id)
+    }
+
+    pub fn name(self) -> &'static str {
+        self.id().name()
     }
 }
 

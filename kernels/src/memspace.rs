@@ -20,7 +20,7 @@ use crate::protocol::{Check, Failure, Real};
 #[cfg(feature = "runtime")]
 pub mod driver;
 
-pub const NAME: &str = "memspace-timing";
+pub const NAME: &str = crate::catalogue::ExerciseId::MemspaceTiming.name();
 
 /// Values every thread sums: 16 KiB, a quarter of constant memory.
 pub const SIZE: usize = 4096;

@@ -165,13 +165,13 @@ pub fn find_nvcc() -> Option<PathBuf> {
         .find(|candidate| candidate.is_file())
 }
 
-/// The course's install script, named in the message when nvcc is missing.
+/// The course's set-up script, named in the message when nvcc is missing.
 fn install_script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .unwrap_or(Path::new("."))
         .join("scripts")
-        .join("install-cuda-toolkit.sh")
+        .join("setup.sh")
 }
 
 /// `#include "..."` files next to the kernel, so editing one rebuilds the PTX.
@@ -224,7 +224,7 @@ impl fmt::Display for BuildError {
                 f,
                 "error: nvcc, the CUDA compiler, was not found (looked in $CUDA_PATH/bin, \
                  PATH, {}).\n\
-                 On Debian or Ubuntu, run {} to install it.\n\
+                 On Debian or Ubuntu, run {} to install it (and the rest the course needs).\n\
                  Elsewhere, install the CUDA toolkit and put nvcc on PATH or set CUDA_PATH \
                  to the toolkit's folder.",
                 TOOLKIT_DIRS.map(|d| format!("{d}/bin")).join(", "),
@@ -339,7 +339,7 @@ mod tests {
             install_script: install_script(),
         }
         .to_string();
-        assert!(err.contains("scripts/install-cuda-toolkit.sh"), "{err}");
+        assert!(err.contains("scripts/setup.sh"), "{err}");
         assert!(install_script().is_file(), "{}", install_script().display());
     }
 

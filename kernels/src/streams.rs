@@ -20,7 +20,7 @@ use crate::protocol::{Check, Failure, Real};
 #[cfg(feature = "runtime")]
 pub mod driver;
 
-pub const NAME: &str = "streams-overlap";
+pub const NAME: &str = crate::catalogue::ExerciseId::StreamsOverlap.name();
 
 pub const MULTIPLIER: u32 = 1_664_525;
 pub const INCREMENT: u32 = 1_013_904_223;

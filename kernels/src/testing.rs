@@ -7,8 +7,9 @@ use std::path::PathBuf;
 use assert_cmd::Command;
 use serde_json::Value;
 
-use crate::catalogue::{self, StepFile};
+use crate::catalogue::{self, Progress, StepFile};
 use crate::dot::Affine;
+use crate::units::counted;
 
 /// One exercise or solution binary under test.
 pub struct Exercise {
@@ -109,16 +110,17 @@ impl Exercise {
         }
     }
 
-    /// While a step is left in the sources (as compiled, `include_str!`):
-    /// [`Exercise::assert_fails_cleanly`]. Once every step is written there
-    /// is nothing to check here; `assert_done` takes over.
+    /// While a step's placeholder is left in the sources (as compiled,
+    /// `include_str!`): [`Exercise::assert_fails_cleanly`]. Once every
+    /// placeholder is gone there is nothing to check here; `assert_done`
+    /// takes over.
     pub fn assert_fails_cleanly_while_steps_are_left(
         &self,
         kernel_cu: &str,
         main_rs: &str,
         args: &[&str],
     ) {
-        if !self.steps_left(kernel_cu, main_rs).is_empty() {
+        if !self.progress(kernel_cu, main_rs).placeholders.is_empty() {
             self.assert_fails_cleanly(args);
         }
     }
@@ -135,6 +137,32 @@ impl Exercise {
             let message = json["error"]["message"].as_str().unwrap();
             assert!(message.contains("TODO(step"), "{json}");
         }
+    }
+}
+
+/// What `ptx` lacks of what `exercise` is about (its catalogue's needs),
+/// read as instructions by the `ptx` crate, as `cargo course check` and
+/// the grader read it; empty when it shows it all.
+pub fn missing_in_ptx(exercise: &catalogue::Exercise, ptx: &str) -> Vec<String> {
+    let module = match ptx::parser::parse(ptx) {
+        Ok(module) => module,
+        Err(err) => return vec![format!("its PTX could not be read as instructions ({err})")],
+    };
+    exercise
+        .ptx
+        .iter()
+        .filter(|need| ptx::features::lack(&module, need.kernel, need.any_of).is_some())
+        .map(|need| format!("{} (no {} in its PTX)", need.why, need.any_of.join(" or ")))
+        .collect()
+}
+
+impl Exercise {
+    /// The kernel's PTX (as compiled, `include_str!`) shows everything the
+    /// catalogue says the exercise is about.
+    pub fn assert_ptx_shows_what_the_exercise_is_about(&self, ptx: &str) {
+        let entry = catalogue::find(self.name).expect("an exercise of the catalogue");
+        let missing = missing_in_ptx(entry, ptx);
+        assert!(missing.is_empty(), "{}:\n{ptx}", missing.join("; "));
     }
 }
 
@@ -221,33 +249,38 @@ impl Exercise {
         }
     }
 
-    /// The steps left in these sources, by the catalogue's entry for this
-    /// exercise.
-    fn steps_left(&self, kernel_cu: &str, main_rs: &str) -> Vec<u32> {
+    /// What these sources show of the steps, by the catalogue's entry for
+    /// this exercise.
+    fn progress(&self, kernel_cu: &str, main_rs: &str) -> Progress {
         let entry = catalogue::find(self.name).expect("an exercise of the catalogue");
-        entry.steps_left(|file| match file {
+        entry.progress(|file| match file {
             StepFile::Kernel => kernel_cu.to_owned(),
             StepFile::Host => main_rs.to_owned(),
         })
     }
 
+    /// Done as `cargo course check` says it: no placeholder left (a
+    /// `TODO(step N)` comment left above a written step does not count), the
+    /// PTX as the exercise teaches, and a run that passes.
     fn done(&self, ptx: &str, kernel_cu: &str, main_rs: &str) -> Result<String, String> {
         let name = self.name;
         let entry = catalogue::find(name)
             .ok_or_else(|| format!("{name} is not in the course's catalogue"))?;
-        let left = self.steps_left(kernel_cu, main_rs);
-        if let Some(&next) = left.first() {
+        let progress = self.progress(kernel_cu, main_rs);
+        if !progress.placeholders.is_empty() {
+            // `left` holds every placeholder step, and may start earlier.
+            let next = progress.left[0];
             let step = entry.step(next).expect("a step of the exercise");
             return Err(format!(
-                "{name} is not done: {} of {} steps are left. Step {next} is next, in {}: {}\n\
+                "{name} is not done: {} of {} left. Step {next} is next, in {}: {}\n\
                  A hint: `cargo course hint {name} {next}`.",
-                left.len(),
-                entry.steps.len(),
+                progress.left.len(),
+                counted(entry.steps.len(), "step", "steps"),
                 step.file.path(),
                 step.task
             ));
         }
-        let missing = catalogue::missing_in_ptx(entry, ptx);
+        let missing = missing_in_ptx(entry, ptx);
         if !missing.is_empty() {
             return Err(format!(
                 "{name} is not done: every step is written, but {}",

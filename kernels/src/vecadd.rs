@@ -10,7 +10,7 @@ use crate::seeded;
 #[cfg(feature = "runtime")]
 pub mod driver;
 
-pub const NAME: &str = "vecadd-anyN";
+pub const NAME: &str = crate::catalogue::ExerciseId::VecaddAnyN.name();
 
 /// Without a seed, inputs repeat with this period so every value, and every
 /// sum, is a small integer: exact in f32, so the check can demand exact

@@ -1,6 +1,7 @@
 //! Every stub in exercises/ is its solution in solutions/ with each solved
 //! step replaced by a TODO: outside the marked steps the files are equal,
-//! line for line (docs/src/design.md, "exercises and solutions").
+//! line for line, build.rs is the same, and the solution compiles the
+//! stub's one tests/cli.rs (docs/src/design.md, "exercises and solutions").
 //!
 //! A step opens with `// TODO(step N): <sentence>` in the stub and
 //! `// Step N: <same sentence>` in the solution, the sentence wrapped onto
@@ -252,14 +253,16 @@ fn every_stub_matches_its_solution_outside_the_steps() {
     let mut problems = Vec::new();
     for (name, stub_dir) in &stubs {
         let solution_dir = &solutions[name];
-        let stub_files = [files(stub_dir, "src"), files(stub_dir, "tests")].concat();
-        let solution_files = [files(solution_dir, "src"), files(solution_dir, "tests")].concat();
+        let stub_files = files(stub_dir, "src");
+        let solution_files = files(solution_dir, "src");
         if stub_files != solution_files {
             problems.push(format!(
                 "{name}: files differ: {stub_files:?} vs {solution_files:?}"
             ));
             continue;
         }
+        // One test file for both: the solution compiles the stub's.
+        problems.extend(shared_tests(name, stub_dir, solution_dir));
         for file in stub_files.iter().chain([&PathBuf::from("build.rs")]) {
             let stub = fs::read_to_string(stub_dir.join(file)).unwrap();
             let solution = fs::read_to_string(solution_dir.join(file)).unwrap();
@@ -278,6 +281,30 @@ fn every_stub_matches_its_solution_outside_the_steps() {
     );
 }
 
+/// What is wrong with how a solution shares its stub's tests: it has no
+/// tests/ of its own, and its Cargo.toml names the stub's tests/cli.rs as
+/// its test `cli`.
+fn shared_tests(name: &str, stub_dir: &Path, solution_dir: &Path) -> Vec<String> {
+    let mut problems = Vec::new();
+    if !files(solution_dir, "tests").is_empty() {
+        problems.push(format!(
+            "{name}: the solution has tests/ of its own; it compiles the stub's"
+        ));
+    }
+    if !stub_dir.join("tests/cli.rs").is_file() {
+        problems.push(format!("{name}: the stub has no tests/cli.rs"));
+    }
+    let manifest = fs::read_to_string(solution_dir.join("Cargo.toml")).unwrap();
+    let wanted =
+        format!("[[test]]\nname = \"cli\"\npath = \"../../exercises/{name}/tests/cli.rs\"\n");
+    if !manifest.contains(&wanted) {
+        problems.push(format!(
+            "{name}: solutions/{name}/Cargo.toml must name the stub's tests as its own:\n{wanted}"
+        ));
+    }
+    problems
+}
+
 #[test]
 fn every_stub_numbers_its_steps_once_each_from_1() {
     for (name, dir) in crate_dirs("exercises") {
@@ -292,6 +319,66 @@ fn every_stub_numbers_its_steps_once_each_from_1() {
             "{name}: a stub without a single TODO(step N)"
         );
         assert_eq!(all, expected, "{name}: steps must be 1..=N, each once");
+    }
+}
+
+/// An exercise's progress as `cargo course` reads it from `dir`'s sources,
+/// each edited first by `edit`.
+fn progress_of(
+    exercise: &kernels::catalogue::Exercise,
+    dir: &Path,
+    edit: impl Fn(String) -> String,
+) -> kernels::catalogue::Progress {
+    exercise.progress(|file| edit(fs::read_to_string(dir.join(file.path())).unwrap()))
+}
+
+#[test]
+fn every_stub_has_every_step_left_and_every_host_step_a_placeholder() {
+    // A host step without its placeholder would read as written in the stub,
+    // and the program would not stop there.
+    for exercise in kernels::catalogue::EXERCISES {
+        let dir = root().join("exercises").join(exercise.name);
+        let progress = progress_of(&exercise, &dir, |text| text);
+        let all: Vec<u32> = (1..=exercise.steps.len() as u32).collect();
+        let host: Vec<u32> = all
+            .iter()
+            .copied()
+            .filter(|&n| exercise.step(n).unwrap().file == kernels::catalogue::StepFile::Host)
+            .collect();
+        assert_eq!(progress.left, all, "{}", exercise.name);
+        assert_eq!(progress.placeholders, host, "{}", exercise.name);
+        assert_eq!(progress.todo_comments, all, "{}", exercise.name);
+    }
+}
+
+#[test]
+fn a_solution_with_the_stubs_todo_comments_left_in_has_no_step_left() {
+    // What most students hand in: every step written, every comment kept.
+    // The solution's `// Step N:` is the stub's `// TODO(step N):`.
+    for exercise in kernels::catalogue::EXERCISES {
+        let dir = root().join("solutions").join(exercise.name);
+        let progress = progress_of(&exercise, &dir, |text| {
+            text.lines()
+                .map(
+                    |line| match parse_marker(line.trim_start(), &SOLUTION_MARKER) {
+                        Some((number, sentence)) => {
+                            let indent = &line[..line.len() - line.trim_start().len()];
+                            format!("{indent}// TODO(step {number}): {sentence}\n")
+                        }
+                        None => format!("{line}\n"),
+                    },
+                )
+                .collect()
+        });
+        let all: Vec<u32> = (1..=exercise.steps.len() as u32).collect();
+        assert_eq!(progress.todo_comments, all, "{}", exercise.name);
+        assert_eq!(progress.left, Vec::<u32>::new(), "{}", exercise.name);
+        assert_eq!(
+            progress.placeholders,
+            Vec::<u32>::new(),
+            "{}",
+            exercise.name
+        );
     }
 }
 
@@ -373,4 +460,37 @@ fn a_step_ends_at_the_closing_brace_of_its_block() {
 fn a_missing_tail_is_caught() {
     let cut = STUB.replace("    println!(\"{y}\");\n}\n", "");
     assert_eq!(drift("t", &cut, SOLVED).len(), 1);
+}
+
+#[test]
+fn a_solution_with_its_own_tests_or_another_test_path_is_caught() {
+    let dir = tempfile_dir();
+    let (stub, solution) = (dir.join("exercises/x"), dir.join("solutions/x"));
+    fs::create_dir_all(stub.join("tests")).unwrap();
+    fs::create_dir_all(solution.join("tests")).unwrap();
+    fs::write(stub.join("tests/cli.rs"), "").unwrap();
+    fs::write(solution.join("tests/cli.rs"), "").unwrap();
+    fs::write(
+        solution.join("Cargo.toml"),
+        "[[test]]\nname = \"cli\"\npath = \"tests/cli.rs\"\n",
+    )
+    .unwrap();
+    assert_eq!(shared_tests("x", &stub, &solution).len(), 2);
+    fs::remove_file(solution.join("tests/cli.rs")).unwrap();
+    fs::write(
+        solution.join("Cargo.toml"),
+        "[[test]]\nname = \"cli\"\npath = \"../../exercises/x/tests/cli.rs\"\n",
+    )
+    .unwrap();
+    assert_eq!(shared_tests("x", &stub, &solution), Vec::<String>::new());
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A fresh folder of this test's own under the target folder.
+fn tempfile_dir() -> PathBuf {
+    let dir =
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("stub-drift-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
 }

@@ -40,9 +40,14 @@ FINDINGS = [
 
 
 def finding(exercise):
-    """The first emulator finding of a failed run: its kind and kernel.cu line."""
+    """The first emulator finding of a failed run: its kind and kernel.cu line.
+    (results.json of schema 2 keeps findings typed; schema 1 in the message.)"""
     for run in exercise["runs"]:
-        for line in run["verdict"]["message"].splitlines():
+        for found in run.get("findings", []):
+            line = found.get("line")
+            kind = found["kind"].replace("-", " ")
+            return f"{kind} ({f'kernel.cu:{line}' if line else 'no line'})"
+        for line in run["verdict"].get("message", "").splitlines():
             if "the CPU emulator found: " not in line:
                 continue
             kind = next((k for k in FINDINGS if k in line), "finding")

@@ -32,6 +32,7 @@ use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use kernels::trace_record::{Direction, key};
 use record::Record;
 
 /// Runs as the dynamic linker loads the library (ELF `.init_array`): the
@@ -109,17 +110,24 @@ fn hex(handle: usize) -> impl std::fmt::Display {
 }
 
 /// Records a copy; `host` is the host-side pointer when there is one.
-fn copy(call: &str, rc: CUresult, stream: Handle, bytes: usize, dir: &str, host: Option<usize>) {
+fn copy(
+    call: &str,
+    rc: CUresult,
+    stream: Handle,
+    bytes: usize,
+    dir: Direction,
+    host: Option<usize>,
+) {
     guarded(|| {
         let Some(mut record) = Record::start(call, rc) else {
             return;
         };
         record
-            .field("stream", hex(stream as usize))
-            .field("bytes", bytes)
-            .field("dir", dir);
+            .field(key::STREAM, hex(stream as usize))
+            .field(key::BYTES, bytes)
+            .field(key::DIR, dir.word());
         if let Some(host) = host {
-            record.field("pinned", u8::from(tables::is_pinned(host, bytes)));
+            record.field(key::PINNED, u8::from(tables::is_pinned(host, bytes)));
         }
         record.send();
     });
@@ -141,7 +149,7 @@ fn pinned(call: &str, rc: CUresult, start: usize, bytes: usize) {
             tables::pin(start, bytes);
         }
         if let Some(mut record) = Record::start(call, rc) {
-            record.field("bytes", bytes).send();
+            record.field(key::BYTES, bytes).send();
         }
     });
 }
@@ -177,7 +185,7 @@ pub mod entry {
                 tables::name(unsafe { *function } as usize, name);
             }
             if let Some(mut record) = Record::start("cuModuleGetFunction", rc) {
-                record.word("kernel", name).send();
+                record.word(key::KERNEL, name).send();
             }
         });
         rc
@@ -227,10 +235,10 @@ pub mod entry {
             let len = tables::name_of(function as usize, &mut name);
             let name: &[u8] = if len == 0 { b"?" } else { &name[..len] };
             record
-                .field("stream", hex(stream as usize))
-                .word("kernel", name)
-                .field("grid", format_args!("{grid_x},{grid_y},{grid_z}"))
-                .field("block", format_args!("{block_x},{block_y},{block_z}"))
+                .field(key::STREAM, hex(stream as usize))
+                .word(key::KERNEL, name)
+                .field(key::GRID, format_args!("{grid_x},{grid_y},{grid_z}"))
+                .field(key::BLOCK, format_args!("{block_x},{block_y},{block_z}"))
                 .send();
         });
         rc
@@ -253,7 +261,7 @@ pub mod entry {
             rc,
             null,
             bytes,
-            "htod",
+            Direction::HostToDevice,
             Some(src as usize),
         );
         rc
@@ -276,7 +284,7 @@ pub mod entry {
             rc,
             null,
             bytes,
-            "dtoh",
+            Direction::DeviceToHost,
             Some(dst as usize),
         );
         rc
@@ -298,7 +306,7 @@ pub mod entry {
             rc,
             std::ptr::null_mut(),
             bytes,
-            "dtod",
+            Direction::DeviceToDevice,
             None,
         );
         rc
@@ -318,7 +326,14 @@ pub mod entry {
         // SAFETY: the caller's arguments, unchanged, to the driver.
         let rc = unsafe { real(dst, src, bytes, stream) };
         let host = Some(src as usize);
-        copy("cuMemcpyHtoDAsync_v2", rc, stream, bytes, "htod", host);
+        copy(
+            "cuMemcpyHtoDAsync_v2",
+            rc,
+            stream,
+            bytes,
+            Direction::HostToDevice,
+            host,
+        );
         rc
     }
 
@@ -336,7 +351,14 @@ pub mod entry {
         // SAFETY: the caller's arguments, unchanged, to the driver.
         let rc = unsafe { real(dst, src, bytes, stream) };
         let host = Some(dst as usize);
-        copy("cuMemcpyDtoHAsync_v2", rc, stream, bytes, "dtoh", host);
+        copy(
+            "cuMemcpyDtoHAsync_v2",
+            rc,
+            stream,
+            bytes,
+            Direction::DeviceToHost,
+            host,
+        );
         rc
     }
 
@@ -353,7 +375,14 @@ pub mod entry {
         };
         // SAFETY: the caller's arguments, unchanged, to the driver.
         let rc = unsafe { real(dst, src, bytes, stream) };
-        copy("cuMemcpyDtoDAsync_v2", rc, stream, bytes, "dtod", None);
+        copy(
+            "cuMemcpyDtoDAsync_v2",
+            rc,
+            stream,
+            bytes,
+            Direction::DeviceToDevice,
+            None,
+        );
         rc
     }
 
@@ -433,7 +462,7 @@ pub mod entry {
         // SAFETY: the caller's arguments, unchanged, to the driver.
         let rc = unsafe { real(stream, flags) };
         let created = written(rc, stream);
-        simple("cuStreamCreate", rc, "stream", created);
+        simple("cuStreamCreate", rc, key::STREAM, created);
         rc
     }
 
@@ -449,7 +478,7 @@ pub mod entry {
         // SAFETY: the caller's arguments, unchanged, to the driver.
         let rc = unsafe { real(stream, flags, priority) };
         let created = written(rc, stream);
-        simple("cuStreamCreateWithPriority", rc, "stream", created);
+        simple("cuStreamCreateWithPriority", rc, key::STREAM, created);
         rc
     }
 
@@ -460,7 +489,7 @@ pub mod entry {
         };
         // SAFETY: the caller's arguments, unchanged, to the driver.
         let rc = unsafe { real(event, stream) };
-        simple("cuEventRecord", rc, "stream", stream as usize);
+        simple("cuEventRecord", rc, key::STREAM, stream as usize);
         rc
     }
 
@@ -482,7 +511,7 @@ pub mod entry {
         };
         // SAFETY: the caller's argument, unchanged, to the driver.
         let rc = unsafe { real(stream) };
-        simple("cuStreamSynchronize", rc, "stream", stream as usize);
+        simple("cuStreamSynchronize", rc, key::STREAM, stream as usize);
         rc
     }
 

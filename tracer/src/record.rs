@@ -3,22 +3,15 @@
 //! threads never interleave (a pipe writes up to PIPE_BUF bytes atomically)
 //! and recording never allocates.
 //!
-//! A record is `SEQ PID CALL RESULT key=value ...`: a sequence number in the
-//! order the calls returned, the process id, the driver entry point, its
-//! CUresult, then the call's details. Each process starts with the line
-//! `# cuda-course-trace 1`.
+//! The format (`SEQ PID CALL RESULT key=value ...`, a header line first) is
+//! `kernels::trace_record`'s, which the grader reads with.
 
 use std::fmt::{self, Write};
 use std::sync::Once;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// The environment variable naming the file descriptor records go to.
-pub const FD_VARIABLE: &str = "CUDA_COURSE_TRACE_FD";
-
-/// The first line each traced process writes; the number is the format's
-/// version.
-pub const HEADER: &str = "# cuda-course-trace 1\n";
+use kernels::trace_record::{FD_VARIABLE_C, HEADER_LINE};
 
 /// Longest record; the longest real one (a launch with a 128-byte kernel
 /// name) is about 300 bytes. Below PIPE_BUF (4096), so one write is atomic.
@@ -32,7 +25,7 @@ static SEQUENCE: AtomicU64 = AtomicU64::new(0);
 pub fn trace_fd() -> Option<i32> {
     static FD: OnceLock<Option<i32>> = OnceLock::new();
     *FD.get_or_init(|| {
-        let name = c"CUDA_COURSE_TRACE_FD";
+        let name = FD_VARIABLE_C;
         // SAFETY: getenv with a NUL-terminated name; the result is either
         // null or a NUL-terminated string owned by the environment, read
         // here once before anything of ours could change it.
@@ -131,7 +124,7 @@ impl Record {
 pub fn announce() {
     static HEADER_ONCE: Once = Once::new();
     if let Some(fd) = trace_fd() {
-        HEADER_ONCE.call_once(|| write_all(fd, HEADER.as_bytes()));
+        HEADER_ONCE.call_once(|| write_all(fd, HEADER_LINE.as_bytes()));
     }
 }
 

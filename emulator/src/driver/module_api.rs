@@ -6,12 +6,13 @@
 //! `kernelParams` holds one pointer per kernel parameter, each to a value of
 //! that parameter's size.
 
+use kernels::emulator_output::{FINDING_PREFIX, STATS_VARIABLE};
 use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
 use std::sync::Arc;
 use std::time::Instant;
 
 use super::codes::{self, CuResult};
-use super::state::{self, Driver, write_out};
+use super::state::{self, Driver, Function, write_out};
 use crate::exec::launch::{self, Shape};
 use crate::module::Module;
 
@@ -29,8 +30,9 @@ unsafe fn text<'a>(ptr: *const c_void) -> Result<&'a str, CuResult> {
 }
 
 fn load(driver: &mut Driver, image: &str) -> Result<usize, CuResult> {
+    driver.flush_printf();
     let module = Module::load(image, &mut driver.heap).map_err(|message| {
-        eprintln!("cuda-course emulator: the PTX cannot be loaded: {message}");
+        eprintln!("{FINDING_PREFIX}the PTX cannot be loaded: {message}");
         codes::INVALID_PTX
     })?;
     let handle = driver.handle();
@@ -75,6 +77,7 @@ pub unsafe extern "C" fn cuModuleLoadDataEx(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuModuleUnload(module: *mut c_void) -> CuResult {
     state::with_driver("cuModuleUnload", |driver| {
+        driver.flush_printf();
         let module = driver
             .modules
             .remove(&(module as usize))
@@ -103,8 +106,20 @@ pub unsafe extern "C" fn cuModuleGetFunction(
             .ok_or(codes::INVALID_HANDLE)?;
         let index = module.kernel(name).ok_or(codes::NOT_FOUND)?;
         let kernel = Arc::clone(&module.kernels[index]);
+        // A kernel the emulator cannot run all of is refused here, before it
+        // runs, naming what it cannot run.
+        if let Some(first) = kernel.unsupported.first() {
+            eprintln!(
+                "{FINDING_PREFIX}kernel `{name}` cannot run on the CPU emulator: {first}{}",
+                kernel
+                    .unsupported_at
+                    .first()
+                    .map_or(String::new(), |at| format!(" ({at})"))
+            );
+            return Err(codes::NOT_SUPPORTED);
+        }
         let handle = driver.handle();
-        driver.functions.insert(handle, kernel);
+        driver.functions.insert(handle, Function::new(kernel));
         // SAFETY: the caller's out-pointer, per the module's contract.
         unsafe { write_out(function, handle as *mut c_void) }
     })
@@ -162,12 +177,9 @@ pub unsafe extern "C" fn cuLaunchKernel(
     extra: *mut *mut c_void,
 ) -> CuResult {
     state::with_driver("cuLaunchKernel", |driver| {
-        let kernel = Arc::clone(
-            driver
-                .functions
-                .get(&(function as usize))
-                .ok_or(codes::INVALID_HANDLE)?,
-        );
+        let function = driver.function(function)?;
+        let kernel = Arc::clone(&function.kernel);
+        let dynamic_limit = Some(function.max_dynamic_shared);
         if !extra.is_null() || (params.is_null() && !kernel.params.is_empty()) {
             return Err(codes::INVALID_VALUE);
         }
@@ -191,14 +203,21 @@ pub unsafe extern "C" fn cuLaunchKernel(
             grid: [grid_x, grid_y, grid_z],
             block: [block_x, block_y, block_z],
             dynamic_shared: shared_bytes,
+            dynamic_limit,
         };
+        driver.flush_printf();
         let started = Instant::now();
-        match launch::launch(&kernel, shape, buffer, driver.heap.snapshot()) {
+        let result = launch::launch(&kernel, shape, buffer, driver.heap.snapshot());
+        match &result {
+            Ok(report) => driver.printed.extend_from_slice(&report.printed),
+            Err(fault) => driver.printed.extend_from_slice(&fault.printed),
+        }
+        match result {
             Ok(report) => {
-                if std::env::var_os("CUDA_COURSE_EMULATOR_STATS").is_some() {
+                if std::env::var_os(STATS_VARIABLE).is_some() {
                     let seconds = started.elapsed().as_secs_f64();
                     eprintln!(
-                        "cuda-course emulator: kernel `{}`: {} thread-instructions in {:.3} s, {:.3} CPU s \
+                        "{FINDING_PREFIX}kernel `{}`: {} thread-instructions in {:.3} s, {:.3} CPU s \
                          ({:.0} million per CPU second)",
                         kernel.name,
                         report.executed,
@@ -210,7 +229,7 @@ pub unsafe extern "C" fn cuLaunchKernel(
                 Ok(())
             }
             Err(fault) => {
-                eprintln!("cuda-course emulator: {}", fault.message);
+                eprintln!("{FINDING_PREFIX}{}", fault.message);
                 Err(fault.code)
             }
         }

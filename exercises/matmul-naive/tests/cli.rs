@@ -1,6 +1,8 @@
-//! The exercise binary as a user meets it. This file is the same in the stub
-//! (exercises/matmul-naive) and the solution; tests for only one of them are
-//! marked `#[cfg(solution)]` or `#[cfg(not(solution))]` (build.rs sets it).
+//! The exercise binary as a user meets it. This one file is the stub's
+//! (exercises/matmul-naive) and the solution's (solutions/matmul-naive/Cargo.toml names it
+//! as its test); tests for only one of them are marked `#[cfg(solution)]`
+//! or `#[cfg(not(solution))]` (build.rs sets it). Paths are the crate's own
+//! (`CARGO_MANIFEST_DIR`), so each reads its own sources.
 //!
 //! GPU tests are ignored here; on a GPU: `cargo test -- --include-ignored`.
 //! The last test, `the_exercise_is_done`, passes exactly when the exercise
@@ -10,8 +12,8 @@ use kernels::testing::Exercise;
 
 const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernel.ptx"));
 /// The sources as compiled, so a test can name the step that is next.
-const KERNEL_CU: &str = include_str!("../src/kernel.cu");
-const MAIN_RS: &str = include_str!("../src/main.rs");
+const KERNEL_CU: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/src/kernel.cu"));
+const MAIN_RS: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/src/main.rs"));
 
 /// Widths with and without partial tiles, from 1 up.
 const WIDTHS: [&str; 9] = ["1", "7", "16", "17", "31", "33", "100", "1000", "1024"];
@@ -62,6 +64,12 @@ fn solution_ptx_has_what_the_exercise_is_about() {
             "no {instruction} in the PTX:\n{PTX}"
         );
     }
+}
+
+#[test]
+#[cfg(solution)]
+fn solution_ptx_shows_what_the_catalogue_says_the_exercise_is_about() {
+    exercise().assert_ptx_shows_what_the_exercise_is_about(PTX);
 }
 
 #[test]

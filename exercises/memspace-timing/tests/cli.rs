@@ -1,6 +1,8 @@
-//! The exercise binary as a user meets it. This file is the same in the stub
-//! (exercises/memspace-timing) and the solution; tests for only one of them
-//! are marked `#[cfg(solution)]` or `#[cfg(not(solution))]` (build.rs sets it).
+//! The exercise binary as a user meets it. This one file is the stub's
+//! (exercises/memspace-timing) and the solution's (solutions/memspace-timing/Cargo.toml names it
+//! as its test); tests for only one of them are marked `#[cfg(solution)]`
+//! or `#[cfg(not(solution))]` (build.rs sets it). Paths are the crate's own
+//! (`CARGO_MANIFEST_DIR`), so each reads its own sources.
 //!
 //! GPU tests are ignored here; on a GPU: `cargo test -- --include-ignored`.
 //! The last test, `the_exercise_is_done`, passes exactly when the exercise
@@ -12,8 +14,8 @@ use kernels::testing::Exercise;
 
 const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernel.ptx"));
 /// The sources as compiled, so a test can name the step that is next.
-const KERNEL_CU: &str = include_str!("../src/kernel.cu");
-const MAIN_RS: &str = include_str!("../src/main.rs");
+const KERNEL_CU: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/src/kernel.cu"));
+const MAIN_RS: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/src/main.rs"));
 
 fn exercise() -> Exercise {
     Exercise::new(env!("CARGO_PKG_NAME"), "memspace-timing")
@@ -74,6 +76,12 @@ fn each_solution_kernel_reads_its_own_memory_space() {
         !register.contains("ld.global") && !register.contains("ld.const"),
         "{register}"
     );
+}
+
+#[test]
+#[cfg(solution)]
+fn solution_ptx_shows_what_the_catalogue_says_the_exercise_is_about() {
+    exercise().assert_ptx_shows_what_the_exercise_is_about(PTX);
 }
 
 #[test]

@@ -20,12 +20,13 @@ use crate::build::digest;
 use crate::build::emulator_library::{self, Library};
 use crate::build::ptx_check;
 use crate::build::reference::{self, Kept, PTX_DIR, Reference};
-use crate::discover::discovery::discover;
-use kernels::catalogue::{self, EXERCISES};
+use crate::discover::discovery::{Problem, discover};
+use kernels::catalogue::{ALL_IDS, ExerciseId};
 
 use crate::atomic_file;
 use crate::build::workspace::Entry;
 use crate::confine::sandbox::Isolation;
+use crate::error::{Error, Result};
 
 /// 2: the reference binaries and each item's PTX.
 pub const BUNDLE_SCHEMA: u32 = 2;
@@ -51,7 +52,7 @@ pub struct Bundle {
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Item {
     pub student: String,
-    pub exercise: String,
+    pub exercise: ExerciseId,
     /// Problems with the student's submission as a whole.
     pub problems: Vec<String>,
     /// Why nothing was built, when nothing was: not found, or ambiguous.
@@ -76,9 +77,13 @@ pub struct Request<'a> {
     pub submissions: &'a Path,
     pub bundle: &'a Path,
     /// Exercises to grade; all when empty.
-    pub exercises: &'a [String],
-    /// Student ids to build; all when empty (see `regrade`).
+    pub exercises: &'a [ExerciseId],
+    /// Student ids to build; all when empty. With some, the earlier
+    /// bundle's items for everyone else are kept (`earlier`).
     pub students: &'a [String],
+    /// The bundle BUNDLE/bundle.json held, when only some students are
+    /// rebuilt.
+    pub earlier: Option<Bundle>,
     pub seed: u64,
     pub jobs: Option<usize>,
     /// Where the dependencies are built [default: BUNDLE/.build]; keep it
@@ -105,18 +110,13 @@ pub enum Progress<'a> {
 }
 
 /// Builds the bundle; returns it as written to BUNDLE/bundle.json.
-pub fn build(request: &Request) -> Result<Bundle, String> {
-    let io = |what: &str| {
-        let what = what.to_owned();
-        move |err: std::io::Error| format!("{what}: {err}")
-    };
-    let chosen: Vec<&str> = EXERCISES
-        .iter()
-        .map(|e| e.name)
-        .filter(|name| request.exercises.is_empty() || request.exercises.iter().any(|e| e == name))
+pub fn build(request: Request) -> Result<Bundle> {
+    let chosen: Vec<ExerciseId> = ALL_IDS
+        .into_iter()
+        .filter(|id| request.exercises.is_empty() || request.exercises.contains(id))
         .collect();
-    let submissions =
-        discover(request.submissions).map_err(io(&request.submissions.display().to_string()))?;
+    let names: Vec<&str> = chosen.iter().map(|id| id.name()).collect();
+    let submissions = discover(request.submissions).map_err(Error::io(request.submissions))?;
     let submissions = crate::discover::selection::only(submissions, request.students)?;
 
     let mut items = Vec::new();
@@ -124,10 +124,10 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
     for submission in &submissions {
         let problems: Vec<String> = submission.problems.iter().map(|p| p.to_string()).collect();
         for &exercise in &chosen {
-            let ambiguous = problems
-                .iter()
-                .any(|p| p.starts_with(&format!("{exercise} was found in")));
-            let (files, refused, absent) = match submission.exercises.get(exercise) {
+            let ambiguous = submission.problems.iter().any(
+                |p| matches!(p, Problem::Ambiguous { exercise: e, .. } if e == exercise.name()),
+            );
+            let (files, refused, absent) = match submission.exercises.get(exercise.name()) {
                 Some(found) => {
                     let selection = &found.selection;
                     let refused = selection.refused.iter().map(|r| r.to_string()).collect();
@@ -147,7 +147,7 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
             taken.push(files);
             items.push(Item {
                 student: submission.student.clone(),
-                exercise: exercise.to_owned(),
+                exercise,
                 problems: problems.clone(),
                 absent,
                 refused,
@@ -169,13 +169,13 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
         course: request
             .course
             .canonicalize()
-            .map_err(io(&request.course.display().to_string()))?,
+            .map_err(Error::io(request.course))?,
         root: &root,
         jobs: request.jobs,
         timeout: request.build_timeout,
     };
     let bin = request.bundle.join("bin");
-    fs::create_dir_all(&bin).map_err(io("creating the bundle"))?;
+    fs::create_dir_all(&bin).map_err(Error::io(&bin))?;
     let mut by_student: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     for (i, item) in items.iter().enumerate() {
         if item.absent.is_none() {
@@ -190,7 +190,7 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
         // In the bundle's own build folder, like the students': the
         // dependencies' folder is shared by graders running at once.
         let own = request.bundle.join(".build");
-        reference = reference::build(&builder, request.course, &chosen, &own, request.bundle)?;
+        reference = reference::build(&builder, request.course, &names, &own, request.bundle)?;
         tracer = Some(reference::build_tracer(
             request.course,
             &root,
@@ -214,7 +214,7 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
             .iter()
             .map(|&i| Entry {
                 student,
-                exercise: &items[i].exercise,
+                exercise: items[i].exercise.name(),
                 taken: &taken[i],
             })
             .collect();
@@ -228,7 +228,7 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
     // Build folders of students no longer in the submissions go.
     for entry in fs::read_dir(&students).into_iter().flatten().flatten() {
         if sweep && !built_students.contains(&*entry.file_name().to_string_lossy()) {
-            fs::remove_dir_all(entry.path()).map_err(io("removing a stale build folder"))?;
+            fs::remove_dir_all(entry.path()).map_err(Error::io(&entry.path()))?;
         }
     }
     let mut kept_ptx = BTreeSet::new();
@@ -241,8 +241,8 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
             let copy = request.bundle.join(&relative);
             // A fresh file, never written through an existing one.
             let _ = fs::remove_file(&copy);
-            fs::copy(binary, &copy).map_err(io("copying a binary"))?;
-            item.digest = Some(digest::file(&copy).map_err(io("reading a binary"))?);
+            fs::copy(binary, &copy).map_err(Error::io(&copy))?;
+            item.digest = Some(digest::file(&copy).map_err(Error::io(&copy))?);
             binaries.insert(name);
             item.binary = Some(relative);
         }
@@ -251,7 +251,7 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
             item.ptx = Some(reference::keep(ptx, request.bundle, PTX_DIR, &name)?);
             kept_ptx.insert(name);
         }
-        let exercise = catalogue::find(&item.exercise).expect("chosen from the catalogue");
+        let exercise = item.exercise.exercise();
         item.ptx_missing = match result.ptx.as_ref().map(|p| ptx_check::read(p)) {
             Some(Ok(ptx)) => ptx_check::missing(exercise, &ptx),
             Some(Err(why)) => vec![why],
@@ -260,10 +260,10 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
         };
     }
     // Binaries of students no longer in the submissions go.
-    for entry in fs::read_dir(&bin).map_err(io("reading the bundle"))? {
-        let entry = entry.map_err(io("reading the bundle"))?;
+    for entry in fs::read_dir(&bin).map_err(Error::io(&bin))? {
+        let entry = entry.map_err(Error::io(&bin))?;
         if sweep && !binaries.contains(&*entry.file_name().to_string_lossy()) {
-            fs::remove_file(entry.path()).map_err(io("removing a stale binary"))?;
+            fs::remove_file(entry.path()).map_err(Error::io(&entry.path()))?;
         }
     }
     if sweep {
@@ -274,7 +274,7 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
     let emulator = emulator_library::build(request.course, &root, request.bundle)
         .inspect_err(|why| eprintln!("grader: warning: {why}; only a GPU can grade this bundle"))
         .ok();
-    let bundle = Bundle {
+    let mut bundle = Bundle {
         schema_version: BUNDLE_SCHEMA,
         seed: request.seed,
         reference,
@@ -282,23 +282,100 @@ pub fn build(request: &Request) -> Result<Bundle, String> {
         items,
         emulator,
     };
-    let text = serde_json::to_string_pretty(&bundle).map_err(|err| err.to_string())?;
-    atomic_file::write(&request.bundle.join("bundle.json"), text.as_bytes())
-        .map_err(io("writing bundle.json"))?;
+    if let Some(earlier) = request.earlier {
+        bundle = merged(earlier, bundle, request.students);
+    }
+    let path = request.bundle.join("bundle.json");
+    let text = serde_json::to_string_pretty(&bundle).expect("a bundle is JSON");
+    atomic_file::write(&path, text.as_bytes()).map_err(Error::io(&path))?;
     Ok(bundle)
 }
 
+/// The earlier bundle's items for everyone but `students`, and the fresh
+/// bundle's for them, in student and course order.
+fn merged(earlier: Bundle, fresh: Bundle, students: &[String]) -> Bundle {
+    let mut items: Vec<_> = earlier
+        .items
+        .into_iter()
+        .filter(|i| !students.contains(&i.student))
+        .chain(fresh.items)
+        .collect();
+    // ExerciseId's order is the course's.
+    items.sort_by(|a, b| (&a.student, a.exercise).cmp(&(&b.student, b.exercise)));
+    Bundle { items, ..fresh }
+}
+
 /// Reads BUNDLE/bundle.json.
-pub fn load(bundle: &Path) -> Result<Bundle, String> {
+pub fn load(bundle: &Path) -> Result<Bundle> {
     let path = bundle.join("bundle.json");
-    let text = fs::read_to_string(&path).map_err(|err| format!("{}: {err}", path.display()))?;
-    let value: serde_json::Value =
-        serde_json::from_str(&text).map_err(|err| format!("{}: {err}", path.display()))?;
-    if value["schema_version"].as_u64() != Some(u64::from(BUNDLE_SCHEMA)) {
-        return Err(format!(
-            "{} is not a bundle this grader reads",
-            path.display()
-        ));
+    let text = fs::read_to_string(&path).map_err(Error::io(&path))?;
+    let malformed = |err: serde_json::Error| Error::Malformed {
+        path: path.clone(),
+        why: err.to_string(),
+    };
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(malformed)?;
+    let found = value["schema_version"].as_u64();
+    if found != Some(u64::from(BUNDLE_SCHEMA)) {
+        return Err(Error::Schema {
+            path,
+            found,
+            want: BUNDLE_SCHEMA,
+            what: "build the bundle again with this grader's `grader build`",
+        });
     }
-    serde_json::from_value(value).map_err(|err| format!("{}: {err}", path.display()))
+    serde_json::from_value(value).map_err(malformed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kernels::catalogue::ExerciseId::{DotSm, VecaddAnyN};
+
+    fn item(student: &str, exercise: ExerciseId, binary: &str) -> Item {
+        Item {
+            student: student.into(),
+            exercise,
+            problems: vec![],
+            absent: None,
+            refused: vec![],
+            build_errors: None,
+            binary: Some(binary.into()),
+            digest: None,
+            ptx_missing: vec![],
+            ptx: None,
+        }
+    }
+
+    #[test]
+    fn a_regraded_student_replaces_only_their_own_items() {
+        let bundle = |seed, items| Bundle {
+            schema_version: crate::build::bundle::BUNDLE_SCHEMA,
+            seed,
+            reference: Default::default(),
+            tracer: None,
+            items,
+            emulator: None,
+        };
+        let earlier = bundle(
+            9,
+            vec![
+                item("ann", VecaddAnyN, "old-ann"),
+                item("bo", VecaddAnyN, "old-bo"),
+                item("bo", DotSm, "old-bo-dot"),
+            ],
+        );
+        let fresh = bundle(9, vec![item("bo", VecaddAnyN, "new-bo")]);
+        let merged = merged(earlier, fresh, &["bo".into()]);
+        let got: Vec<(&str, &str)> = merged
+            .items
+            .iter()
+            .map(|i| {
+                (
+                    i.student.as_str(),
+                    i.binary.as_ref().unwrap().to_str().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(got, [("ann", "old-ann"), ("bo", "new-bo")]);
+    }
 }

@@ -1,6 +1,6 @@
 //! Builds the class, one student at a time, each in a sandbox of their own
 //! (see `sandbox`): their crates and build folder writable, the course's
-//! `kernels` crate, the toolchain and the registry read-only, no network,
+//! `kernels` and `ptx` crates, the toolchain and the registry read-only, no network,
 //! a timeout and a memory cap, so one student can neither read another's
 //! work nor stall or break their build. The dependencies (cust, clap,
 //! serde, `kernels`) are compiled once per class, by building the course's
@@ -25,6 +25,7 @@ use crate::build::workspace::{self, Entry, Member};
 use crate::confine::runner::{self, Ended, Job, Limits};
 use crate::confine::sandbox::{self, BuildMounts, Isolation, Sandbox};
 use crate::discover::overlay::{self, Taken};
+use crate::error::{Error, Result};
 
 /// One crate's build.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -89,7 +90,7 @@ impl Builder<'_> {
     /// Builds the course's own exercise crates once, for their
     /// dependencies; later calls find them built. Trusted code, but built
     /// in the same sandbox as the students, so paths match.
-    pub fn prepare(&self) -> Result<(), String> {
+    pub fn prepare(&self) -> Result<()> {
         let deps = self.deps();
         // The course's stubs: they build, and need what every student's
         // crate needs.
@@ -107,17 +108,14 @@ impl Builder<'_> {
             })
             .collect();
         workspace::create(&self.course, &self.course_seen(), &deps.workspace, &entries)
-            .map_err(|err| format!("writing the dependencies' workspace: {err}"))?;
-        fs::create_dir_all(&deps.target).map_err(|err| err.to_string())?;
+            .map_err(Error::io(&deps.workspace))?;
+        fs::create_dir_all(&deps.target).map_err(Error::io(&deps.target))?;
         // One grader at a time prepares (tests build classes in parallel).
-        let lock = fs::File::create(self.root.join("deps.lock")).map_err(|err| err.to_string())?;
+        let lock_path = self.root.join("deps.lock");
+        let lock = fs::File::create(&lock_path).map_err(Error::io(&lock_path))?;
         // SAFETY: flock on a descriptor we own; released when it closes.
         if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
-            return Err(format!(
-                "locking {}: {}",
-                self.root.display(),
-                io::Error::last_os_error()
-            ));
+            return Err(Error::io(&lock_path)(io::Error::last_os_error()));
         }
         let ready = deps.target.join("grader-ready");
         let key = self.key()?;
@@ -127,8 +125,8 @@ impl Builder<'_> {
         // The course or the toolchain changed (or a first build): start
         // over. Students' folders linked from the old ones then rebuild
         // what changed, as new files beside the old.
-        fs::remove_dir_all(&deps.target).map_err(|err| err.to_string())?;
-        fs::create_dir_all(&deps.target).map_err(|err| err.to_string())?;
+        fs::remove_dir_all(&deps.target).map_err(Error::io(&deps.target))?;
+        fs::create_dir_all(&deps.target).map_err(Error::io(&deps.target))?;
         let mut args = vec!["build", "--release", "--offline", "--bins", "--quiet"];
         let jobs = self.jobs.map(|j| format!("--jobs={j}"));
         args.extend(jobs.as_deref());
@@ -141,28 +139,31 @@ impl Builder<'_> {
             },
         );
         if outcome.ended != Ended::Exited(0) {
-            return Err(format!(
+            return Err(Error::Tool(format!(
                 "building the course's own crates for their dependencies failed ({:?}): {}",
                 outcome.ended,
                 outcome.stderr.trim()
-            ));
+            )));
         }
         // Read-only: linked into every student's folder, where no build
         // may change them for the next student.
         for entry in walkdir::WalkDir::new(&deps.target) {
-            let entry = entry.map_err(|err| err.to_string())?;
+            let entry = entry.map_err(|err| Error::Io {
+                path: err.path().unwrap_or(&deps.target).to_owned(),
+                source: err.into(),
+            })?;
             if entry.file_type().is_file() {
                 fs::set_permissions(entry.path(), fs::Permissions::from_mode(0o444))
-                    .map_err(|err| err.to_string())?;
+                    .map_err(Error::io(entry.path()))?;
             }
         }
-        fs::write(&ready, key).map_err(|err| err.to_string())
+        fs::write(&ready, key).map_err(Error::io(&ready))
     }
 
     /// What the dependencies depend on: the toolchain, the course's
-    /// manifests and lock, and its `kernels` crate's files, by size and
-    /// modification time.
-    fn key(&self) -> Result<String, String> {
+    /// manifests and lock, and its `kernels` and `ptx` crates' files, by
+    /// size and modification time.
+    fn key(&self) -> Result<String> {
         let toolchain = Toolchain::find(&self.course)?;
         let mut key = format!("{}\n", toolchain.sysroot.display());
         let files = ["Cargo.toml", "Cargo.lock", ".cargo/config.toml"]
@@ -170,15 +171,16 @@ impl Builder<'_> {
             .map(|f| self.course.join(f))
             .chain([toolchain.sysroot.join("bin/rustc")])
             .chain(
-                walkdir::WalkDir::new(self.course.join("kernels"))
-                    .sort_by_file_name()
+                ["kernels", "ptx"]
                     .into_iter()
+                    .flat_map(|crate_| {
+                        walkdir::WalkDir::new(self.course.join(crate_)).sort_by_file_name()
+                    })
                     .flatten()
                     .map(|e| e.into_path()),
             );
         for file in files {
-            let metadata =
-                fs::metadata(&file).map_err(|err| format!("{}: {err}", file.display()))?;
+            let metadata = fs::metadata(&file).map_err(Error::io(&file))?;
             let modified = metadata
                 .modified()
                 .ok()
@@ -200,7 +202,7 @@ impl Builder<'_> {
     /// Builds one student's `entries` in `dir` (their own workspace and
     /// target folder, kept between batches: a rebuild compiles only what
     /// changed).
-    pub fn build_student(&self, dir: &Path, entries: &[Entry]) -> Result<Vec<Built>, String> {
+    pub fn build_student(&self, dir: &Path, entries: &[Entry]) -> Result<Vec<Built>> {
         // A crate without main.rs would stop cargo for all the student's
         // crates: it is not built, and says why.
         let has_main = |entry: &Entry| {
@@ -227,8 +229,7 @@ impl Builder<'_> {
         Ok(built)
     }
 
-    fn build_crates(&self, dir: &Path, entries: &[Entry]) -> Result<Vec<Built>, String> {
-        let io = |what: &'static str| move |err: io::Error| format!("{what}: {err}");
+    fn build_crates(&self, dir: &Path, entries: &[Entry]) -> Result<Vec<Built>> {
         let folders = self.folders(dir);
         let members = workspace::create(
             &self.course,
@@ -236,7 +237,7 @@ impl Builder<'_> {
             &folders.workspace,
             entries,
         )
-        .map_err(io("writing the workspace"))?;
+        .map_err(Error::io(&folders.workspace))?;
         if members.is_empty() {
             return Ok(vec![]);
         }
@@ -244,14 +245,16 @@ impl Builder<'_> {
         // built again (the course changed), a crate keeps its hash but not
         // its contents, and the old read-only files would stop cargo.
         let deps = self.deps();
-        let ready = fs::read(deps.target.join("grader-ready")).map_err(io("reading"))?;
+        let ready_path = deps.target.join("grader-ready");
+        let ready = fs::read(&ready_path).map_err(Error::io(&ready_path))?;
         let linked = folders.target.join("grader-linked");
         if fs::read(&linked).ok().as_ref() != Some(&ready) {
             if folders.target.exists() {
-                fs::remove_dir_all(&folders.target).map_err(io("removing a stale build"))?;
+                fs::remove_dir_all(&folders.target).map_err(Error::io(&folders.target))?;
             }
-            link_tree(&deps.target, &folders.target, &members).map_err(io("linking"))?;
-            fs::write(&linked, &ready).map_err(io("linking"))?;
+            link_tree(&deps.target, &folders.target, &members)
+                .map_err(Error::io(&folders.target))?;
+            fs::write(&linked, &ready).map_err(Error::io(&linked))?;
         }
         let limits = Limits {
             timeout: self.timeout,
@@ -342,7 +345,7 @@ impl Builder<'_> {
     }
 
     /// cargo with `args` in `folders`: in the sandbox, or plain.
-    fn cargo(&self, folders: &Folders, args: &[&str]) -> Result<Job, String> {
+    fn cargo(&self, folders: &Folders, args: &[&str]) -> Result<Job> {
         let toolchain = Toolchain::find(&self.course)?;
         Ok(match self.isolation {
             Isolation::Sandboxed(sandbox) => self.sandboxed(sandbox, &toolchain, folders, args),
@@ -401,7 +404,7 @@ fn passed_env() -> Vec<(String, OsString)> {
 /// cargo of the course's toolchain, in the course's folder, building into
 /// `target`: for the course's own crates that need no sandbox (the
 /// tracer: trusted, and its path does not matter).
-pub fn course_cargo(course: &Path, target: &Path) -> Result<Command, String> {
+pub fn course_cargo(course: &Path, target: &Path) -> Result<Command> {
     let toolchain = Toolchain::find(course)?;
     let mut command = Command::new(toolchain.sysroot.join("bin/cargo"));
     command
@@ -418,24 +421,24 @@ struct Toolchain {
 }
 
 impl Toolchain {
-    fn find(course: &Path) -> Result<Toolchain, String> {
+    fn find(course: &Path) -> Result<Toolchain> {
         let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
         let output = Command::new(&rustc)
             .args(["--print", "sysroot"])
             .current_dir(course)
             .output()
-            .map_err(|err| format!("rustc could not be started: {err}"))?;
+            .map_err(|err| Error::Tool(format!("rustc could not be started: {err}")))?;
         let sysroot = PathBuf::from(String::from_utf8_lossy(&output.stdout).trim());
         if !output.status.success() || !sysroot.join("bin/cargo").is_file() {
-            return Err(format!(
+            return Err(Error::Tool(format!(
                 "no cargo beside rustc's sysroot {}",
                 sysroot.display()
-            ));
+            )));
         }
         let cargo_home = std::env::var_os("CARGO_HOME")
             .map(PathBuf::from)
             .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
-            .ok_or("neither CARGO_HOME nor HOME is set")?;
+            .ok_or_else(|| Error::Tool("neither CARGO_HOME nor HOME is set".into()))?;
         Ok(Toolchain {
             sysroot,
             registry: cargo_home.join("registry"),

@@ -4,9 +4,11 @@
 //! course's trusted host code and tracer
 //! ([`reference`](mod@reference)), the CPU emulator's library ([`emulator_library`]), each
 //! kernel's PTX inspected ([`ptx_check`]), digests of all of it
-//! ([`digest`]), and bundle.json ([`bundle`]).
+//! ([`digest`]), and bundle.json ([`bundle`]); the command itself, with its
+//! seed ([`command`]).
 
 pub mod bundle;
+pub mod command;
 pub mod compile;
 pub mod digest;
 pub mod emulator_library;

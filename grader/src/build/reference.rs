@@ -17,6 +17,7 @@ use crate::build::digest;
 use crate::build::workspace::Entry;
 use crate::confine::runner::{self, Ended, Limits};
 use crate::discover::overlay;
+use crate::error::{Error, Result};
 
 /// Where the bundle keeps the solution binaries.
 pub const REFERENCE_DIR: &str = "reference";
@@ -33,20 +34,32 @@ pub struct Kept {
 }
 
 impl Kept {
-    /// The file's path, when it is still what was written; else why not.
-    pub fn check(&self, bundle: &Path) -> Result<PathBuf, String> {
+    /// The file's path, when it is still what was written; else how it
+    /// changed.
+    pub fn check(&self, bundle: &Path) -> std::result::Result<PathBuf, Changed> {
         let path = bundle.join(&self.path);
         let found = digest::file(&path).ok();
         if found.as_deref() == Some(self.digest.as_str()) {
             return Ok(path);
         }
-        Err(format!(
-            "{} is not the file that was built (sha256 {} expected, {} found)",
-            self.path.display(),
-            self.digest,
-            found.as_deref().unwrap_or("unreadable"),
-        ))
+        Err(Changed {
+            path: self.path.clone(),
+            expected: self.digest.clone(),
+            found,
+        })
     }
+}
+
+/// A bundle file that is not the one written (changed since, by a run or
+/// by hand): it is refused, never run.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Changed {
+    /// Relative to the bundle.
+    pub path: PathBuf,
+    /// The sha256 it was written with.
+    pub expected: String,
+    /// Its sha256 now; None when it cannot be read.
+    pub found: Option<String>,
 }
 
 /// One exercise's trusted host code: the solution's binary, and the PTX it
@@ -59,34 +72,33 @@ pub struct Reference {
 
 /// Copies `from` to `bundle/folder/name` (a fresh, read-only file, never
 /// written through an existing one) and returns it with its digest.
-pub fn keep(from: &Path, bundle: &Path, folder: &str, name: &str) -> Result<Kept, String> {
-    let io = |what: &'static str| move |err: std::io::Error| format!("{what} {name}: {err}");
+pub fn keep(from: &Path, bundle: &Path, folder: &str, name: &str) -> Result<Kept> {
     let dir = bundle.join(folder);
-    fs::create_dir_all(&dir).map_err(io("creating the folder for"))?;
+    fs::create_dir_all(&dir).map_err(Error::io(&dir))?;
     let copy = dir.join(name);
     if copy.exists() {
         // Kept read-only: made writable only to be replaced.
         let _ = fs::set_permissions(&copy, fs::Permissions::from_mode(0o644));
         let _ = fs::remove_file(&copy);
     }
-    fs::copy(from, &copy).map_err(io("copying"))?;
+    fs::copy(from, &copy).map_err(Error::io(from))?;
     let executable = fs::metadata(from).is_ok_and(|m| m.permissions().mode() & 0o111 != 0);
     let mode = if executable { 0o555 } else { 0o444 };
-    fs::set_permissions(&copy, fs::Permissions::from_mode(mode)).map_err(io("protecting"))?;
+    fs::set_permissions(&copy, fs::Permissions::from_mode(mode)).map_err(Error::io(&copy))?;
     Ok(Kept {
         path: Path::new(folder).join(name),
-        digest: digest::file(&copy).map_err(io("reading"))?,
+        digest: digest::file(&copy).map_err(Error::io(&copy))?,
     })
 }
 
 /// Removes the files in `bundle/folder` that `wanted` does not name.
-pub fn sweep(bundle: &Path, folder: &str, wanted: &BTreeSet<String>) -> Result<(), String> {
-    for entry in fs::read_dir(bundle.join(folder)).into_iter().flatten() {
-        let entry = entry.map_err(|err| format!("reading the bundle: {err}"))?;
+pub fn sweep(bundle: &Path, folder: &str, wanted: &BTreeSet<String>) -> Result<()> {
+    let dir = bundle.join(folder);
+    for entry in fs::read_dir(&dir).into_iter().flatten() {
+        let entry = entry.map_err(Error::io(&dir))?;
         if !wanted.contains(&*entry.file_name().to_string_lossy()) {
             let _ = fs::set_permissions(entry.path(), fs::Permissions::from_mode(0o644));
-            fs::remove_file(entry.path())
-                .map_err(|err| format!("removing a stale file from the bundle: {err}"))?;
+            fs::remove_file(entry.path()).map_err(Error::io(&entry.path()))?;
         }
     }
     Ok(())
@@ -102,7 +114,7 @@ pub fn build(
     chosen: &[&str],
     root: &Path,
     bundle: &Path,
-) -> Result<BTreeMap<String, Reference>, String> {
+) -> Result<BTreeMap<String, Reference>> {
     let taken: Vec<Vec<overlay::Taken>> = chosen
         .iter()
         .map(|e| overlay::select(&course.join("solutions").join(e)).0)
@@ -120,7 +132,7 @@ pub fn build(
     let mut reference = BTreeMap::new();
     for result in built {
         let (Some(binary), Some(ptx)) = (&result.binary, &result.ptx) else {
-            return Err(format!(
+            return Err(Error::Tool(format!(
                 "the course's solution of {} did not build: {}",
                 result.package,
                 result
@@ -128,7 +140,7 @@ pub fn build(
                     .as_deref()
                     .unwrap_or("no binary or PTX")
                     .trim()
-            ));
+            )));
         };
         let binary = keep(binary, bundle, REFERENCE_DIR, &result.package)?;
         let ptx = keep(
@@ -148,7 +160,7 @@ pub const TRACER: &str = "libcuda_course_trace.so";
 /// Builds the course's tracer (`tracer/`, trusted: the course's own code)
 /// in `root/tracer` (cargo locks it against other graders) and keeps it as `bundle/reference/libcuda_course_trace.so`,
 /// preloaded into every run of a student's binary.
-pub fn build_tracer(course: &Path, root: &Path, bundle: &Path) -> Result<Kept, String> {
+pub fn build_tracer(course: &Path, root: &Path, bundle: &Path) -> Result<Kept> {
     let target = root.join("tracer");
     let mut command = crate::build::compile::course_cargo(course, &target)?;
     command.args(["build", "--release", "--offline", "--quiet", "-p", "tracer"]);
@@ -161,11 +173,11 @@ pub fn build_tracer(course: &Path, root: &Path, bundle: &Path) -> Result<Kept, S
         },
     );
     if outcome.ended != Ended::Exited(0) {
-        return Err(format!(
+        return Err(Error::Tool(format!(
             "building the course's tracer failed ({:?}): {}",
             outcome.ended,
             outcome.stderr.trim()
-        ));
+        )));
     }
     keep(
         &target.join("release").join(TRACER),
@@ -195,10 +207,9 @@ mod tests {
         fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
         fs::write(&path, ".entry vecadd()\n{\nret;\n}\n").unwrap();
         let refused = kept.check(&bundle).unwrap_err();
-        assert!(
-            refused.contains("is not the file that was built"),
-            "{refused}"
-        );
+        assert_eq!(refused.path, kept.path);
+        assert_eq!(refused.expected, kept.digest);
+        assert_eq!(refused.found, Some(digest::file(&path).unwrap()));
     }
 
     #[test]

@@ -11,6 +11,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::error::{Error, Result};
+
 /// Where the NVIDIA driver lists the GPUs, one folder per PCI bus id.
 const DRIVER_GPUS: &str = "/proc/driver/nvidia/gpus";
 
@@ -30,8 +32,9 @@ pub struct Pin {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Indices(pub Vec<u32>);
 
-/// Parses `0,1,3` (clap's value parser): distinct indices, at least one.
-pub fn parse(text: &str) -> Result<Indices, String> {
+/// Parses `0,1,3`: distinct indices, at least one. A String error: this
+/// is clap's value parser, and clap shows the string as it is.
+pub fn parse(text: &str) -> std::result::Result<Indices, String> {
     let usage = || format!("'{text}' is not a list of distinct GPU indices, e.g. 0,1");
     let mut indices = Vec::new();
     for part in text.split(',') {
@@ -51,7 +54,7 @@ pub fn parse(text: &str) -> Result<Indices, String> {
 
 /// The GPUs `indices` name on this machine; an index the driver does not
 /// have is an error that lists those it has.
-pub fn find(indices: &[u32]) -> Result<Vec<Pin>, String> {
+pub fn find(indices: &[u32]) -> Result<Vec<Pin>> {
     match driver_gpus(Path::new(DRIVER_GPUS)) {
         Some(found) => pick(indices, &found),
         None => {
@@ -103,17 +106,17 @@ fn information(text: &str) -> Option<(u32, Option<String>)> {
     Some((minor, uuid))
 }
 
-fn pick(indices: &[u32], found: &[(u32, Option<String>)]) -> Result<Vec<Pin>, String> {
+fn pick(indices: &[u32], found: &[(u32, Option<String>)]) -> Result<Vec<Pin>> {
     indices
         .iter()
         .map(|&index| {
             let (minor, uuid) = found.get(index as usize).ok_or_else(|| {
-                format!(
+                Error::NoDevice(format!(
                     "--gpus {index}: this machine has {} GPU(s), numbered 0 to {} as nvidia-smi \
                      numbers them",
                     found.len(),
                     found.len().saturating_sub(1)
-                )
+                ))
             })?;
             Ok(Pin {
                 index,
@@ -175,7 +178,7 @@ mod tests {
                 },
             ]
         );
-        let err = pick(&[3], &found).unwrap_err();
+        let err = pick(&[3], &found).unwrap_err().to_string();
         assert!(
             err.starts_with("--gpus 3: this machine has 3 GPU(s)"),
             "{err}"

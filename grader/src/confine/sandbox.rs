@@ -21,6 +21,7 @@ use crate::confine::binds;
 use crate::confine::cell::{self, Cell, Cells, Quota, Slot};
 use crate::confine::gpus::Pin;
 use crate::confine::runner::{Ended, Job};
+use crate::error::{Error, Result};
 
 /// The uid and gid student code runs as when the grader is root and no
 /// run slot can be had: nobody.
@@ -122,8 +123,10 @@ enum Mode {
 
 /// What a build sees: the host folders bound into the sandbox.
 pub struct BuildMounts<'a> {
-    /// The course checkout: its root Cargo.toml and `kernels` crate are
-    /// bound read-only at [`COURSE_DIR`].
+    /// The course checkout: its root Cargo.toml, `kernels` crate and the
+    /// `ptx` crate (kernels' tests read kernels' PTX with it: cargo reads its
+    /// manifest; a build of binaries never compiles it) are bound read-only
+    /// at [`COURSE_DIR`].
     pub course: &'a Path,
     /// The rust toolchain's sysroot, read-only at [`TOOLCHAIN_DIR`].
     pub sysroot: &'a Path,
@@ -151,16 +154,16 @@ impl Isolation {
     /// The sandbox, or why there is none: `no_sandbox` is the instructor's
     /// explicit choice to go without. Says on stderr how student code will
     /// be confined.
-    pub fn choose(no_sandbox: bool) -> Result<Isolation, String> {
+    pub fn choose(no_sandbox: bool) -> Result<Isolation> {
         if no_sandbox {
             return Ok(Isolation::Unsandboxed);
         }
         let sandbox = Sandbox::find().map_err(|why| {
-            format!(
+            Error::NoSandbox(format!(
                 "{why}; the grader builds and runs student code only in a bubblewrap sandbox: \
                  install bubblewrap (apt-get install bubblewrap) or name its binary in \
                  ${BWRAP_ENV}, or pass --no-sandbox to give student code your rights"
-            )
+            ))
         })?;
         eprintln!("grader: confinement: {}", sandbox.description());
         Ok(Isolation::Sandboxed(sandbox))
@@ -308,23 +311,28 @@ impl Sandbox {
     /// Finds bwrap ($GRADER_BWRAP, else on PATH) and checks that it can
     /// start a sandbox here, as nobody when the grader is root; and how
     /// cells are made here.
-    pub fn find() -> Result<Sandbox, String> {
+    pub fn find() -> Result<Sandbox> {
         let bwrap = match std::env::var_os(BWRAP_ENV) {
             Some(path) => PathBuf::from(path),
-            None => on_path("bwrap").ok_or("bubblewrap (bwrap) was not found on PATH")?,
+            None => on_path("bwrap").ok_or_else(|| {
+                Error::NoSandbox("bubblewrap (bwrap) was not found on PATH".into())
+            })?,
         };
         if !bwrap.is_file() {
-            return Err(format!("{} is not a file", bwrap.display()));
+            return Err(Error::NoSandbox(format!(
+                "{} is not a file",
+                bwrap.display()
+            )));
         }
         // SAFETY: geteuid only reads the process's credentials.
         let root = unsafe { libc::geteuid() } == 0;
-        let fails = |mode| probe(&bwrap, mode).err();
+        let fails = |mode| refusal(&bwrap, mode);
         let (run_mode, build_mode) = if root {
             if let Some(why) = fails(Mode::MappedRoot) {
-                return Err(format!(
+                return Err(Error::NoSandbox(format!(
                     "{} cannot start a sandbox here: {why}",
                     bwrap.display()
-                ));
+                )));
             }
             // Unprivileged user namespaces may be refused (AppArmor on
             // Ubuntu 24.04 confines bwrap by its path): then runs too are
@@ -335,10 +343,10 @@ impl Sandbox {
             }
         } else {
             if let Some(why) = fails(Mode::AsCaller) {
-                return Err(format!(
+                return Err(Error::NoSandbox(format!(
                     "{} cannot start a sandbox here: {why}",
                     bwrap.display()
-                ));
+                )));
             }
             (Mode::AsCaller, Mode::AsCaller)
         };
@@ -504,6 +512,9 @@ impl Sandbox {
             .arg(mounts.course.join("kernels"))
             .arg(format!("{COURSE_DIR}/kernels"))
             .arg("--ro-bind")
+            .arg(mounts.course.join("ptx"))
+            .arg(format!("{COURSE_DIR}/ptx"))
+            .arg("--ro-bind")
             .arg(mounts.sysroot)
             .arg(TOOLCHAIN_DIR)
             .args(["--tmpfs", CARGO_HOME_DIR])
@@ -603,8 +614,9 @@ fn copy_in_as(
     inside
 }
 
-/// Whether bwrap starts a sandbox in `mode` here; if not, what it said.
-fn probe(bwrap: &Path, mode: Mode) -> Result<(), String> {
+/// What bwrap said when it cannot start a sandbox in `mode` here; None
+/// when it can.
+fn refusal(bwrap: &Path, mode: Mode) -> Option<String> {
     let mut command = base(bwrap, mode, NOBODY, Devices::None);
     binds::finish(&mut command);
     command.arg("true").stdin(Stdio::null());
@@ -620,11 +632,10 @@ fn probe(bwrap: &Path, mode: Mode) -> Result<(), String> {
         },
         Vec::new(),
     );
-    let output = command.output().map_err(|err| err.to_string())?;
-    if output.status.success() {
-        Ok(())
-    } else {
-        Err(String::from_utf8_lossy(&output.stderr).trim().to_owned())
+    match command.output() {
+        Ok(output) if output.status.success() => None,
+        Ok(output) => Some(String::from_utf8_lossy(&output.stderr).trim().to_owned()),
+        Err(err) => Some(err.to_string()),
     }
 }
 

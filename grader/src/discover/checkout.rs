@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 
 use kernels::catalogue::EXERCISES;
 
+use crate::error::{Error, Result};
+
 /// The course's root folder, absolute, and how it was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Course {
@@ -15,9 +17,19 @@ pub struct Course {
     pub how: &'static str,
 }
 
+/// The course to build against, found from the working folder (or given),
+/// named on the first line of the run so that nobody grades against the
+/// wrong checkout.
+pub fn course(given: Option<&Path>) -> Result<PathBuf> {
+    let cwd = std::env::current_dir().map_err(Error::io(Path::new(".")))?;
+    let found = find(given, &cwd)?;
+    eprintln!("grader: course {} ({})", found.root.display(), found.how);
+    Ok(found.root)
+}
+
 /// `given` (from `--course`, relative to `cwd`) checked, or else the first
 /// course workspace from `cwd` up.
-pub fn find(given: Option<&Path>, cwd: &Path) -> Result<Course, String> {
+pub fn find(given: Option<&Path>, cwd: &Path) -> Result<Course> {
     if let Some(given) = given {
         let root = cwd.join(given);
         return match missing(&root) {
@@ -25,10 +37,10 @@ pub fn find(given: Option<&Path>, cwd: &Path) -> Result<Course, String> {
                 root: root.canonicalize().unwrap_or(root),
                 how: "given with --course",
             }),
-            Some(why) => Err(format!(
+            Some(why) => Err(Error::Usage(format!(
                 "--course {}: not this course's workspace ({why})",
                 root.display()
-            )),
+            ))),
         };
     }
     cwd.ancestors()
@@ -38,11 +50,11 @@ pub fn find(given: Option<&Path>, cwd: &Path) -> Result<Course, String> {
             how: "the workspace around the working folder",
         })
         .ok_or_else(|| {
-            format!(
+            Error::Usage(format!(
                 "no course workspace in {} or above it: run the grader from inside the course's \
                  checkout, or give --course DIR",
                 cwd.display()
-            )
+            ))
         })
 }
 
@@ -94,9 +106,11 @@ mod tests {
     #[test]
     fn given_courses_are_checked_and_outside_a_course_is_an_error() {
         let elsewhere = tempfile::tempdir().unwrap();
-        let err = find(None, elsewhere.path()).unwrap_err();
+        let err = find(None, elsewhere.path()).unwrap_err().to_string();
         assert!(err.contains("--course DIR"), "{err}");
-        let err = find(Some(Path::new(".")), elsewhere.path()).unwrap_err();
+        let err = find(Some(Path::new(".")), elsewhere.path())
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("no Cargo.toml with a [workspace] table"),
             "{err}"

@@ -3,10 +3,11 @@
 //! that lists the ids there are.
 
 use crate::discover::discovery::Submission;
+use crate::error::{Error, Result};
 
 /// The submissions of the students asked for; all when none is. An id
 /// that names no submission is an error that lists the ids there are.
-pub fn only(submissions: Vec<Submission>, students: &[String]) -> Result<Vec<Submission>, String> {
+pub fn only(submissions: Vec<Submission>, students: &[String]) -> Result<Vec<Submission>> {
     check_known(submissions.iter().map(|s| s.student.as_str()), students)?;
     Ok(submissions
         .into_iter()
@@ -18,7 +19,7 @@ pub fn only(submissions: Vec<Submission>, students: &[String]) -> Result<Vec<Sub
 pub fn check_known<'a>(
     known: impl Iterator<Item = &'a str> + Clone,
     students: &[String],
-) -> Result<(), String> {
+) -> Result<()> {
     let Some(unknown) = students
         .iter()
         .find(|s| !known.clone().any(|k| k == s.as_str()))
@@ -28,11 +29,11 @@ pub fn check_known<'a>(
     let mut ids: Vec<&str> = known.collect();
     ids.dedup();
     let shown = ids.len().min(20);
-    Err(format!(
+    Err(Error::Usage(format!(
         "--student {unknown}: no such student; the ids are {}{}",
         ids[..shown].join(", "),
         if ids.len() > shown { ", ..." } else { "" }
-    ))
+    )))
 }
 
 #[cfg(test)]
@@ -45,7 +46,7 @@ mod tests {
         assert!(check_known(known.iter().copied(), &["bo".into()]).is_ok());
         let err = check_known(known.iter().copied(), &["cy".into()]).unwrap_err();
         assert!(
-            err.contains("--student cy") && err.contains("ann, bo"),
+            matches!(&err, Error::Usage(why) if why.contains("--student cy") && why.contains("ann, bo")),
             "{err}"
         );
     }

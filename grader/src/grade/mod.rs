@@ -1,9 +1,11 @@
 //! `grader run`: a bundle graded student by student, results.json rewritten
-//! after each ([`grading`]); over several GPUs ([`pool`]) or in shards
-//! ([`shard`]); and regrading some students under the class's seed
-//! ([`regrade`]).
+//! after each, some students regraded with the others' records kept
+//! ([`grading`]); over several GPUs ([`pool`]) or in shards ([`shard`]).
+//! The commands: `grader run` ([`command`]) and `grader check`, a student's
+//! exercise as a class of one ([`check`]).
 
+pub mod check;
+pub mod command;
 pub mod grading;
 pub mod pool;
-pub mod regrade;
 pub mod shard;

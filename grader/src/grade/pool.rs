@@ -10,6 +10,7 @@ use std::sync::Mutex;
 use std::sync::mpsc;
 
 use crate::confine::gpus::Pin;
+use crate::error::{Error, Result};
 use crate::grade::grading::{self, Pending, Settings};
 use crate::record::results::Results;
 
@@ -21,7 +22,7 @@ pub fn run(
     settings: &Settings,
     gpus: &[Pin],
     mut progress: impl FnMut(&str),
-) -> Result<Results, String> {
+) -> Result<Results> {
     let workers = pinned(settings, gpus)?;
     let Pending {
         bundle,
@@ -52,25 +53,26 @@ pub fn run(
         drop(done);
         for (student, graded) in finished {
             results.students.insert(student.clone(), graded);
-            results
-                .save(&path)
-                .map_err(|err| format!("{}: {err}", path.display()))?;
+            results.save(&path)?;
             progress(&student);
         }
-        Ok::<(), String>(())
+        Ok::<(), Error>(())
     })?;
     Ok(results)
 }
 
 /// One worker's settings per GPU: the same, with runs pinned to it.
-fn pinned(settings: &Settings, gpus: &[Pin]) -> Result<Vec<Settings>, String> {
+fn pinned(settings: &Settings, gpus: &[Pin]) -> Result<Vec<Settings>> {
     gpus.iter()
         .map(|gpu| {
-            let isolation = settings.isolation.on_gpu(gpu).ok_or(
-                "--gpus needs the sandbox, which lets each run see only its GPU; without it, \
-                 start one `grader run --shard K/N` per GPU with CUDA_VISIBLE_DEVICES set, \
-                 then `grader merge`",
-            )?;
+            let isolation = settings.isolation.on_gpu(gpu).ok_or_else(|| {
+                Error::Usage(
+                    "--gpus needs the sandbox, which lets each run see only its GPU; without \
+                     it, start one `grader run --shard K/N` per GPU with CUDA_VISIBLE_DEVICES \
+                     set, then `grader merge`"
+                        .into(),
+                )
+            })?;
             Ok(Settings {
                 isolation,
                 ..settings.clone()

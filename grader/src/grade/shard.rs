@@ -14,6 +14,7 @@ use std::path::Path;
 
 use crate::build::bundle;
 use crate::build::digest;
+use crate::error::{Error, Result};
 use crate::record::results::{Results, ShardRecord};
 
 /// The K-th (1-based) of N slices.
@@ -32,8 +33,9 @@ impl fmt::Display for Shard {
     }
 }
 
-/// Parses `K/N`, 1 ≤ K ≤ N ≤ [`MAX_SHARDS`] (clap's value parser).
-pub fn parse(text: &str) -> Result<Shard, String> {
+/// Parses `K/N`, 1 ≤ K ≤ N ≤ [`MAX_SHARDS`]. A String error: this is
+/// clap's value parser, and clap shows the string as it is.
+pub fn parse(text: &str) -> std::result::Result<Shard, String> {
     let usage = || format!("'{text}' is not K/N with 1 <= K <= N <= {MAX_SHARDS}, e.g. 2/8");
     let (k, n) = text.split_once('/').ok_or_else(usage)?;
     let number = |part: &str| {
@@ -62,9 +64,9 @@ pub fn slice<'a>(students: impl IntoIterator<Item = &'a str>, shard: Shard) -> V
 }
 
 /// The identity of the bundle at `bundle_dir`: its bundle.json's digest.
-pub fn bundle_identity(bundle_dir: &Path) -> Result<String, String> {
+pub fn bundle_identity(bundle_dir: &Path) -> Result<String> {
     let path = bundle_dir.join("bundle.json");
-    digest::file(&path).map_err(|err| format!("{}: {err}", path.display()))
+    digest::file(&path).map_err(Error::io(&path))
 }
 
 /// Readies `out` to grade `shard` of the bundle: results.json holding the
@@ -78,7 +80,7 @@ pub fn begin(
     resume: bool,
     sandbox: Option<String>,
     emulated: bool,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>> {
     let bundle = bundle::load(bundle_dir)?;
     let record = ShardRecord {
         index: shard.index,
@@ -92,10 +94,10 @@ pub fn begin(
         if earlier.shard.as_ref() == Some(&record) {
             return Ok(record.students);
         }
-        return Err(format!(
+        return Err(Error::Usage(format!(
             "--resume: {} is not shard {shard} of this bundle; grade it again without --resume",
             path.display()
-        ));
+        )));
     }
     let students = record.students.clone();
     // How it is graded, as every shard's results say: an empty shard's
@@ -106,9 +108,7 @@ pub fn begin(
         shard: Some(record),
         ..Results::new(bundle.seed)
     };
-    fresh
-        .save(&path)
-        .map_err(|err| format!("{}: {err}", path.display()))?;
+    fresh.save(&path)?;
     Ok(students)
 }
 

@@ -11,6 +11,10 @@ use std::fmt::Write;
 use std::ops::Range;
 use std::path::Path;
 
+use kernels::catalogue::ExerciseId;
+
+use crate::error::{Error, Result};
+
 use crate::discover::discovery::discover;
 use crate::discover::overlay::MAX_FILE_BYTES;
 
@@ -61,11 +65,34 @@ impl Found {
 /// What a group's holders share: a whole file, or one kernel of it.
 type Key = (String, &'static str, bool, Vec<String>);
 
+/// `grader similarity`: writes OUT/similarity.md for the instructor and
+/// says where.
+pub fn command(
+    course: &Path,
+    submissions: &Path,
+    exercises: &[ExerciseId],
+    out: &Path,
+) -> Result<Found> {
+    let found = compare(course, submissions, exercises).map_err(Error::io(submissions))?;
+    let path = out.join("similarity.md");
+    crate::atomic_file::write(&path, markdown(&found).as_bytes()).map_err(Error::io(&path))?;
+    eprintln!(
+        "grader: {} pairs of identical code, listed in {} (for you, not a grade)",
+        found.pairs(),
+        path.display()
+    );
+    Ok(found)
+}
+
 /// Compares the class in `submissions` with itself and with the course's
 /// solutions, file by file and kernel by kernel, for `exercises` (all
 /// when empty). A kernel is listed on its own only when the files that
 /// hold it are not identical as a whole.
-pub fn compare(course: &Path, submissions: &Path, exercises: &[String]) -> std::io::Result<Found> {
+pub fn compare(
+    course: &Path,
+    submissions: &Path,
+    exercises: &[ExerciseId],
+) -> std::io::Result<Found> {
     let mut holders: BTreeMap<Key, Vec<(String, String)>> = BTreeMap::new();
     let mut add = |owner: &str, exercise: &str, file: &'static str, text: &str, stub: &[Key]| {
         for (key, shared) in units(exercise, file, text) {
@@ -81,7 +108,7 @@ pub fn compare(course: &Path, submissions: &Path, exercises: &[String]) -> std::
         let chosen = submission
             .exercises
             .iter()
-            .filter(|(e, _)| exercises.is_empty() || exercises.contains(e));
+            .filter(|(e, _)| exercises.is_empty() || exercises.iter().any(|id| id.name() == *e));
         for (exercise, found) in chosen {
             for file in FILES {
                 let Some(text) = read_plain(&found.folder.join(file)) else {

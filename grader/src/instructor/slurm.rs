@@ -8,6 +8,8 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use crate::error::{Error, Result};
+
 /// What the scripts run, and where.
 pub struct Job<'a> {
     /// The grader binary on the cluster's nodes.
@@ -22,6 +24,46 @@ pub struct Job<'a> {
     pub gres: Option<&'a str>,
     /// Extra flags for every `grader run`, e.g. `--timeout 30`.
     pub run_args: &'a [String],
+}
+
+/// `grader slurm`: writes the job scripts for the bundle at `job.bundle`
+/// into OUT/slurm, and with `submit` submits them (the job ids on stdout).
+pub fn command(job: &Job, submit: bool) -> Result<()> {
+    crate::build::bundle::load(job.bundle)?;
+    let scripts = job.scripts();
+    let folder = folder(job.out);
+    std::fs::create_dir_all(folder.join("logs")).map_err(Error::io(&folder))?;
+    for (name, text) in [
+        (GRADE, &scripts.grade),
+        (MERGE, &scripts.merge),
+        (SUBMIT, &scripts.submit),
+    ] {
+        let path = folder.join(name);
+        crate::atomic_file::write(&path, text.as_bytes()).map_err(Error::io(&path))?;
+    }
+    eprintln!(
+        "grader: wrote {GRADE}, {MERGE} and {SUBMIT} in {}",
+        folder.display()
+    );
+    let script = folder.join(SUBMIT);
+    if !submit {
+        println!("submit with: bash {}", script.display());
+        return Ok(());
+    }
+    let output = std::process::Command::new("bash")
+        .arg(&script)
+        .output()
+        .map_err(Error::io(&script))?;
+    if !output.status.success() {
+        return Err(Error::Tool(format!(
+            "{} failed ({}): {}",
+            script.display(),
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        )));
+    }
+    print!("{}", String::from_utf8_lossy(&output.stdout));
+    Ok(())
 }
 
 /// The three scripts, by file name in OUT/slurm.

@@ -1,154 +1,16 @@
 //! What one run of an exercise binary amounts to: a verdict for every way it
-//! can end, each with a reason a student can act on. Reads the run's JSON
-//! with the course's own protocol types.
+//! can end, each with a reason a student can act on (`record::render` words
+//! it). Reads the run's JSON with the course's own protocol types.
 //!
-//! This trusts the binary's own check; the grader's test plans (next) also
-//! recompute the expected values themselves, since a student's src/main.rs
+//! This trusts the binary's own check; the grader's recheck (`plan`) also
+//! recomputes the expected values itself, since a student's src/main.rs
 //! could print anything.
-
-use std::fmt;
 
 use kernels::protocol::{ErrorKind, Output, parse_output};
 use serde_json::Value;
 
 use crate::confine::runner::{Ended, Outcome};
-
-#[derive(Clone, Debug, PartialEq)]
-pub enum Verdict {
-    /// Exit 0 and a report whose check passed.
-    Passed,
-    /// A report whose check failed: what was wrong, and the binary's hint.
-    Failed {
-        summary: String,
-        hint: Option<String>,
-    },
-    /// A `TODO(step N)` still in place.
-    Unfinished {
-        message: String,
-    },
-    /// CUDA reported an error (exit 3): the error's name and message.
-    CudaError {
-        name: Option<String>,
-        message: String,
-    },
-    /// The binary refused the grader's arguments (exit 2): a grader bug or a
-    /// changed argument parser.
-    RefusedArguments {
-        message: String,
-    },
-    Crashed {
-        signal: i32,
-    },
-    TimedOut {
-        seconds: f64,
-    },
-    /// Killed at the memory cap of its cell (bytes).
-    OutOfMemory {
-        limit: u64,
-    },
-    /// More output than the cap.
-    Flooded,
-    /// Output that is not the course's JSON report.
-    Garbage {
-        reason: String,
-    },
-    /// Exit code and report disagree (exit 0 with a failed check, say).
-    Inconsistent {
-        code: i32,
-        passed: bool,
-    },
-    DidNotStart {
-        reason: String,
-    },
-}
-
-impl Verdict {
-    pub fn passed(&self) -> bool {
-        matches!(self, Verdict::Passed)
-    }
-
-    /// The kind of a run stopped at its timeout.
-    pub const TIMED_OUT: &'static str = "timed-out";
-
-    /// One word for the kind of verdict, to sort and count by.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Verdict::Passed => "passed",
-            Verdict::Failed { .. } => "failed",
-            Verdict::Unfinished { .. } => "unfinished",
-            Verdict::CudaError { .. } => "cuda-error",
-            Verdict::RefusedArguments { .. } => "refused-arguments",
-            Verdict::Crashed { .. } => "crashed",
-            Verdict::TimedOut { .. } => Verdict::TIMED_OUT,
-            Verdict::OutOfMemory { .. } => "out-of-memory",
-            Verdict::Flooded => "flooded",
-            Verdict::Garbage { .. } => "garbage",
-            Verdict::Inconsistent { .. } => "inconsistent",
-            Verdict::DidNotStart { .. } => "did-not-start",
-        }
-    }
-}
-
-impl fmt::Display for Verdict {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Verdict::Passed => f.write_str("passed"),
-            Verdict::Failed { summary, hint } => {
-                write!(f, "wrong answer: {summary}")?;
-                if let Some(hint) = hint {
-                    write!(f, " (hint: {hint})")?;
-                }
-                Ok(())
-            }
-            Verdict::Unfinished { message } => write!(f, "not finished: {message}"),
-            Verdict::CudaError { name, message } => match name {
-                Some(name) => write!(f, "CUDA error {name}: {message}"),
-                None => write!(f, "CUDA error: {message}"),
-            },
-            Verdict::RefusedArguments { message } => {
-                write!(f, "the binary refused the grader's arguments: {message}")
-            }
-            Verdict::Crashed { signal } => write!(
-                f,
-                "crashed with signal {signal} ({}): a panic or a fault in the host code",
-                signal_name(*signal)
-            ),
-            Verdict::TimedOut { seconds } => write!(
-                f,
-                "did not finish within {seconds:.0} s: a kernel or host loop that never ends?"
-            ),
-            Verdict::OutOfMemory { limit } => write!(
-                f,
-                "used more than the {} MiB of memory a run may have, and was stopped: does it \
-                 allocate more than the exercise needs?",
-                limit >> 20
-            ),
-            Verdict::Flooded => {
-                f.write_str("printed more than the grader keeps: remove debug printing")
-            }
-            Verdict::Garbage { reason } => {
-                write!(f, "output is not the course's JSON report: {reason}")
-            }
-            Verdict::Inconsistent { code, passed } => write!(
-                f,
-                "exit code {code} disagrees with the report's check (passed = {passed})"
-            ),
-            Verdict::DidNotStart { reason } => write!(f, "could not be started: {reason}"),
-        }
-    }
-}
-
-fn signal_name(signal: i32) -> &'static str {
-    match signal {
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGTERM => "SIGTERM",
-        _ => "signal",
-    }
-}
+use crate::record::outcome::{Failure, Garbage, NotStarted, Verdict};
 
 /// The verdict on one run, `timeout_s` being the limit it ran under.
 pub fn judge(outcome: &Outcome, timeout_s: f64) -> Verdict {
@@ -167,7 +29,9 @@ pub fn judge(outcome: &Outcome, timeout_s: f64) -> Verdict {
     let code = match &outcome.ended {
         Ended::DidNotStart(reason) => {
             return Verdict::DidNotStart {
-                reason: reason.clone(),
+                reason: NotStarted::Spawn {
+                    error: reason.clone(),
+                },
             };
         }
         Ended::TimedOut => return Verdict::TimedOut { seconds: timeout_s },
@@ -181,12 +45,17 @@ pub fn judge(outcome: &Outcome, timeout_s: f64) -> Verdict {
             .find(|l| !l.trim().is_empty())
             .unwrap_or("nothing");
         return Verdict::Garbage {
-            reason: format!("stdout is empty (exit code {code}); stderr says: {said}"),
+            garbage: Garbage::Empty {
+                code,
+                stderr: said.to_owned(),
+            },
         };
     }
     match parse_output::<Value, Value>(outcome.stdout.trim()) {
         Err(err) => Verdict::Garbage {
-            reason: err.to_string(),
+            garbage: Garbage::NotReport {
+                error: err.to_string(),
+            },
         },
         Ok(Output::Error(report)) => {
             let message = report.error.message;
@@ -207,28 +76,15 @@ pub fn judge(outcome: &Outcome, timeout_s: f64) -> Verdict {
             if passed {
                 return Verdict::Passed;
             }
-            let first = report
-                .check
-                .failures
-                .first()
-                .map(|f| format!("; first {}: expected {}, got {}", f.at, f.expected, f.got))
-                .unwrap_or_default();
-            let error = report
-                .check
-                .tolerance
-                .map(|t| {
-                    format!(
-                        "; relative error {:.2e}, tolerance {:.2e}",
-                        t.relative_error.0, t.limit
-                    )
-                })
-                .unwrap_or_default();
+            let check = report.check;
             Verdict::Failed {
-                summary: format!(
-                    "{} of {} wrong{first}{error}",
-                    report.check.wrong, report.check.compared
-                ),
-                hint: report.check.hint,
+                failure: Failure::WrongAnswer {
+                    wrong: check.wrong,
+                    compared: check.compared,
+                    first: check.failures.into_iter().next(),
+                    tolerance: check.tolerance,
+                    hint: check.hint,
+                },
             }
         }
     }
@@ -269,6 +125,11 @@ mod tests {
             .replace("FAILURES", failures)
     }
 
+    /// What a student reads of `verdict`.
+    fn text(verdict: &Verdict) -> String {
+        crate::record::render::verdict(verdict, &[])
+    }
+
     fn verdict(body: &str) -> Verdict {
         let dir = tempfile::tempdir().unwrap();
         let bin = fake(dir.path(), "fake", body);
@@ -286,7 +147,7 @@ mod tests {
     #[test]
     fn a_wrong_answer_says_where_and_hints() {
         let v = verdict(&format!("echo '{}'; exit 1", report(false)));
-        let text = v.to_string();
+        let text = self::text(&v);
         assert!(
             text.contains("1 of 1 wrong; first dot: expected 90, got NaN"),
             "{text}"
@@ -300,7 +161,7 @@ mod tests {
             r#""hint":"a hint""#,
             r#""hint":"a hint","tolerance":{"relative_error":0.031,"limit":1e-6}"#,
         );
-        let text = verdict(&format!("echo '{with_tolerance}'; exit 1")).to_string();
+        let text = text(&verdict(&format!("echo '{with_tolerance}'; exit 1")));
         assert!(
             text.contains("got NaN; relative error 3.10e-2, tolerance 1.00e-6"),
             "{text}"
@@ -344,12 +205,12 @@ mod tests {
 
     #[test]
     fn garbage_and_silence_are_explained() {
-        let text = verdict("echo PASS; exit 0").to_string();
-        assert!(text.contains("not the course's JSON report"), "{text}");
-        let text = verdict("echo 'thread main panicked' >&2; exit 101").to_string();
+        let said = text(&verdict("echo PASS; exit 0"));
+        assert!(said.contains("not the course's JSON report"), "{said}");
+        let said = text(&verdict("echo 'thread main panicked' >&2; exit 101"));
         assert!(
-            text.contains("stdout is empty (exit code 101)") && text.contains("panicked"),
-            "{text}"
+            said.contains("stdout is empty (exit code 101)") && said.contains("panicked"),
+            "{said}"
         );
     }
 

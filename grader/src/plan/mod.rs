@@ -1,7 +1,20 @@
-//! What grading each exercise means, before anything runs: the runs of its
-//! test plan, drawn from the class's seed, and the grader's own recheck of
-//! what a run reports ([`runs`]); the plans capped for the CPU emulator
-//! ([`emulated`]).
+//! What grading each exercise means, before anything runs. A planned run is
+//! a value ([`runs`]): a stable tag, typed parameters, its points. Each
+//! family of exercises has one module with its plan, its description of
+//! each run, the grader's recheck of a passing report and what the trace
+//! must show ([`demands`]) ([`vecadd`], [`dot`], [`matmul`], [`memspace`],
+//! [`streams`]), reached through the typed exercise id ([`exercise`]); what
+//! a recheck can find is a [`disagreement`]. The plans capped for the CPU emulator are
+//! [`emulated`]; [`draw`] holds what the families share.
 
+pub mod demands;
+pub mod disagreement;
+pub mod dot;
+pub mod draw;
 pub mod emulated;
+pub mod exercise;
+pub mod matmul;
+pub mod memspace;
 pub mod runs;
+pub mod streams;
+pub mod vecadd;

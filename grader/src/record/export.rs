@@ -19,6 +19,7 @@ use std::ffi::OsStr;
 use std::path::Path;
 
 use crate::discover::student_id;
+use crate::error::{Error, Result};
 use crate::record::reports::{csv_field, graded_exercises, points_cell};
 use crate::record::results::Results;
 
@@ -65,19 +66,21 @@ pub struct Roster {
 }
 
 impl Roster {
-    pub fn load(path: &Path) -> Result<Roster, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|err| format!("--roster {}: {err}", path.display()))?;
-        Roster::parse(&text).map_err(|err| format!("--roster {}: {err}", path.display()))
+    pub fn load(path: &Path) -> Result<Roster> {
+        let text = std::fs::read_to_string(path).map_err(Error::io(path))?;
+        Roster::parse(&text)
+            .map_err(|err| Error::Usage(format!("--roster {}: {err}", path.display())))
     }
 
     /// Reads a roster CSV (a header row, then a row per student). A
     /// folder's id is worked out as grading works it out, so the roster
     /// may name either the folder or the id grading printed.
-    pub fn parse(text: &str) -> Result<Roster, String> {
+    pub fn parse(text: &str) -> Result<Roster> {
         let rows = csv_rows(text.trim_start_matches('\u{feff}'))?;
         let Some((header, rows)) = rows.split_first() else {
-            return Err("empty: it needs a header row with a folder column".into());
+            return Err(Error::Usage(
+                "empty: it needs a header row with a folder column".into(),
+            ));
         };
         let mut columns: Vec<Option<&'static str>> = Vec::new();
         for cell in header {
@@ -86,19 +89,19 @@ impl Roster {
                 .find(|c| c.eq_ignore_ascii_case(cell.trim()))
                 .copied();
             if known.is_none() {
-                return Err(format!(
+                return Err(Error::Usage(format!(
                     "unknown column {:?}; the columns are {}",
                     cell,
                     ROSTER_COLUMNS.join(", ")
-                ));
+                )));
             }
             columns.push(known);
         }
         if !columns.contains(&Some("folder")) {
-            return Err(format!(
+            return Err(Error::Usage(format!(
                 "no folder column; the columns are {}",
                 ROSTER_COLUMNS.join(", ")
-            ));
+            )));
         }
         let mut people = Vec::new();
         for (line, row) in rows.iter().enumerate() {
@@ -109,10 +112,13 @@ impl Roster {
                 .collect();
             let folder = person.get("folder").cloned().unwrap_or_default();
             if folder.is_empty() {
-                return Err(format!("row {}: no folder", line + 2));
+                return Err(Error::Usage(format!("row {}: no folder", line + 2)));
             }
             if people.iter().any(|(f, _)| *f == folder) {
-                return Err(format!("row {}: {folder:?} is listed twice", line + 2));
+                return Err(Error::Usage(format!(
+                    "row {}: {folder:?} is listed twice",
+                    line + 2
+                )));
             }
             people.push((folder, person));
         }
@@ -140,6 +146,23 @@ impl Roster {
 pub struct Exported {
     pub csv: String,
     pub unmatched: Vec<String>,
+}
+
+/// `grader export`: the gradebook for `lms` from DIR/results.json, written
+/// to `to`; the roster's rows and the results' students that do not match
+/// are said on stderr.
+pub fn command(dir: &Path, lms: Lms, roster: Option<&Path>, to: &Path) -> Result<()> {
+    let path = dir.join("results.json");
+    eprintln!("grader: exporting {} for {lms:?}", path.display());
+    let results = Results::load(&path)?;
+    let roster = roster.map(Roster::load).transpose()?;
+    let exported = export(&results, lms, roster.as_ref());
+    for line in &exported.unmatched {
+        eprintln!("grader: {line}");
+    }
+    crate::atomic_file::write(to, exported.csv.as_bytes()).map_err(Error::io(to))?;
+    eprintln!("grader: wrote {}", to.display());
+    Ok(())
 }
 
 /// The gradebook for `lms`. Without a roster every graded student is a
@@ -271,7 +294,7 @@ fn is_plain_number(text: &str) -> bool {
 /// A CSV text's rows: comma-separated, fields in double quotes may hold
 /// commas, quotes (doubled) and line breaks; CRLF or LF line ends; blank
 /// lines skipped.
-fn csv_rows(text: &str) -> Result<Vec<Vec<String>>, String> {
+fn csv_rows(text: &str) -> Result<Vec<Vec<String>>> {
     let mut rows = Vec::new();
     let mut row = Vec::new();
     let mut field = String::new();
@@ -299,7 +322,7 @@ fn csv_rows(text: &str) -> Result<Vec<Vec<String>>, String> {
         }
     }
     if quoted {
-        return Err("a quoted field is never closed".into());
+        return Err(Error::Usage("a quoted field is never closed".into()));
     }
     row.push(field);
     if row.iter().any(|f| !f.is_empty()) {
@@ -441,8 +464,13 @@ mod tests {
 
     #[test]
     fn bad_rosters_say_what_is_wrong() {
-        assert!(Roster::parse("").unwrap_err().contains("header"));
-        let err = Roster::parse("student,email\n").unwrap_err();
+        assert!(
+            Roster::parse("")
+                .unwrap_err()
+                .to_string()
+                .contains("header")
+        );
+        let err = Roster::parse("student,email\n").unwrap_err().to_string();
         assert!(
             err.contains("unknown column \"student\"") && err.contains("folder"),
             "{err}"
@@ -450,19 +478,24 @@ mod tests {
         assert!(
             Roster::parse("email\nx@y\n")
                 .unwrap_err()
+                .to_string()
                 .contains("no folder column")
         );
         assert!(
             Roster::parse("folder\n\"open\n")
                 .unwrap_err()
+                .to_string()
                 .contains("never closed")
         );
         assert!(
             Roster::parse("folder,email\n,x@y\n")
                 .unwrap_err()
+                .to_string()
                 .contains("row 2")
         );
-        let twice = Roster::parse("folder\nann\nbo\nann\n").unwrap_err();
+        let twice = Roster::parse("folder\nann\nbo\nann\n")
+            .unwrap_err()
+            .to_string();
         assert!(twice.contains("row 4: \"ann\" is listed twice"), "{twice}");
     }
 }

@@ -3,38 +3,69 @@
 //! `grader run` would have written. Shards that do not belong together are
 //! refused: another bundle or seed, another confinement, the same shard
 //! twice, one missing or unfinished. OUT keeps what it holds unless the
-//! merge holds all of it again.
+//! merge holds all of it again; the reports are written there.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::error::{Error, Result};
+use crate::record::reports;
 use crate::record::results::Results;
 use crate::record::results::ShardRecord;
 
+/// `grader merge OUT SHARDS...`: the shards' results.json joined into
+/// OUT's, which loses nothing it held, and the reports written there.
+pub fn merge(out: &Path, shards: &[PathBuf]) -> Result<Results> {
+    let mut loaded = Vec::new();
+    for dir in shards {
+        if dir == out {
+            return Err(Error::Usage(format!(
+                "{} is a shard; merge into another folder",
+                dir.display()
+            )));
+        }
+        loaded.push((dir.clone(), Results::load(&dir.join("results.json"))?));
+    }
+    let merged = join(&loaded)?;
+    let path = out.join("results.json");
+    if path.exists() {
+        check_out(out, &Results::load(&path)?, &merged)?;
+    }
+    merged.save(&path)?;
+    reports::write(&merged, out).map_err(Error::io(out))?;
+    eprintln!(
+        "grader: merged {} shards ({} students) into {}",
+        shards.len(),
+        merged.students.len(),
+        out.display()
+    );
+    Ok(merged)
+}
+
 /// The shards' results joined, without a shard record; `shards` are the
 /// shard folders and their results.json as loaded.
-pub fn join(shards: &[(PathBuf, Results)]) -> Result<Results, String> {
+pub fn join(shards: &[(PathBuf, Results)]) -> Result<Results> {
     let mut records: Vec<(&Path, &Results, &ShardRecord)> = Vec::new();
     for (dir, results) in shards {
         let record = results.shard.as_ref().ok_or_else(|| {
-            format!(
+            Error::Usage(format!(
                 "{} holds the results of a whole class, not of a shard (grader run --shard K/N)",
                 dir.display()
-            )
+            ))
         })?;
         records.push((dir, results, record));
     }
     let Some(&(first_dir, first, first_record)) = records.first() else {
-        return Err("no shard folders were given".to_owned());
+        return Err(Error::Usage("no shard folders were given".to_owned()));
     };
     let mut by_index: BTreeMap<u32, &Path> = BTreeMap::new();
     for &(dir, results, record) in &records {
         let differs = |what: &str, this: String, that: String| {
-            format!(
+            Error::Usage(format!(
                 "{} and {} are shards of different gradings: {what} {this} and {that}",
                 first_dir.display(),
                 dir.display()
-            )
+            ))
         };
         if record.bundle != first_record.bundle {
             return Err(differs(
@@ -80,13 +111,13 @@ pub fn join(shards: &[(PathBuf, Results)]) -> Result<Results, String> {
             ));
         }
         if let Some(other) = by_index.insert(record.index, dir) {
-            return Err(format!(
+            return Err(Error::Usage(format!(
                 "{} and {} are both shard {}/{}; give each shard once",
                 other.display(),
                 dir.display(),
                 record.index,
                 record.count
-            ));
+            )));
         }
         let graded = results.students.len();
         if graded != record.students.len()
@@ -95,14 +126,14 @@ pub fn join(shards: &[(PathBuf, Results)]) -> Result<Results, String> {
                 .iter()
                 .all(|s| results.students.contains_key(s))
         {
-            return Err(format!(
+            return Err(Error::Usage(format!(
                 "{} (shard {}/{}) is unfinished: {graded} of its {} students graded; run it \
                  again with --resume",
                 dir.display(),
                 record.index,
                 record.count,
                 record.students.len()
-            ));
+            )));
         }
     }
     let missing: Vec<String> = (1..=first_record.count)
@@ -110,10 +141,10 @@ pub fn join(shards: &[(PathBuf, Results)]) -> Result<Results, String> {
         .map(|k| format!("{k}/{}", first_record.count))
         .collect();
     if !missing.is_empty() {
-        return Err(format!(
+        return Err(Error::Usage(format!(
             "shard {} missing: every shard of the bundle is needed",
             missing.join(", ")
-        ));
+        )));
     }
     let mut merged = Results {
         shard: None,
@@ -127,10 +158,10 @@ pub fn join(shards: &[(PathBuf, Results)]) -> Result<Results, String> {
                 .insert(student.clone(), record.clone())
                 .is_some()
             {
-                return Err(format!(
+                return Err(Error::Usage(format!(
                     "{student} is graded in two shards, one of them {}",
                     dir.display()
-                ));
+                )));
             }
         }
     }
@@ -140,13 +171,13 @@ pub fn join(shards: &[(PathBuf, Results)]) -> Result<Results, String> {
 /// Why an OUT that holds results.json already must not be overwritten by
 /// `merged`, if it must not: it is a shard, or holds records the merge
 /// does not (another class, another seed).
-pub fn check_out(out: &Path, earlier: &Results, merged: &Results) -> Result<(), String> {
+pub fn check_out(out: &Path, earlier: &Results, merged: &Results) -> Result<()> {
     let path = out.join("results.json");
     if earlier.shard.is_some() {
-        return Err(format!(
+        return Err(Error::Usage(format!(
             "{} is a shard's; merge into another folder",
             path.display()
-        ));
+        )));
     }
     let lost: Vec<&String> = earlier
         .students
@@ -154,7 +185,7 @@ pub fn check_out(out: &Path, earlier: &Results, merged: &Results) -> Result<(), 
         .filter(|s| !merged.students.contains_key(*s))
         .collect();
     if earlier.seed != merged.seed || !lost.is_empty() {
-        return Err(format!(
+        return Err(Error::Usage(format!(
             "{} holds another grading (seed {}{}); merge into another folder, or remove it",
             path.display(),
             earlier.seed,
@@ -162,7 +193,7 @@ pub fn check_out(out: &Path, earlier: &Results, merged: &Results) -> Result<(), 
                 Some(student) => format!(", student {student} who is in no shard"),
                 None => String::new(),
             }
-        ));
+        )));
     }
     Ok(())
 }
@@ -223,7 +254,10 @@ mod tests {
     }
 
     fn refused(shards: &[(PathBuf, Results)]) -> String {
-        join(shards).unwrap_err()
+        match join(shards) {
+            Err(Error::Usage(why)) => why,
+            other => panic!("not refused: {other:?}"),
+        }
     }
 
     #[test]
@@ -278,16 +312,17 @@ mod tests {
     fn out_is_overwritten_only_when_the_merge_holds_all_it_held() {
         let merged = join(&[shard(1, 2), shard(2, 2)]).unwrap();
         let out = Path::new("out");
-        assert_eq!(check_out(out, &merged, &merged), Ok(()));
+        assert!(check_out(out, &merged, &merged).is_ok());
         let mut fewer = merged.clone();
         fewer.students.remove("ann");
-        assert_eq!(check_out(out, &fewer, &merged), Ok(()));
+        assert!(check_out(out, &fewer, &merged).is_ok());
         let mut more = merged.clone();
         more.students
             .insert("zed".into(), merged.students["ann"].clone());
         assert!(
             check_out(out, &more, &merged)
                 .unwrap_err()
+                .to_string()
                 .contains("holds another grading (seed 9, student zed who is in no shard)")
         );
         let mut reseeded = merged.clone();
@@ -296,6 +331,7 @@ mod tests {
         assert!(
             check_out(out, &shard(1, 2).1, &merged)
                 .unwrap_err()
+                .to_string()
                 .ends_with("is a shard's; merge into another folder")
         );
     }

@@ -5,6 +5,8 @@
 
 pub mod export;
 pub mod merge;
+pub mod outcome;
 pub mod quote;
+pub mod render;
 pub mod reports;
 pub mod results;

@@ -2,14 +2,16 @@
 //! feedback file per student, and the terminal summary. Renders only what
 //! results.json holds, so `grader report` can redo them at any time.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::Path;
 
 use crate::atomic_file;
-use crate::build::bundle::Item;
 use crate::build::reference::PTX_DIR;
+use crate::plan::runs::Role;
+use crate::record::outcome::Verdict;
 use crate::record::quote;
+use crate::record::render;
 use crate::record::results::{Results, Student};
 use kernels::catalogue::EXERCISES;
 
@@ -121,6 +123,7 @@ pub fn feedback(name: &str, student: &Student, seed: u64) -> String {
         }
         // Memory safety and speed: what was found, or why not assessed.
         for check in &graded.checks {
+            let said = render::check(check, &graded.runs, &graded.sanitizer);
             let _ = if check.assessed {
                 writeln!(
                     out,
@@ -128,20 +131,21 @@ pub fn feedback(name: &str, student: &Student, seed: u64) -> String {
                     check.points,
                     check.max_points,
                     check.name,
-                    quote::inline(&check.message)
+                    quote::inline(&said)
                 )
             } else {
-                writeln!(out, "- {}: {}", check.name, quote::inline(&check.message))
+                writeln!(out, "- {}: {}", check.name, quote::inline(&said))
             };
         }
         for run in &graded.runs {
             // The message may quote the run's own output: fenced.
-            let outcome = if run.verdict.passed {
+            let message = render::verdict(&run.verdict, &run.findings);
+            let outcome = if run.verdict.passed() {
                 "passed".to_owned()
-            } else if run.verdict.kind == crate::record::results::SKIPPED {
-                run.verdict.message.clone()
+            } else if matches!(run.verdict, Verdict::Skipped { .. }) {
+                message
             } else {
-                let quoted = quote::fenced(&run.verdict.message, "text");
+                let quoted = quote::fenced(&message, "text");
                 let indented: Vec<String> = quoted.lines().map(|l| format!("  {l}")).collect();
                 format!("FAILED:\n\n{}\n", indented.join("\n"))
             };
@@ -156,26 +160,29 @@ pub fn feedback(name: &str, student: &Student, seed: u64) -> String {
                 .filter(|a| *a != "--json")
                 .collect();
             let args = args.join(" ");
-            let _ = match &run.kernel_ptx {
-                None => writeln!(
+            let about = run.about();
+            let _ = match run.role {
+                Some(Role::KernelInCourseHost) if run.command.is_empty() => writeln!(
                     out,
-                    "- {} of {}, {}, your binary: {outcome}\n  `cargo run -p {exercise} -- {args}`",
-                    run.points, run.max_points, run.about
+                    "- {} of {}, {about}, your kernel in the course's host code: {outcome}",
+                    run.points, run.max_points
                 ),
-                Some(_) if run.command.is_empty() => writeln!(
+                Some(Role::KernelInCourseHost) => writeln!(
                     out,
-                    "- {} of {}, {}, your kernel in the course's host code: {outcome}",
-                    run.points, run.max_points, run.about
-                ),
-                Some(ptx) => writeln!(
-                    out,
-                    "- {} of {}, {}, your kernel in the course's host code: {outcome}\n  \
-                     `{}={PTX_DIR}/{ptx} {} {args}` (in the grader's bundle)",
+                    "- {} of {}, {about}, your kernel in the course's host code: {outcome}\n  \
+                     `{}={PTX_DIR}/{} {} {args}` (in the grader's bundle)",
                     run.points,
                     run.max_points,
-                    run.about,
                     kernels::KERNEL_PTX_ENV,
+                    run.ptx.as_deref().unwrap_or_default(),
                     run.command.first().map_or("", String::as_str),
+                ),
+                // The student's binary, or a planned run left out: what
+                // it would have run.
+                Some(Role::StudentHost) | None => writeln!(
+                    out,
+                    "- {} of {}, {about}, your binary: {outcome}\n  `cargo run -p {exercise} -- {args}`",
+                    run.points, run.max_points
                 ),
             };
 
@@ -256,7 +263,7 @@ pub fn summary(results: &Results) -> String {
                 (None, None) => submitted += 1,
             }
             for run in &e.runs {
-                *verdicts.entry(run.verdict.kind.as_str()).or_default() += 1;
+                *verdicts.entry(run.verdict.kind()).or_default() += 1;
             }
         }
     }
@@ -272,34 +279,6 @@ pub fn summary(results: &Results) -> String {
         }
     );
     out + &emulated(results) + &unsandboxed(results)
-}
-
-/// What the build says about a bundle's items: exercises submitted, how
-/// many did not build, how many were not submitted; nobody's missing work
-/// is counted as built or failed.
-pub fn build_counts(items: &[Item]) -> String {
-    let students: BTreeSet<&str> = items.iter().map(|i| i.student.as_str()).collect();
-    let submitted = items.iter().filter(|i| i.absent.is_none()).count();
-    let unbuilt = items
-        .iter()
-        .filter(|i| i.absent.is_none() && i.build_errors.is_some())
-        .count();
-    format!(
-        "{} students, {submitted} exercises submitted, {unbuilt} did not build, {} not submitted",
-        students.len(),
-        items.len() - submitted
-    )
-}
-
-/// Each student's problems with their submission, once per student, as
-/// lines for the terminal.
-pub fn submission_problems(items: &[Item]) -> Vec<String> {
-    let mut seen = BTreeSet::new();
-    items
-        .iter()
-        .filter(|i| seen.insert(i.student.as_str()))
-        .flat_map(|i| i.problems.iter().map(|p| format!("{}: {p}", i.student)))
-        .collect()
 }
 
 /// A student id as a file name: letters, digits, '.', '_' and '-' kept.
@@ -319,6 +298,16 @@ fn file_name(student: &str) -> String {
     } else {
         name
     }
+}
+
+/// `grader report`: grades.csv and feedback/ written again from
+/// DIR/results.json.
+pub fn rewrite(dir: &Path) -> crate::error::Result<Results> {
+    let path = dir.join("results.json");
+    eprintln!("grader: reports from {}", path.display());
+    let results = Results::load(&path)?;
+    write(&results, dir).map_err(crate::error::Error::io(dir))?;
+    Ok(results)
 }
 
 /// Writes grades.csv and `feedback/<student>.md` into `out`, each atomically.
@@ -357,28 +346,51 @@ pub fn unsandboxed(results: &Results) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::results::{Exercise, Run, Verdict};
+    use crate::plan::runs::{Params, Tag};
+    use crate::plan::vecadd;
+    use crate::record::outcome::{CheckName, CheckOutcome, Failure, Finding, FindingKind, Tool};
+    use crate::record::results::{Check, Exercise, Run, Sanitized};
+    use kernels::protocol::{Failure as WrongValue, Real};
 
     fn run(passed: bool) -> Run {
+        let verdict = if passed {
+            Verdict::Passed
+        } else {
+            Verdict::Failed {
+                failure: Failure::WrongAnswer {
+                    wrong: 745,
+                    compared: 1001,
+                    first: Some(WrongValue {
+                        at: "c[256]".into(),
+                        expected: Real(768.0),
+                        got: Real(f64::NAN),
+                    }),
+                    tolerance: None,
+                    hint: None,
+                },
+            }
+        };
         Run {
-            about: "n = 1001, odd, with 2 blocks of 128: a grid smaller than n".into(),
+            tag: Tag::GridSmallerThanN,
+            params: Params::Vecadd(vecadd::Params {
+                n: 1001,
+                threads: Some(128),
+                blocks: Some(2),
+                seed: None,
+                runs: 2,
+            }),
+            role: Some(Role::StudentHost),
             command: vec![
                 "vecadd-anyN--ann".into(),
                 "--n".into(),
                 "1001".into(),
                 "--json".into(),
             ],
+            ptx: None,
             exit_code: Some(if passed { 0 } else { 1 }),
             duration_ms: 10.0,
-            verdict: Verdict {
-                passed,
-                kind: if passed { "passed" } else { "failed" }.into(),
-                message: if passed {
-                    "passed".into()
-                } else {
-                    "wrong answer: 745 of 1001 wrong; first c[256]: expected 768, got NaN".into()
-                },
-            },
+            verdict,
+            findings: vec![],
             // A passing run's report, as far as the feedback reads it.
             report: passed.then(|| {
                 serde_json::json!({
@@ -391,7 +403,6 @@ mod tests {
             }),
             points: if passed { 2 } else { 0 },
             max_points: 2,
-            kernel_ptx: None,
             trace_calls: None,
         }
     }
@@ -400,7 +411,8 @@ mod tests {
     /// student's PTX.
     fn kernel_run(mut run: Run) -> Run {
         run.command[0] = "reference/vecadd-anyN".into();
-        run.kernel_ptx = Some("vecadd-anyN--ann.ptx".into());
+        run.role = Some(Role::KernelInCourseHost);
+        run.ptx = Some("vecadd-anyN--ann.ptx".into());
         run.points = run.points.min(1);
         run.max_points = 1;
         run
@@ -418,28 +430,44 @@ mod tests {
             runs: vec![kernel_run(run(true)), run(true), run(false)],
             points: 5,
             max_points: 8,
-            sanitizer: vec![],
+            sanitizer: vec![
+                Sanitized {
+                    tool: Tool::Memcheck,
+                    clean: false,
+                    summary: "ERROR SUMMARY: 1 error".into(),
+                    finding: Some("Invalid __global__ write of size 4 bytes (kernel.cu:27)".into()),
+                },
+                Sanitized {
+                    tool: Tool::Racecheck,
+                    clean: true,
+                    summary: "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".into(),
+                    finding: None,
+                },
+            ],
             checks: vec![
-                crate::record::results::Check {
-                    name: crate::record::results::MEMORY_SAFETY.into(),
+                Check {
+                    name: CheckName::MemorySafety,
                     assessed: true,
                     passed: false,
                     points: 0,
                     max_points: 1,
-                    message: "in the run \"one element\": memcheck: Invalid __global__ write of \
-                              size 4 bytes (kernel.cu:27) (ERROR SUMMARY: 1 error)"
-                        .into(),
+                    outcome: CheckOutcome::Sanitized {
+                        run: Tag::GridSmallerThanN,
+                    },
                 },
-                crate::record::results::Check {
-                    name: crate::record::results::SPEED.into(),
+                Check {
+                    name: CheckName::Speed,
                     assessed: true,
                     passed: true,
                     points: 1,
                     max_points: 1,
-                    message: "in the run \"n = 50000017 with the default grid\" your kernel took \
-                              0.171 ms and the course's 0.168 ms on this GPU: 0.98 of its speed \
-                              (the point asks 0.5)"
-                        .into(),
+                    outcome: CheckOutcome::Measured {
+                        run: Tag::GridSmallerThanN,
+                        theirs_ms: 0.171,
+                        course_ms: 0.168,
+                        fraction: 0.98,
+                        asks: 0.5,
+                    },
                 },
             ],
             inputs: None,
@@ -502,26 +530,34 @@ mod tests {
         results.emulated = true;
         let ann = results.students.get_mut("ann").unwrap();
         let vecadd = ann.exercises.get_mut("vecadd-anyN").unwrap();
-        // The failed run: its message becomes the emulator's finding.
-        let failed = vecadd.runs.iter_mut().find(|r| !r.verdict.passed).unwrap();
-        failed.verdict = Verdict {
-            passed: false,
-            kind: "cuda-error".into(),
-            message: "CUDA error CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure\n\
-                      the CPU emulator found: global-memory conflict in kernel `vecadd` at \
-                      global address 0x7f0000000010: block (0,0,0) thread (0,0,0) wrote it \
-                      (`st.global.f32` at kernel.cu:31 (PTX line 70)), then block (1,0,0) \
-                      thread (0,0,0) wrote it (`st.global.f32` at kernel.cu:31 (PTX line 70)) \
-                      with no barrier between; give each thread its own element or use an atomic"
-                .into(),
+        // The failed run: a CUDA error, with the emulator's finding.
+        let failed = vecadd
+            .runs
+            .iter_mut()
+            .find(|r| !r.verdict.passed())
+            .unwrap();
+        failed.verdict = Verdict::CudaError {
+            name: Some("CUDA_ERROR_LAUNCH_FAILED".into()),
+            message: "unspecified launch failure".into(),
         };
-        let streams = crate::plan::emulated::plan("streams-overlap", 7, true);
-        vecadd.runs.extend(
-            streams
-                .skipped
-                .iter()
-                .map(|s| crate::record::results::skipped("streams-overlap", &s.run, s.why)),
-        );
+        failed.findings = vec![Finding {
+            kind: FindingKind::GlobalMemoryConflict,
+            line: Some(31),
+            text: "global-memory conflict in kernel `vecadd` at global address 0x7f0000000010: \
+                   block (0,0,0) thread (0,0,0) wrote it (`st.global.f32` at kernel.cu:31 (PTX \
+                   line 70)), then block (1,0,0) thread (0,0,0) wrote it (`st.global.f32` at \
+                   kernel.cu:31 (PTX line 70)) with no barrier between; give each thread its \
+                   own element or use an atomic"
+                .into(),
+        }];
+        let streams =
+            crate::plan::emulated::plan(kernels::catalogue::ExerciseId::StreamsOverlap, 7, true);
+        vecadd.runs.extend(streams.skipped.iter().map(|s| {
+            let reason = crate::record::outcome::Skip::Emulator {
+                too_slow: s.too_slow.into(),
+            };
+            crate::record::results::skipped("streams-overlap", &s.run, reason)
+        }));
         let ann = &results.students["ann"];
         insta::assert_snapshot!(format!(
             "{}\n{}\n{}{}",

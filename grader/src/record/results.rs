@@ -1,5 +1,6 @@
 //! What a grading batch found, as written to results.json: a versioned
-//! schema holding every run's raw record, written atomically (a temporary
+//! schema holding every run's record with its typed outcome
+//! ([`outcome`](super::outcome)), written atomically (a temporary
 //! file renamed over the old one) after each student, so a killed grader
 //! loses nothing already written and `--resume` can skip who is done.
 
@@ -10,10 +11,14 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::plan::runs as plan;
+use crate::error::{Error, Result};
+use crate::plan::runs::{self as plan, Params, Role, Tag};
+use crate::record::outcome::{CheckName, CheckOutcome, Finding, Skip, Tool, Verdict};
 
-/// Bumped when a field changes meaning or disappears.
-pub const RESULTS_SCHEMA: u32 = 1;
+/// Bumped when a field changes meaning or disappears. 2: typed outcomes
+/// (verdicts, findings, checks, each run's tag, arguments and role) in
+/// place of rendered messages.
+pub const RESULTS_SCHEMA: u32 = 2;
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Results {
@@ -98,28 +103,21 @@ pub struct Exercise {
 /// A point that is not a run's.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Check {
-    /// [`MEMORY_SAFETY`] or [`SPEED`].
-    pub name: String,
-    /// False where the point was not assessed (the message says why): it
+    pub name: CheckName,
+    /// False where the point was not assessed (the outcome says why): it
     /// then counts in neither `points` nor `max_points`.
     pub assessed: bool,
     pub passed: bool,
     pub points: u32,
     pub max_points: u32,
-    /// What was found, for the student.
-    pub message: String,
+    /// What was found, or why it earned nothing.
+    pub outcome: CheckOutcome,
 }
-
-/// compute-sanitizer's memcheck and racecheck found nothing.
-pub const MEMORY_SAFETY: &str = "memory safety";
-/// The kernel reached a fraction of the course's kernel's speed.
-pub const SPEED: &str = "speed";
 
 /// One compute-sanitizer run of an exercise.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Sanitized {
-    /// memcheck or racecheck.
-    pub tool: String,
+    pub tool: Tool,
     pub clean: bool,
     /// The tool's summary line, or why there is none.
     pub summary: String,
@@ -128,63 +126,80 @@ pub struct Sanitized {
     pub finding: Option<String>,
 }
 
-/// One run's raw record.
+/// One run's record: the planned run (its tag and arguments), how it was
+/// made, and what it amounts to.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Run {
-    pub about: String,
+    pub tag: Tag,
+    /// The arguments as run (on the emulator, capped).
+    pub params: Params,
+    /// Who ran it: the student's kernel in the course's binary, or the
+    /// student's own binary; None for a planned run left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<Role>,
     pub command: Vec<String>,
+    /// A kernel run's PTX: the student's file in the bundle's ptx/, which
+    /// the course's binary (the command's first word) loaded in place of
+    /// its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ptx: Option<String>,
     pub exit_code: Option<i32>,
     pub duration_ms: f64,
     pub verdict: Verdict,
+    /// What the CPU emulator found in the run, each failing it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<Finding>,
     /// The parsed JSON report, when there was one.
     pub report: Option<Value>,
     pub points: u32,
     pub max_points: u32,
-    /// A kernel run: the file name of the student's PTX, which the course's
-    /// reference binary (the command's first word) loaded in place of its
-    /// own. Absent for a run of the student's own binary.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kernel_ptx: Option<String>,
     /// A run of the student's binary: how many driver calls its trace
     /// recorded (the tracer was preloaded and its pipe read).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace_calls: Option<usize>,
 }
 
-/// A verdict as results.json keeps it.
+impl Run {
+    /// What the run is about, in the plan's words.
+    pub fn about(&self) -> String {
+        plan::Run {
+            tag: self.tag,
+            params: self.params.clone(),
+            points: self.max_points,
+            memory: 0,
+            timed: false,
+        }
+        .about()
+    }
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-pub struct Verdict {
-    pub passed: bool,
-    /// "passed", "failed", "timed-out", ...: one word to sort and count by.
-    pub kind: String,
-    /// The explanation a student reads.
-    pub message: String,
+    /// The record of a planned run that was not made in `role`, and why.
+    pub fn not_made(run: &plan::Run, role: Option<Role>, verdict: Verdict, max: u32) -> Run {
+        Run {
+            tag: run.tag,
+            params: run.params.clone(),
+            role,
+            command: vec![],
+            ptx: None,
+            exit_code: None,
+            duration_ms: 0.0,
+            verdict,
+            findings: vec![],
+            report: None,
+            points: 0,
+            max_points: max,
+            trace_calls: None,
+        }
+    }
 }
 
-/// The verdict kind of a planned run left out (on the emulator, or where
-/// the node lacks the memory it needs).
-pub const SKIPPED: &str = "skipped";
-
-/// The record of a run left out: no points either way, its own kind.
-pub fn skipped(exercise: &str, run: &plan::Run, why: &str) -> Run {
+/// The record of a planned run left out: no points either way, its own
+/// kind, the command it would have been.
+pub fn skipped(exercise: &str, run: &plan::Run, reason: Skip) -> Run {
     let mut command = vec![exercise.to_owned()];
-    command.extend(run.args.iter().cloned());
+    command.extend(run.args());
     Run {
-        about: run.about.clone(),
         command,
-        exit_code: None,
-        duration_ms: 0.0,
-        verdict: Verdict {
-            passed: false,
-            kind: SKIPPED.to_owned(),
-            message: why.to_owned(),
-        },
-        report: None,
-        points: 0,
-        max_points: 0,
-        kernel_ptx: None,
-        trace_calls: None,
+        ..Run::not_made(run, None, Verdict::Skipped { reason }, 0)
     }
 }
 
@@ -201,25 +216,33 @@ impl Results {
     }
 
     /// Reads results.json; a file of another schema version is an error
-    /// that says so.
-    pub fn load(path: &Path) -> Result<Results, String> {
-        let text = fs::read_to_string(path).map_err(|err| format!("{}: {err}", path.display()))?;
-        let value: Value = serde_json::from_str(&text)
-            .map_err(|err| format!("{}: not JSON: {err}", path.display()))?;
-        let version = value["schema_version"].as_u64();
-        if version != Some(u64::from(RESULTS_SCHEMA)) {
-            return Err(format!(
-                "{} has schema_version {version:?}; this grader reads {RESULTS_SCHEMA}",
-                path.display()
-            ));
+    /// that says so, and what to do.
+    pub fn load(path: &Path) -> Result<Results> {
+        let text = fs::read_to_string(path).map_err(Error::io(path))?;
+        let value: Value = serde_json::from_str(&text).map_err(|err| Error::Malformed {
+            path: path.to_owned(),
+            why: format!("not JSON: {err}"),
+        })?;
+        let found = value["schema_version"].as_u64();
+        if found != Some(u64::from(RESULTS_SCHEMA)) {
+            return Err(Error::Schema {
+                path: path.to_owned(),
+                found,
+                want: RESULTS_SCHEMA,
+                what: "grade the bundle again with this grader, or report it with the grader \
+                       that wrote it",
+            });
         }
-        serde_json::from_value(value).map_err(|err| format!("{}: {err}", path.display()))
+        serde_json::from_value(value).map_err(|err| Error::Malformed {
+            path: path.to_owned(),
+            why: err.to_string(),
+        })
     }
 
     /// Writes to `path` atomically: all of the new file or none of it.
-    pub fn save(&self, path: &Path) -> std::io::Result<()> {
-        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        crate::atomic_file::write(path, text.as_bytes())
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let text = serde_json::to_string_pretty(self).expect("results are JSON");
+        crate::atomic_file::write(path, text.as_bytes()).map_err(Error::io(path))
     }
 }
 
@@ -228,37 +251,95 @@ mod tests {
     use super::*;
 
     fn sample() -> Results {
+        use crate::plan::disagreement::Disagreement;
+        use crate::plan::dot;
+        use crate::record::outcome::*;
+        use kernels::trace_record::Direction;
         let mut results = Results::new(42);
-        let run = Run {
-            about: "n = 1000".into(),
-            command: vec![
-                "dot-sm--ann".into(),
-                "--n".into(),
-                "1000".into(),
-                "--json".into(),
-            ],
+        let planned = crate::plan::exercise::plan(kernels::catalogue::ExerciseId::DotSm, 42);
+        let made = |verdict, role| Run {
+            command: vec!["dot-sm--ann".into(), "--n".into(), "1000".into()],
             exit_code: Some(0),
             duration_ms: 812.5,
-            verdict: Verdict {
-                passed: true,
-                kind: "passed".into(),
-                message: "passed".into(),
-            },
             report: Some(serde_json::json!({"check": {"passed": true}})),
-            points: 2,
-            max_points: 2,
-            kernel_ptx: None,
-            trace_calls: None,
+            ..Run::not_made(&planned[0], Some(role), verdict, 1)
         };
+        let runs = vec![
+            Run {
+                points: 1,
+                ..made(Verdict::Passed, Role::KernelInCourseHost)
+            },
+            made(
+                Verdict::Failed {
+                    failure: Failure::Disagrees {
+                        disagreement: Disagreement::Dot {
+                            got: 1.5,
+                            exact: "12345678901234567890".into(),
+                            error: 0.25,
+                            limit: 1e-6,
+                        },
+                    },
+                },
+                Role::StudentHost,
+            ),
+            Run {
+                findings: vec![Finding {
+                    kind: FindingKind::SharedMemoryRace,
+                    line: Some(41),
+                    text: "shared-memory race in kernel `dot`".into(),
+                }],
+                ..made(
+                    Verdict::Failed {
+                        failure: Failure::Trace {
+                            evidence: Evidence::Pageable {
+                                direction: Direction::HostToDevice,
+                                copies: 2,
+                            },
+                        },
+                    },
+                    Role::StudentHost,
+                )
+            },
+            skipped(
+                "dot-sm",
+                &planned[2],
+                Skip::Memory {
+                    shortfall: Shortfall::Short {
+                        of: Memory::Gpu,
+                        need: 40 << 30,
+                        have: 8 << 30,
+                    },
+                },
+            ),
+        ];
+        assert!(matches!(runs[0].params, Params::Dot(dot::Params { .. })));
         let exercise = Exercise {
             refused: vec![],
             build_errors: None,
             ptx_missing: vec![],
-            runs: vec![run],
+            runs,
             points: 3,
             max_points: 3,
-            sanitizer: vec![],
-            checks: vec![],
+            sanitizer: vec![Sanitized {
+                tool: Tool::Racecheck,
+                clean: true,
+                summary: "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".into(),
+                finding: None,
+            }],
+            checks: vec![Check {
+                name: CheckName::Speed,
+                assessed: true,
+                passed: true,
+                points: 1,
+                max_points: 1,
+                outcome: CheckOutcome::Measured {
+                    run: planned[2].tag,
+                    theirs_ms: 0.2,
+                    course_ms: 0.19,
+                    fraction: 0.95,
+                    asks: 0.5,
+                },
+            }],
             inputs: None,
             absent: None,
         };
@@ -270,6 +351,30 @@ mod tests {
             },
         );
         results
+    }
+
+    #[test]
+    fn outcomes_are_tagged_in_json_by_what_they_are() {
+        let json = serde_json::to_value(sample()).unwrap();
+        let runs = &json["students"]["ann"]["exercises"]["dot-sm"]["runs"];
+        assert_eq!(runs[0]["verdict"], serde_json::json!({"kind": "passed"}));
+        assert_eq!(runs[0]["role"], "kernel-in-course-host");
+        assert_eq!(runs[0]["tag"], "one-element-shows");
+        assert_eq!(runs[0]["params"]["family"], "dot");
+        assert_eq!(runs[1]["verdict"]["failure"]["why"], "disagrees");
+        assert_eq!(runs[1]["verdict"]["failure"]["disagreement"]["kind"], "dot");
+        assert_eq!(
+            runs[2]["verdict"]["failure"]["evidence"]["direction"],
+            "host-to-device"
+        );
+        assert_eq!(runs[2]["findings"][0]["kind"], "shared-memory-race");
+        assert_eq!(runs[3]["verdict"]["reason"]["shortfall"]["of"], "gpu");
+        assert!(runs[3].get("role").is_none());
+        let check = &json["students"]["ann"]["exercises"]["dot-sm"]["checks"][0];
+        assert_eq!(
+            (&check["name"], &check["outcome"]["why"]),
+            (&"speed".into(), &"measured".into())
+        );
     }
 
     #[test]
@@ -285,13 +390,17 @@ mod tests {
 
     #[test]
     fn a_skipped_run_is_its_own_kind_with_no_points_either_way() {
-        let run = &crate::plan::runs::plan("vecadd-anyN", 3)[0];
-        let record = skipped("vecadd-anyN", run, "skipped here");
-        assert_eq!(record.verdict.kind, SKIPPED);
-        assert!(!record.verdict.passed && record.max_points == 0 && record.points == 0);
-        assert_eq!(record.verdict.message, "skipped here");
+        let run = &crate::plan::exercise::plan(kernels::catalogue::ExerciseId::VecaddAnyN, 3)[0];
+        let reason = Skip::Emulator {
+            too_slow: "it takes minutes".into(),
+        };
+        let record = skipped("vecadd-anyN", run, reason.clone());
+        assert_eq!(record.verdict, Verdict::Skipped { reason });
+        assert!(!record.verdict.passed() && record.max_points == 0 && record.points == 0);
+        assert_eq!((record.tag, record.role), (run.tag, None));
         assert_eq!(record.command[0], "vecadd-anyN");
-        assert_eq!(record.command[1..], run.args[..]);
+        assert_eq!(record.command[1..], run.args()[..]);
+        assert_eq!(record.about(), run.about());
     }
 
     #[test]
@@ -299,10 +408,21 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("results.json");
         fs::write(&path, r#"{"schema_version": 7}"#).unwrap();
+        let err = Results::load(&path).unwrap_err();
         assert!(
-            Results::load(&path)
-                .unwrap_err()
-                .contains("schema_version Some(7)")
+            matches!(
+                err,
+                Error::Schema {
+                    found: Some(7),
+                    want: RESULTS_SCHEMA,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(
+            err.to_string()
+                .contains("schema_version 7; this grader reads")
         );
     }
 }

@@ -8,6 +8,7 @@ use std::process::{Command, Stdio};
 
 use crate::build::bundle::Bundle;
 use crate::build::emulator_library;
+use crate::error::{Error, Result};
 
 /// The environment variable naming the nvidia-smi binary to ask (tests
 /// name a missing one to stand for a machine without a GPU).
@@ -36,33 +37,29 @@ fn lists_a_gpu(smi: &Path) -> bool {
 /// Whether to grade on the emulator: `--emulate`, `--no-emulate`, or (with
 /// neither) whenever no GPU is usable. `--no-emulate` without a GPU is an
 /// error that says what to do, so nobody is graded zero for want of one.
-pub fn choose(emulate: bool, no_emulate: bool) -> Result<bool, String> {
+pub fn choose(emulate: bool, no_emulate: bool) -> Result<bool> {
     decide(emulate, no_emulate, gpu_usable)
 }
 
-fn decide(emulate: bool, no_emulate: bool, gpu: impl Fn() -> bool) -> Result<bool, String> {
+fn decide(emulate: bool, no_emulate: bool, gpu: impl Fn() -> bool) -> Result<bool> {
     if emulate {
         return Ok(true);
     }
     let gpu = gpu();
     if no_emulate && !gpu {
-        return Err(
+        return Err(Error::NoDevice(
             "--no-emulate: no NVIDIA GPU is usable here (`nvidia-smi -L` lists none), so every \
              run would fail; grade on a machine with a GPU, or drop --no-emulate to grade on the \
              CPU emulator"
                 .to_owned(),
-        );
+        ));
     }
     Ok(!gpu)
 }
 
 /// The emulator library runs load when `emulate`, checked against the
 /// bundle's record of it; None on a GPU.
-pub fn driver(
-    bundle_dir: &Path,
-    bundle: &Bundle,
-    emulate: bool,
-) -> Result<Option<PathBuf>, String> {
+pub fn driver(bundle_dir: &Path, bundle: &Bundle, emulate: bool) -> Result<Option<PathBuf>> {
     if !emulate {
         return Ok(None);
     }
@@ -76,11 +73,13 @@ mod tests {
     #[test]
     fn without_a_gpu_the_default_is_the_emulator_and_no_emulate_says_what_to_do() {
         assert!(!lists_a_gpu(Path::new("/nonexistent/nvidia-smi")));
-        assert_eq!(decide(false, false, || false), Ok(true));
-        assert_eq!(decide(false, false, || true), Ok(false));
-        assert_eq!(decide(true, false, || true), Ok(true));
-        assert_eq!(decide(false, true, || true), Ok(false));
+        assert!(decide(false, false, || false).unwrap());
+        assert!(!decide(false, false, || true).unwrap());
+        assert!(decide(true, false, || true).unwrap());
+        assert!(!decide(false, true, || true).unwrap());
         let err = decide(false, true, || false).unwrap_err();
+        assert!(matches!(err, Error::NoDevice(_)), "{err}");
+        let err = err.to_string();
         assert!(
             err.contains("no NVIDIA GPU") && err.contains("drop --no-emulate"),
             "{err}"

@@ -7,6 +7,8 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use crate::record::outcome::{Memory, Shortfall};
+
 /// Room left besides what the run asks for: the CUDA context, the
 /// process, the grader and whatever else the node runs.
 const HEADROOM: u64 = 4 << 30;
@@ -14,53 +16,54 @@ const HEADROOM: u64 = 4 << 30;
 /// Why `bytes` in host memory and again in GPU memory (`gpu`: the index
 /// runs are pinned to, else every GPU's least) do not fit now; None when
 /// they do.
-pub fn shortfall(bytes: u64, gpu: Option<u32>) -> Option<String> {
+pub fn shortfall(bytes: u64, gpu: Option<u32>) -> Option<Shortfall> {
     let need = bytes + HEADROOM;
     let host = std::fs::read_to_string("/proc/meminfo")
-        .map_err(|err| format!("/proc/meminfo: {err}"))
+        .map_err(|err| unread(Memory::Host, format!("/proc/meminfo: {err}")))
         .and_then(|text| mem_available(&text));
     let device = gpu_free(gpu);
     judge(need, host, device)
 }
 
-fn judge(need: u64, host: Result<u64, String>, device: Result<u64, String>) -> Option<String> {
-    let gib = |b: u64| format!("{:.1} GiB", b as f64 / f64::from(1 << 30));
-    let skipped = "skipped, no points either way";
+fn unread(of: Memory, why: String) -> Shortfall {
+    Shortfall::Unread { of, why }
+}
+
+fn judge(
+    need: u64,
+    host: Result<u64, Shortfall>,
+    device: Result<u64, Shortfall>,
+) -> Option<Shortfall> {
     match (host, device) {
-        (Err(why), _) => Some(format!(
-            "{skipped}: the host's available memory could not be read ({why})"
-        )),
-        (_, Err(why)) => Some(format!(
-            "{skipped}: the GPU's free memory could not be read ({why})"
-        )),
-        (Ok(host), _) if host < need => Some(format!(
-            "{skipped}: it needs {} of host memory, and this node has {} available",
-            gib(need),
-            gib(host)
-        )),
-        (_, Ok(device)) if device < need => Some(format!(
-            "{skipped}: it needs {} of GPU memory, and the GPU has {} free",
-            gib(need),
-            gib(device)
-        )),
+        (Err(unread), _) | (_, Err(unread)) => Some(unread),
+        (Ok(have), _) if have < need => Some(Shortfall::Short {
+            of: Memory::Host,
+            need,
+            have,
+        }),
+        (_, Ok(have)) if have < need => Some(Shortfall::Short {
+            of: Memory::Gpu,
+            need,
+            have,
+        }),
         _ => None,
     }
 }
 
 /// `MemAvailable` of a `/proc/meminfo`, in bytes.
-fn mem_available(meminfo: &str) -> Result<u64, String> {
+fn mem_available(meminfo: &str) -> Result<u64, Shortfall> {
     meminfo
         .lines()
         .find_map(|line| line.strip_prefix("MemAvailable:"))
         .and_then(|rest| rest.trim().strip_suffix("kB"))
         .and_then(|kib| kib.trim().parse::<u64>().ok())
         .map(|kib| kib * 1024)
-        .ok_or_else(|| "no MemAvailable line in /proc/meminfo".to_owned())
+        .ok_or_else(|| unread(Memory::Host, "no MemAvailable line in /proc/meminfo".into()))
 }
 
 /// The free memory of GPU `index` (nvidia-smi's numbering), or the least
 /// of every GPU's, in bytes.
-fn gpu_free(index: Option<u32>) -> Result<u64, String> {
+fn gpu_free(index: Option<u32>) -> Result<u64, Shortfall> {
     let smi =
         std::env::var_os(crate::run::device::NVIDIA_SMI_ENV).unwrap_or_else(|| "nvidia-smi".into());
     let mut command = Command::new(Path::new(&smi));
@@ -72,13 +75,16 @@ fn gpu_free(index: Option<u32>) -> Result<u64, String> {
         .stdin(Stdio::null())
         .stderr(Stdio::null())
         .output()
-        .map_err(|err| format!("nvidia-smi: {err}"))?;
+        .map_err(|err| unread(Memory::Gpu, format!("nvidia-smi: {err}")))?;
     if !output.status.success() {
-        return Err(format!("nvidia-smi exited with {}", output.status));
+        return Err(unread(
+            Memory::Gpu,
+            format!("nvidia-smi exited with {}", output.status),
+        ));
     }
     least_mib(&String::from_utf8_lossy(&output.stdout))
         .map(|mib| mib << 20)
-        .ok_or_else(|| "nvidia-smi gave no free memory".to_owned())
+        .ok_or_else(|| unread(Memory::Gpu, "nvidia-smi gave no free memory".into()))
 }
 
 /// The least of nvidia-smi's `memory.free` lines (MiB).
@@ -108,13 +114,27 @@ mod tests {
     fn a_run_that_does_not_fit_is_skipped_saying_which_memory_is_short() {
         assert_eq!(judge(30 * GIB, Ok(100 * GIB), Ok(139 * GIB)), None);
         let host = judge(30 * GIB, Ok(16 * GIB), Ok(139 * GIB)).unwrap();
+        assert_eq!(
+            host,
+            Shortfall::Short {
+                of: Memory::Host,
+                need: 30 * GIB,
+                have: 16 * GIB
+            }
+        );
+        let host = host.to_string();
         assert!(
             host.contains("needs 30.0 GiB of host memory") && host.contains("16.0 GiB available"),
             "{host}"
         );
-        let device = judge(30 * GIB, Ok(100 * GIB), Ok(24 * GIB)).unwrap();
+        let device = judge(30 * GIB, Ok(100 * GIB), Ok(24 * GIB))
+            .unwrap()
+            .to_string();
         assert!(device.contains("GPU memory"), "{device}");
-        let unread = judge(30 * GIB, Ok(100 * GIB), Err("nvidia-smi: not found".into())).unwrap();
+        let not_found = unread(Memory::Gpu, "nvidia-smi: not found".into());
+        let unread = judge(30 * GIB, Ok(100 * GIB), Err(not_found))
+            .unwrap()
+            .to_string();
         assert!(unread.contains("could not be read (nvidia-smi"), "{unread}");
     }
 }

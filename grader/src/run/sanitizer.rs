@@ -11,10 +11,11 @@ use std::time::Duration;
 
 use crate::confine::runner::{self, Ended, Limits};
 use crate::confine::sandbox::{Extras, Isolation};
+use crate::record::outcome::Tool;
 use crate::record::results::Sanitized;
 
 /// The tools run, in order.
-pub const TOOLS: [&str; 2] = ["memcheck", "racecheck"];
+pub const TOOLS: [Tool; 2] = [Tool::Memcheck, Tool::Racecheck];
 
 /// Runs each tool over `binary args` (the grader passes the course's
 /// reference binary with the student's PTX among `files`, so the findings
@@ -40,7 +41,8 @@ pub fn sanitize(
     TOOLS
         .iter()
         .map(|tool| {
-            let wrapper = [program.as_ref(), "--tool", tool];
+            let name = tool.to_string();
+            let wrapper = [program.as_ref(), "--tool", &name];
             let outcome = runner::run_command(
                 isolation.run_command_with(
                     binary,
@@ -55,7 +57,7 @@ pub fn sanitize(
             );
 
             judge(
-                tool,
+                *tool,
                 &outcome.ended,
                 &format!("{}{}", outcome.stdout, outcome.stderr),
                 limits.timeout,
@@ -67,7 +69,7 @@ pub fn sanitize(
 /// The tool's verdict from what it printed: clean when its summary counts
 /// no errors. Its exit status is the program's, and a program that printed
 /// a wrong answer exits non-zero however clean its memory accesses were.
-fn judge(tool: &str, ended: &Ended, output: &str, timeout: Duration) -> Sanitized {
+fn judge(tool: Tool, ended: &Ended, output: &str, timeout: Duration) -> Sanitized {
     // "========= ERROR SUMMARY: 0 errors", or racecheck's
     // "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".
     // With many errors, a second line follows: "ERROR SUMMARY: 260 errors
@@ -102,7 +104,7 @@ fn judge(tool: &str, ended: &Ended, output: &str, timeout: Duration) -> Sanitize
         ),
     };
     Sanitized {
-        tool: tool.to_owned(),
+        tool,
         clean,
         summary,
         finding: if clean { None } else { first_finding(output) },
@@ -159,7 +161,7 @@ mod tests {
     #[test]
     fn a_clean_summary_is_clean() {
         let memcheck = judge(
-            "memcheck",
+            Tool::Memcheck,
             &Ended::Exited(0),
             "========= ERROR SUMMARY: 0 errors\n",
             T,
@@ -167,7 +169,7 @@ mod tests {
         assert!(memcheck.clean);
         assert_eq!(memcheck.summary, "ERROR SUMMARY: 0 errors");
         let race = "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)\n";
-        assert!(judge("racecheck", &Ended::Exited(0), race, T).clean);
+        assert!(judge(Tool::Racecheck, &Ended::Exited(0), race, T).clean);
     }
 
     #[test]
@@ -175,7 +177,7 @@ mod tests {
         // On the H100: a racy dot-atomic exits 1 (wrong answer) under a
         // memcheck that found nothing.
         let run = judge(
-            "memcheck",
+            Tool::Memcheck,
             &Ended::Exited(1),
             "========= ERROR SUMMARY: 0 errors\n",
             T,
@@ -186,7 +188,7 @@ mod tests {
     #[test]
     fn findings_are_not() {
         let found = judge(
-            "memcheck",
+            Tool::Memcheck,
             &Ended::Exited(1),
             "========= ERROR SUMMARY: 3 errors\n",
             T,
@@ -194,7 +196,7 @@ mod tests {
         assert!(!found.clean);
         assert!(found.summary.contains("3 errors"));
         let race = "========= RACECHECK SUMMARY: 4 hazards displayed (4 errors, 0 warnings)\n";
-        assert!(!judge("racecheck", &Ended::Exited(1), race, T).clean);
+        assert!(!judge(Tool::Racecheck, &Ended::Exited(1), race, T).clean);
     }
 
     #[test]
@@ -203,7 +205,7 @@ mod tests {
         // padding.
         let many = "========= ERROR SUMMARY: 360 errors\n\
                     ========= ERROR SUMMARY: 260 errors were not printed. Use --print-limit option to adjust the number of printed errors\n";
-        let found = judge("memcheck", &Ended::Exited(1), many, T);
+        let found = judge(Tool::Memcheck, &Ended::Exited(1), many, T);
         assert!(!found.clean);
         assert_eq!(found.summary, "ERROR SUMMARY: 360 errors");
     }
@@ -211,7 +213,7 @@ mod tests {
     #[test]
     fn a_run_the_tool_could_not_check_says_why() {
         let said = "========= Target application terminated before first instrumented API call\n";
-        let unchecked = judge("memcheck", &Ended::Exited(0), said, T);
+        let unchecked = judge(Tool::Memcheck, &Ended::Exited(0), said, T);
         assert!(!unchecked.clean);
         assert_eq!(
             unchecked.summary,
@@ -231,7 +233,7 @@ mod tests {
             ========= Invalid __global__ read of size 4 bytes\n\
             =========     at vecadd+0x1a0 in /build/workspace/exercises/vecadd-anyN/src/kernel.cu:26\n\
             ========= ERROR SUMMARY: 2 errors\n";
-        let found = judge("memcheck", &Ended::Exited(0), memcheck, T);
+        let found = judge(Tool::Memcheck, &Ended::Exited(0), memcheck, T);
         assert_eq!(
             found.finding.as_deref(),
             Some("Invalid __global__ write of size 4 bytes (kernel.cu:27)")
@@ -240,7 +242,7 @@ mod tests {
         let race = "========= Error: Race reported between Read access at dot+0x4f0 in kernel.cu:46\n\
             =========     and Write access at dot+0x510 in kernel.cu:46 [2048 hazards]\n\
             ========= RACECHECK SUMMARY: 2 hazards displayed (2 errors, 0 warnings)\n";
-        let found = judge("racecheck", &Ended::Exited(0), race, T);
+        let found = judge(Tool::Racecheck, &Ended::Exited(0), race, T);
         assert!(!found.clean);
         assert_eq!(
             found.finding.as_deref(),
@@ -248,7 +250,7 @@ mod tests {
         );
         // Clean: nothing to quote.
         let clean = judge(
-            "memcheck",
+            Tool::Memcheck,
             &Ended::Exited(0),
             "========= ERROR SUMMARY: 0 errors\n",
             T,
@@ -259,7 +261,7 @@ mod tests {
     #[test]
     fn a_missing_tool_says_so() {
         let missing = judge(
-            "memcheck",
+            Tool::Memcheck,
             &Ended::DidNotStart("No such file".into()),
             "",
             T,

@@ -1,23 +1,16 @@
 //! A run of a student's own binary with the course's tracer preloaded and
-//! its driver-call trace on a pipe the grader owns (see `trace`), and what
-//! the trace must show for a passing report to count: the exercise's
-//! kernels launched, the result copied back after the last launch, and for
-//! streams-overlap asynchronous copies from page-locked memory on two or
-//! more streams.
+//! its driver-call trace on a pipe the grader owns (see `trace`): what the
+//! run's command needs, and the trace once the run ended. What the trace
+//! must show is `judge::evidence`'s.
 
 use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::time::Duration;
 
-use serde_json::Value;
+use kernels::trace_record::{FD_VARIABLE, is_header};
 
-use crate::run::trace::{Collected, Pipe, Reading, Trace};
-
-/// The variable the tracer reads its descriptor's number from.
-pub const FD_VARIABLE: &str = "CUDA_COURSE_TRACE_FD";
-
-/// The first line the tracer writes (`tracer/src/record.rs`).
-const HEADER: &str = "# cuda-course-trace 1\n";
+use crate::record::outcome::TraceFailure;
+use crate::run::trace::{Collected, MAX_TRACE_BYTES, Pipe, Reading, Trace};
 
 /// How long the trace may stay open after the program ended.
 const GRACE: Duration = Duration::from_secs(5);
@@ -29,7 +22,7 @@ pub struct Tracing {
 
 /// What a run's command needs to be traced: the files to pass (the tracer
 /// as `LD_PRELOAD`) and the descriptor to inherit, named by
-/// [`FD_VARIABLE`].
+/// `kernels::trace_record::FD_VARIABLE`.
 pub struct Attach<'a> {
     pub files: [(&'static str, &'a Path); 1],
     pub descriptor: (&'static str, OwnedFd),
@@ -37,8 +30,10 @@ pub struct Attach<'a> {
 
 /// Starts collecting a trace for one run of a binary, with `library` the
 /// tracer on this machine.
-pub fn start(library: &Path) -> Result<(Tracing, Attach<'_>), String> {
-    let pipe = Pipe::new().map_err(|err| format!("the trace's pipe: {err}"))?;
+pub fn start(library: &Path) -> Result<(Tracing, Attach<'_>), TraceFailure> {
+    let pipe = Pipe::new().map_err(|err| TraceFailure::Pipe {
+        error: err.to_string(),
+    })?;
     let (reading, write) = pipe.split();
     Ok((
         Tracing { reading },
@@ -52,171 +47,26 @@ pub fn start(library: &Path) -> Result<(Tracing, Attach<'_>), String> {
 impl Tracing {
     /// The trace, once the run's command (which held the write end) is
     /// dropped and the program has ended.
-    pub fn finish(self) -> Result<Trace, String> {
+    pub fn finish(self) -> Result<Trace, TraceFailure> {
         let Collected { text, truncated } = self.reading.finish(GRACE)?;
         // The tracer writes it as it loads, before any call.
-        if !text.lines().any(|line| line == HEADER.trim_end()) {
-            return Err(
-                "the tracer was not loaded into the program, so its driver calls could not be \
-                 seen: the binary must load the CUDA driver (libcuda.so.1) dynamically, as \
-                 the course's does"
-                    .into(),
-            );
+        if !text.lines().any(is_header) {
+            return Err(TraceFailure::NotLoaded);
         }
         let trace = Trace::parse_first(&text)?;
         if truncated {
             // The end is gone: a copy back after the last launch may be too.
-            return Err(format!(
-                "the driver-call trace passed {} MiB and was cut off",
-                crate::run::trace::MAX_TRACE_BYTES >> 20
-            ));
+            return Err(TraceFailure::Truncated {
+                mib: MAX_TRACE_BYTES >> 20,
+            });
         }
         Ok(trace)
     }
 }
 
-/// Why a run of `exercise` whose report passed does not count, from its
-/// trace and its report; None when they show the work.
-pub fn judge(exercise: &str, trace: &Trace, report: &Value) -> Option<String> {
-    let found = trace
-        .launched(exercise)
-        .and_then(|()| trace.copied_back(exercise))
-        .and_then(|()| match exercise {
-            "streams-overlap" => trace.overlapped_copies(),
-            _ => Ok(()),
-        });
-    if let Err(why) = found {
-        return Some(format!(
-            "the driver-call trace disagrees with the report: {why}"
-        ));
-    }
-    match exercise {
-        "streams-overlap" => overlapped_in_time(report).err(),
-        _ => None,
-    }
-}
-
-/// Overlapped below this fraction of serial, where the plan's chunks leave
-/// room for it.
-const OVERLAP_FRACTION: f64 = 0.8;
-/// Chunks from which [`OVERLAP_FRACTION`] is required: with k equal chunks
-/// of three equal stages perfect overlap takes (k + 2) / 3k of the serial
-/// time, 0.5 at k = 4, so 0.8 leaves room for launch and copy overheads.
-/// With 2 chunks (0.67 at best) the solution measured 0.84 on an H100.
-const OVERLAP_CHUNKS: u64 = 4;
-/// The serial time, in ms, from which [`OVERLAP_FRACTION`] is required:
-/// below it launch overheads and the timer decide. On an H200 the solution
-/// measured 0.95 of serial on a 0.33 ms run (7 chunks, median of 1), and
-/// 0.4 at the exercise's default size (16 ms).
-const OVERLAP_MIN_SERIAL_MS: f64 = 5.0;
-
-/// streams-overlap on a GPU: the overlapped run took less than
-/// [`OVERLAP_FRACTION`] of the serial one. Not asked under the emulator
-/// (its times are the CPU's), with fewer than [`OVERLAP_CHUNKS`] chunks, or
-/// below [`OVERLAP_MIN_SERIAL_MS`] of serial time: a correct program must
-/// never fail it by the timer's noise.
-fn overlapped_in_time(report: &Value) -> Result<(), String> {
-    let emulated = report
-        .pointer("/device/name")
-        .and_then(Value::as_str)
-        .is_none_or(|name| name.contains("emulator"));
-    let chunks = report.pointer("/parameters/chunks").and_then(Value::as_u64);
-    if emulated || chunks.is_none_or(|c| c < OVERLAP_CHUNKS) {
-        return Ok(());
-    }
-    let time = |name: &str| {
-        report
-            .pointer(&format!("/results/{name}"))
-            .and_then(Value::as_f64)
-    };
-    let (Some(serial), Some(overlapped)) = (time("serial_ms"), time("overlapped_ms")) else {
-        return Err("the report gives no serial_ms and overlapped_ms to compare".into());
-    };
-    if serial < OVERLAP_MIN_SERIAL_MS || overlapped < OVERLAP_FRACTION * serial {
-        return Ok(());
-    }
-    Err(format!(
-        "the overlapped run took {overlapped:.3} ms, {:.2} of the serial run's {serial:.3} ms; \
-         with {} chunks overlapping copies and kernels brings it below {OVERLAP_FRACTION}",
-        overlapped / serial,
-        chunks.unwrap_or_default()
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn trace(lines: &[&str]) -> Trace {
-        let text: String = lines
-            .iter()
-            .enumerate()
-            .map(|(seq, line)| format!("{seq} 2 {line}\n"))
-            .collect();
-        Trace::parse_first(&format!("# cuda-course-trace 1\n{text}")).unwrap()
-    }
-
-    #[test]
-    fn a_report_without_a_launch_or_a_copy_back_does_not_count() {
-        let launched = "cuLaunchKernel 0 stream=0x5a kernel=vecadd grid=4,1,1 block=256,1,1";
-        let back = "cuMemcpyDtoH_v2 0 stream=0x0 bytes=16 dir=dtoh pinned=0";
-        let report = &Value::Null;
-        assert_eq!(
-            judge("vecadd-anyN", &trace(&[launched, back]), report),
-            None
-        );
-        let never = judge("vecadd-anyN", &trace(&[back]), report).unwrap();
-        assert!(never.contains("never launched `vecadd`"), "{never}");
-        let before = judge("vecadd-anyN", &trace(&[back, launched]), report).unwrap();
-        assert!(before.contains("nothing was copied"), "{before}");
-    }
-
-    #[test]
-    fn streams_overlap_needs_page_locked_copies_on_two_streams() {
-        let lines = [
-            "cuMemcpyHtoD_v2 0 stream=0x0 bytes=16 dir=htod pinned=0",
-            "cuLaunchKernel 0 stream=0x5a kernel=transform grid=4,1,1 block=256,1,1",
-            "cuMemcpyDtoH_v2 0 stream=0x0 bytes=16 dir=dtoh pinned=0",
-        ];
-        let why = judge("streams-overlap", &trace(&lines), &Value::Null).unwrap();
-        assert!(why.contains("pageable"), "{why}");
-    }
-
-    fn streams_report(device: &str, chunks: u64, serial: f64, overlapped: f64) -> Value {
-        serde_json::json!({
-            "device": {"name": device},
-            "parameters": {"chunks": chunks},
-            "results": {"serial_ms": serial, "overlapped_ms": overlapped},
-        })
-    }
-
-    #[test]
-    fn overlap_must_save_time_on_a_gpu_where_the_chunks_allow_it() {
-        let gpu = "NVIDIA H100 80GB HBM3";
-        // The solution at the exercise's defaults: 0.40 with 32 chunks.
-        assert_eq!(
-            overlapped_in_time(&streams_report(gpu, 32, 15.96, 6.33)),
-            Ok(())
-        );
-        let why = overlapped_in_time(&streams_report(gpu, 32, 15.96, 15.80)).unwrap_err();
-        assert!(why.contains("0.99 of the serial"), "{why}");
-        // Not asked below 5 ms of serial time: the solution measured 0.95
-        // there on an H200 (0.33 ms, 7 chunks).
-        assert_eq!(
-            overlapped_in_time(&streams_report(gpu, 7, 0.332, 0.316)),
-            Ok(())
-        );
-        // Not asked: 2 chunks, or the emulator's times.
-        assert_eq!(
-            overlapped_in_time(&streams_report(gpu, 2, 20.3, 17.0)),
-            Ok(())
-        );
-        let emulator = "cuda-course CPU emulator";
-        assert_eq!(
-            overlapped_in_time(&streams_report(emulator, 7, 1.0, 1.0)),
-            Ok(())
-        );
-    }
 
     /// Runs a script that writes one record to the descriptor the
     /// variable names, and reads the trace.
@@ -287,8 +137,7 @@ mod tests {
             max_output: 1 << 10,
         };
         crate::confine::runner::run_command(command, limits);
-        let why = tracing.finish().unwrap_err();
-        assert!(why.contains("tracer was not loaded"), "{why}");
+        assert_eq!(tracing.finish().unwrap_err(), TraceFailure::NotLoaded);
     }
 
     #[test]

@@ -2,13 +2,26 @@
 //! `task` is its stub's `TODO(step N)` sentence; kernels/tests/stub_drift.rs
 //! fails if the two differ.
 
+use super::ExerciseId::{
+    DotAtomic, DotGm, DotSm, MatmulNaive, MatmulTiled, MemspaceTiming, StreamsOverlap, VecaddAnyN,
+};
+use super::RunTag::*;
 use super::StepFile::{Host, Kernel};
-use super::{Exercise, PtxNeed, Step};
+use super::{Emulated, Exercise, PtxNeed, RunSpec, Step};
+
+/// The runs of dot-sm and dot-atomic, whose kernels only sum the elements:
+/// no run past 2^31 (dot-gm's kernel indexes every product).
+const DOT_RUNS: &[RunSpec] = &[
+    RunSpec::plain(OneElementShows),
+    RunSpec::plain(GridSmallerThanN),
+    RunSpec::timed(DefaultInputs),
+];
 
 /// Every exercise, in course order.
 pub const EXERCISES: [Exercise; 8] = [
     Exercise {
-        name: "vecadd-anyN",
+        id: VecaddAnyN,
+        name: VecaddAnyN.name(),
         title: "Vector add, any length",
         summary: "c = a + b with a grid-stride loop, for any n and any launch shape.",
         steps: &[
@@ -54,9 +67,18 @@ pub const EXERCISES: [Exercise; 8] = [
             feature: "gridDim.x read, for the grid-stride loop",
             why: "the kernel never reads gridDim.x, so it cannot step by the whole grid",
         }],
+        launches: &[&["vecadd"]],
+        runs: &[
+            RunSpec::plain(OneElement),
+            RunSpec::plain(GridSmallerThanN),
+            RunSpec::plain(EveryThreadLoops),
+            RunSpec::timed(DefaultGrid),
+            RunSpec::past_int(PastInt),
+        ],
     },
     Exercise {
-        name: "dot-gm",
+        id: DotGm,
+        name: DotGm.name(),
         title: "Dot, the host sums",
         summary: "Each thread multiplies, the products go to global memory, the host sums them.",
         steps: &[
@@ -101,9 +123,17 @@ pub const EXERCISES: [Exercise; 8] = [
             feature: "stores to global memory",
             why: "the kernel stores no products to global memory",
         }],
+        launches: &[&["dot"]],
+        runs: &[
+            RunSpec::plain(OneElementShows),
+            RunSpec::plain(GridSmallerThanN),
+            RunSpec::timed(DefaultInputs),
+            RunSpec::past_int(PastInt),
+        ],
     },
     Exercise {
-        name: "dot-sm",
+        id: DotSm,
+        name: DotSm.name(),
         title: "Dot, shared-memory tree",
         summary: "Each block adds its products as a tree in shared memory and leaves one \
                   partial sum.",
@@ -177,9 +207,12 @@ pub const EXERCISES: [Exercise; 8] = [
                 why: "the kernel never loads from shared memory",
             },
         ],
+        launches: &[&["dot"]],
+        runs: DOT_RUNS,
     },
     Exercise {
-        name: "dot-atomic",
+        id: DotAtomic,
+        name: DotAtomic.name(),
         title: "Dot, blocks add atomically",
         summary: "Blocks add their totals into one result with atomicAdd; --sweep times \
                   launch shapes.",
@@ -242,9 +275,12 @@ pub const EXERCISES: [Exercise; 8] = [
             feature: "an atomic add to global memory, atomicAdd",
             why: "the kernel never adds atomically into global memory",
         }],
+        launches: &[&["dot"]],
+        runs: DOT_RUNS,
     },
     Exercise {
-        name: "matmul-naive",
+        id: MatmulNaive,
+        name: MatmulNaive.name(),
         title: "Matmul, a thread per entry",
         summary: "P = M × N with a 2D grid: each thread computes one entry of P.",
         steps: &[
@@ -293,9 +329,18 @@ pub const EXERCISES: [Exercise; 8] = [
             feature: "blockIdx.y read, a 2D grid",
             why: "the kernel does not use a 2D grid (blockIdx.y)",
         }],
+        launches: &[&["matmul"]],
+        runs: &[
+            RunSpec::plain(SmallerThanABlock),
+            RunSpec::plain(PartialTiles),
+            RunSpec::plain(LargestBlock),
+            // The naive kernel is the baseline tiling beats: not timed.
+            RunSpec::plain(WholeTiles),
+        ],
     },
     Exercise {
-        name: "matmul-tiled",
+        id: MatmulTiled,
+        name: MatmulTiled.name(),
         title: "Matmul with shared tiles",
         summary: "P = M × N a tile at a time: each block loads tiles of M and N into \
                   shared memory and every thread reuses them.",
@@ -366,9 +411,17 @@ pub const EXERCISES: [Exercise; 8] = [
                 why: "the tiled kernel never reads its tiles from shared memory",
             },
         ],
+        launches: &[&["matmul_tiled_16", "matmul_tiled_32"]],
+        runs: &[
+            RunSpec::plain(SmallerThanABlock),
+            RunSpec::plain(PartialTiles),
+            RunSpec::plain(LargestBlock),
+            RunSpec::timed(WholeTiles),
+        ],
     },
     Exercise {
-        name: "memspace-timing",
+        id: MemspaceTiming,
+        name: MemspaceTiming.name(),
         title: "Four memory spaces timed",
         summary: "One sum read from four memory spaces, to see what each costs.",
         steps: &[
@@ -467,9 +520,17 @@ pub const EXERCISES: [Exercise; 8] = [
                 why: "the shared kernel never reads shared memory",
             },
         ],
+        launches: &[
+            &["sum_global"],
+            &["sum_constant"],
+            &["sum_register"],
+            &["sum_shared"],
+        ],
+        runs: &[RunSpec::plain(PerThreadReads), RunSpec::plain(UniformReads)],
     },
     Exercise {
-        name: "streams-overlap",
+        id: StreamsOverlap,
+        name: StreamsOverlap.name(),
         title: "Copies overlap kernels",
         summary: "Chunks on several streams, so one chunk's copies run while another's \
                   kernel does.",
@@ -537,6 +598,14 @@ pub const EXERCISES: [Exercise; 8] = [
             feature: "stores to global memory",
             why: "the kernel stores no results",
         }],
+        launches: &[&["transform"]],
+        runs: &[
+            RunSpec::plain(UnevenChunks),
+            RunSpec {
+                emulated: Emulated::TooSlow("chunks this long take minutes on a CPU"),
+                ..RunSpec::plain(ChunksPastTheGrid)
+            },
+        ],
     },
 ];
 

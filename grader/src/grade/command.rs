@@ -1,0 +1,147 @@
+//! `grader run`, and the run half of `grader grade` and `grader check`:
+//! where the kernels run, said once; who is graded (some students, a
+//! shard); the students graded one at a time or one per GPU, each told to
+//! the caller as it is done; the reports written from results.json.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::build::bundle;
+use crate::build::command::say_if_unsandboxed;
+use crate::confine::runner::Limits;
+use crate::confine::sandbox::Isolation;
+use crate::error::{Error, Result};
+use crate::grade::grading::{self, Settings};
+use crate::grade::shard::{self, Shard};
+use crate::record::reports;
+use crate::record::results::Results;
+
+/// How runs are made.
+#[derive(Clone, Copy, Debug)]
+pub struct Running {
+    /// How long a run may take before it is stopped.
+    pub timeout: Duration,
+    /// Skip students results.json holds, graded from the same inputs.
+    pub resume: bool,
+    /// Leave compute-sanitizer out: the memory-safety point is not
+    /// assessed.
+    pub no_sanitize: bool,
+    /// Run the kernels on the bundle's CPU emulator.
+    pub emulate: bool,
+    /// Never the emulator: without a GPU, stop.
+    pub no_emulate: bool,
+}
+
+/// What one `grader run` grades.
+pub struct Run<'a> {
+    pub bundle: &'a Path,
+    pub out: &'a Path,
+    pub running: Running,
+    pub isolation: Isolation,
+    /// Only these students; all when empty.
+    pub students: Vec<String>,
+    /// Only this slice of the class, for `grader merge`.
+    pub shard: Option<Shard>,
+    /// Over these GPUs, one student at a time on each.
+    pub gpus: Option<Vec<u32>>,
+    /// On the CPU emulator ([`device`] decides it).
+    pub emulate: bool,
+}
+
+/// How far a grading is.
+pub enum Progress<'a> {
+    /// About to grade this many students.
+    Students(usize),
+    /// This student is graded and in results.json.
+    Graded(&'a str),
+    /// Everyone is graded.
+    Done,
+}
+
+/// Where the kernels run (true: the CPU emulator), said once, before any
+/// student is built or graded.
+pub fn device(running: &Running) -> Result<bool> {
+    let emulate = crate::run::device::choose(running.emulate, running.no_emulate)?;
+    if emulate {
+        eprintln!(
+            "grader: {}: kernels run on the CPU emulator, at capped sizes; every report says so",
+            if running.emulate {
+                "--emulate"
+            } else {
+                "no NVIDIA GPU is usable here (--no-emulate refuses to grade without one)"
+            }
+        );
+        if !running.no_sanitize {
+            eprintln!(
+                "grader: compute-sanitizer is left out on the emulator, which checks every \
+                 access itself: the memory-safety point is not assessed"
+            );
+        }
+    }
+    Ok(emulate)
+}
+
+/// Grades the bundle into OUT and writes the reports there.
+pub fn run(mut run: Run, progress: &mut dyn FnMut(Progress)) -> Result<Results> {
+    eprintln!(
+        "grader: grading the bundle {} into {}",
+        run.bundle.display(),
+        run.out.display()
+    );
+    let gpus = match &run.gpus {
+        Some(_) if run.emulate => {
+            return Err(Error::Usage(
+                "--gpus spreads runs over NVIDIA GPUs, and these runs are on the CPU emulator; \
+                 leave --gpus out, or grade on a GPU node"
+                    .to_owned(),
+            ));
+        }
+        Some(indices) => crate::confine::gpus::find(indices)?,
+        None => vec![],
+    };
+    if let Some(shard) = run.shard {
+        run.students = shard::begin(
+            run.bundle,
+            run.out,
+            shard,
+            run.running.resume,
+            run.isolation.description(),
+            run.emulate,
+        )?;
+        eprintln!("grader: shard {shard}: {} students", run.students.len());
+        if run.students.is_empty() {
+            // A class smaller than its shards: this one holds nobody.
+            return Results::load(&run.out.join("results.json"));
+        }
+    }
+    say_if_unsandboxed(&run.isolation);
+    let settings = Settings {
+        limits: Limits {
+            timeout: run.running.timeout,
+            max_output: 1 << 20,
+        },
+        resume: run.running.resume,
+        sanitize: !run.running.no_sanitize && !run.emulate,
+        only: run.students.clone(),
+        emulate: run.emulate,
+        isolation: run.isolation,
+    };
+    let students: BTreeSet<String> = bundle::load(run.bundle)?
+        .items
+        .into_iter()
+        .map(|i| i.student)
+        .filter(|s| run.students.is_empty() || run.students.contains(s))
+        .collect();
+    progress(Progress::Students(students.len()));
+    let graded = |student: &str| progress(Progress::Graded(student));
+    let results = if gpus.is_empty() {
+        grading::run(run.bundle, run.out, &settings, graded)
+    } else {
+        crate::grade::pool::run(run.bundle, run.out, &settings, &gpus, graded)
+    };
+    progress(Progress::Done);
+    let results = results?;
+    reports::write(&results, run.out).map_err(Error::io(run.out))?;
+    Ok(results)
+}

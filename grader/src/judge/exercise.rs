@@ -1,0 +1,253 @@
+//! One student's one exercise, graded: plan, then jobs, then outcomes, then
+//! points. A point when the kernel's PTX shows what the exercise is about;
+//! then each planned run made twice, the student's PTX through the course's
+//! binary (the kernel's points: host code the student did not write) and
+//! the student's own binary with the tracer (the host's points), each
+//! judged; then memory safety and speed. Runs and checks earn points only
+//! when the PTX point was earned, so an answer computed on the host earns
+//! nothing.
+
+use std::path::{Path, PathBuf};
+
+use kernels::catalogue::points::{KERNEL_SHARE, PTX};
+
+use crate::build::bundle::{Bundle, Item};
+use crate::build::digest;
+use crate::build::ptx_check;
+use crate::build::reference::Kept;
+use crate::confine::runner::Limits;
+use crate::confine::sandbox::Isolation;
+use crate::judge::points::{self, Bench};
+use crate::plan::runs::{self as plan, Role};
+use crate::record::outcome::{NotStarted, Skip, Verdict};
+use crate::record::results::{self, Exercise, Run};
+use crate::run::job::{self, Job};
+
+/// What every exercise of a grading is graded with.
+pub struct Context<'a> {
+    /// The bundle and its folder.
+    pub bundle: &'a Bundle,
+    pub bundle_dir: &'a Path,
+    pub isolation: &'a Isolation,
+    pub limits: Limits,
+    /// compute-sanitizer for the memory-safety point.
+    pub sanitize: bool,
+    /// The kernels run on the CPU emulator: capped plans, its findings.
+    pub emulate: bool,
+    /// The emulator's library, where the kernels run on it.
+    pub driver: Option<&'a Path>,
+}
+
+/// Grades `item`.
+pub fn grade(context: &Context, item: &Item) -> Exercise {
+    let planned = crate::plan::emulated::plan(item.exercise, context.bundle.seed, context.emulate);
+    let plan = planned.runs;
+    let mut graded = Exercise {
+        refused: item.refused.clone(),
+        build_errors: item.build_errors.clone(),
+        ptx_missing: item.ptx_missing.clone(),
+        runs: vec![],
+        points: 0,
+        max_points: 0,
+        sanitizer: vec![],
+        checks: points::not_assessed(&plan, context.sanitize, context.emulate),
+        inputs: inputs(context, item),
+        absent: item.absent.clone(),
+    };
+    // Whether each run above 2^31 elements fits this node, decided once
+    // for the item, so that its maximum is the same whether or not
+    // anything was built.
+    let gpu = context.isolation.gpu().map(|g| g.index);
+    let short: Vec<_> = plan
+        .iter()
+        .map(|run| {
+            (run.memory > 0)
+                .then(|| crate::run::memory::shortfall(run.memory, gpu))
+                .flatten()
+        })
+        .collect();
+    // What it could have earned: every run made, every point assessed.
+    graded.max_points = PTX
+        + plan
+            .iter()
+            .zip(&short)
+            .filter(|(_, short)| short.is_none())
+            .map(|(r, _)| r.points)
+            .sum::<u32>()
+        + points::assessed_max(&graded.checks);
+    let Some(binary) = &item.binary else {
+        return graded;
+    };
+    let binary = context.bundle_dir.join(binary);
+    // The binary as built, or nothing runs: a bundle changed since (by a
+    // run, or by hand) is not graded.
+    let found = digest::file(&binary).ok();
+    if item.digest.is_none() || found != item.digest {
+        graded.build_errors = Some(format!(
+            "the grader refused to run {}: it is not the binary that was built \
+             (sha256 {} expected, {} found)",
+            item.exercise,
+            item.digest.as_deref().unwrap_or("none"),
+            found.as_deref().unwrap_or("unreadable"),
+        ));
+        return graded;
+    }
+    let counts = item.ptx_missing.is_empty();
+    let kernel_host = kernel_host(context, item);
+    let tracer = match &context.bundle.tracer {
+        None => Err(NotStarted::NoTracer),
+        Some(kept) => kept
+            .check(context.bundle_dir)
+            .map_err(|changed| NotStarted::TracerChanged { changed }),
+    };
+    let limits = (context.limits.timeout.as_secs_f64(), context.emulate);
+    let exercise = item.exercise;
+    for (run, short) in plan.iter().zip(short) {
+        let kernel_points = KERNEL_SHARE.min(run.points);
+        if let Some(shortfall) = short {
+            let skip = Skip::Memory { shortfall };
+            graded
+                .runs
+                .push(results::skipped(exercise.name(), run, skip));
+            continue;
+        }
+        if run.memory > 0 && !counts {
+            // Tens of seconds of the node's time that could earn nothing.
+            graded.runs.push(not_run(
+                run,
+                Role::KernelInCourseHost,
+                kernel_points,
+                NotStarted::PtxLacks,
+            ));
+            continue;
+        }
+        graded.runs.push(match &kernel_host {
+            Ok((reference, ptx)) => {
+                let job = Job {
+                    run,
+                    role: Role::KernelInCourseHost,
+                    binary: reference,
+                    ptx: Some(ptx),
+                    tracer: None,
+                };
+                let made = job::make(&job, context.isolation, context.limits, context.driver);
+                crate::judge::run::judge(exercise, &job, made, kernel_points, counts, limits)
+            }
+            Err(why) => not_run(run, Role::KernelInCourseHost, kernel_points, why.clone()),
+        });
+        let host_points = run.points - kernel_points;
+        if host_points == 0 {
+            // A kernel-only run: the student's binary is not asked.
+            continue;
+        }
+        graded.runs.push(match &tracer {
+            Ok(tracer) => {
+                let job = Job {
+                    run,
+                    role: Role::StudentHost,
+                    binary: &binary,
+                    ptx: None,
+                    tracer: Some(tracer),
+                };
+                let made = job::make(&job, context.isolation, context.limits, context.driver);
+                crate::judge::run::judge(exercise, &job, made, host_points, counts, limits)
+            }
+            Err(why) => not_run(run, Role::StudentHost, host_points, why.clone()),
+        });
+    }
+    graded.runs.extend(planned.skipped.into_iter().map(|s| {
+        let skip = Skip::Emulator {
+            too_slow: s.too_slow.to_owned(),
+        };
+        results::skipped(exercise.name(), &s.run, skip)
+    }));
+    let bench = Bench {
+        isolation: context.isolation,
+        limits: context.limits,
+    };
+    if context.sanitize {
+        if let Some(first) = plan.first() {
+            let ran = graded
+                .runs
+                .iter()
+                .find(|r| r.role == Some(Role::KernelInCourseHost) && r.tag == first.tag);
+            let (check, sanitized) =
+                points::memory_safety(&bench, &kernel_host, first, ran, counts);
+            graded.sanitizer = sanitized;
+            points::set(&mut graded.checks, check);
+        }
+    }
+    if let Some(timed) = plan.iter().find(|r| r.timed).filter(|_| !context.emulate) {
+        let check = points::speed(&bench, &graded.runs, &kernel_host, timed, counts);
+        points::set(&mut graded.checks, check);
+    }
+    graded.points = u32::from(counts) * PTX
+        + graded.runs.iter().map(|r| r.points).sum::<u32>()
+        + graded.checks.iter().map(|c| c.points).sum::<u32>();
+    graded.max_points = PTX
+        + graded.runs.iter().map(|r| r.max_points).sum::<u32>()
+        + points::assessed_max(&graded.checks);
+    graded
+}
+
+/// The digest of what an item's grade depends on: the binary as it is now
+/// and as it was built, the test plan, what the build found, and the
+/// trusted code its runs go through (reference binary, PTX, tracer).
+pub fn inputs(context: &Context, item: &Item) -> Option<String> {
+    let plan =
+        crate::plan::emulated::plan(item.exercise, context.bundle.seed, context.emulate).runs;
+    let binary = item
+        .binary
+        .as_ref()
+        .map(|b| digest::file(&context.bundle_dir.join(b)).ok());
+    let reference = context.bundle.reference.get(item.exercise.name());
+    Some(digest::bytes(
+        format!(
+            "{binary:?}\n{:?}\n{plan:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{reference:?}\n{:?}\n{:?}\n\
+             sanitize {}",
+            item.digest,
+            item.build_errors,
+            item.refused,
+            item.ptx_missing,
+            item.absent,
+            item.ptx,
+            context.bundle.tracer,
+            context.sanitize
+        )
+        .as_bytes(),
+    ))
+}
+
+/// The reference binary and the student's PTX for an item's kernel runs,
+/// each as it was built; else why the kernel cannot be run.
+fn kernel_host(context: &Context, item: &Item) -> Result<(PathBuf, Kept), NotStarted> {
+    let bundle_dir = context.bundle_dir;
+    let reference = context
+        .bundle
+        .reference
+        .get(item.exercise.name())
+        .ok_or_else(|| NotStarted::NoReference {
+            exercise: item.exercise.name().to_owned(),
+        })?;
+    let ptx = item.ptx.as_ref().ok_or(NotStarted::NoPtx)?;
+    let refused = |changed| NotStarted::Refused { changed };
+    let binary = reference.binary.check(bundle_dir).map_err(refused)?;
+    let path = ptx.check(bundle_dir).map_err(refused)?;
+    let course = reference.ptx.check(bundle_dir).map_err(refused)?;
+    let read = |p: &Path| ptx_check::read(p).map_err(|error| NotStarted::Unreadable { error });
+    if let Some(mismatch) = ptx_check::signature_mismatch(&read(&path)?, &read(&course)?) {
+        return Err(NotStarted::Signature { mismatch });
+    }
+    Ok((
+        binary,
+        Kept {
+            path,
+            digest: ptx.digest.clone(),
+        },
+    ))
+}
+
+/// A planned run that could not be made in `role`, and why.
+fn not_run(run: &plan::Run, role: Role, points: u32, reason: NotStarted) -> Run {
+    Run::not_made(run, Some(role), Verdict::DidNotStart { reason }, points)
+}

@@ -1,0 +1,298 @@
+//! The points that are not a run's: memory safety (compute-sanitizer over
+//! the kernel in the course's host code at the exercise's first run, its
+//! smallest) and speed (the kernel's time at the timed run against the
+//! course's own kernel, run right after it on the same GPU); what each
+//! stands at before anything runs; and the sums.
+
+use std::path::{Path, PathBuf};
+
+use kernels::catalogue::points::{MEMORY_SAFETY, SPEED, SPEED_FRACTION};
+use serde_json::Value;
+
+use crate::build::reference::Kept;
+use crate::confine::runner::{self, Ended, Limits};
+use crate::confine::sandbox::{Extras, Isolation};
+use crate::plan::runs::{self as plan, Role};
+use crate::record::outcome::{CheckName, CheckOutcome, NotStarted, Verdict};
+use crate::record::results::{Check, Run, Sanitized};
+use crate::run::sanitizer;
+
+/// Where the checks run: the sandbox and the limits of the grading.
+pub struct Bench<'a> {
+    pub isolation: &'a Isolation,
+    pub limits: Limits,
+}
+
+fn check(name: CheckName, assessed: bool, passed: bool, outcome: CheckOutcome) -> Check {
+    Check {
+        name,
+        assessed,
+        passed,
+        points: 0,
+        max_points: match name {
+            CheckName::MemorySafety => MEMORY_SAFETY,
+            CheckName::Speed => SPEED,
+        },
+        outcome,
+    }
+}
+
+/// The checks `plan` has, as they stand before anything runs: the grading
+/// replaces those it assesses; those left say why they earned nothing, or
+/// why they were not assessed.
+pub fn not_assessed(plan: &[plan::Run], sanitize: bool, emulate: bool) -> Vec<Check> {
+    let mut checks = vec![];
+    if !plan.is_empty() {
+        let why = if emulate {
+            CheckOutcome::Emulated
+        } else if sanitize {
+            CheckOutcome::NoKernel
+        } else {
+            CheckOutcome::NoSanitize
+        };
+        checks.push(check(
+            CheckName::MemorySafety,
+            sanitize && !emulate,
+            false,
+            why,
+        ));
+    }
+    if plan.iter().any(|r| r.timed) {
+        let why = if emulate {
+            CheckOutcome::Emulated
+        } else {
+            CheckOutcome::NoKernel
+        };
+        checks.push(check(CheckName::Speed, !emulate, false, why));
+    }
+    checks
+}
+
+/// The points the assessed checks could earn; the others count in no maximum.
+pub fn assessed_max(checks: &[Check]) -> u32 {
+    checks
+        .iter()
+        .filter(|c| c.assessed)
+        .map(|c| c.max_points)
+        .sum()
+}
+
+/// Puts `check` in place of the one of its name.
+pub fn set(checks: &mut Vec<Check>, check: Check) {
+    match checks.iter_mut().find(|c| c.name == check.name) {
+        Some(slot) => *slot = check,
+        None => checks.push(check),
+    }
+}
+
+/// The memory-safety point: compute-sanitizer over the kernel in the
+/// course's host code at `first`, timed once (the tools slow it down many
+/// times); with the tools' records. `ran` is the kernel's plain run of it.
+pub fn memory_safety(
+    bench: &Bench,
+    kernel_host: &Result<(PathBuf, Kept), NotStarted>,
+    first: &plan::Run,
+    ran: Option<&Run>,
+    counts: bool,
+) -> (Check, Vec<Sanitized>) {
+    let lost = |outcome| (check(CheckName::MemorySafety, true, false, outcome), vec![]);
+    let (reference, ptx) = match kernel_host {
+        Ok(host) => host,
+        Err(reason) => {
+            return lost(CheckOutcome::Unrunnable {
+                reason: reason.clone(),
+            });
+        }
+    };
+    // A kernel that did not finish the run plain would not under the
+    // tools either, which slow it down many times: 2 × 10 × the timeout
+    // of the node's time for nothing.
+    if ran.is_some_and(|r| matches!(r.verdict, Verdict::TimedOut { .. })) {
+        return lost(CheckOutcome::TimedOut { run: first.tag });
+    }
+    let first_args = first.args();
+    let mut args: Vec<&str> = first_args.iter().map(String::as_str).collect();
+    if let Some(at) = args.iter().position(|a| *a == "--runs") {
+        args[at + 1] = "1";
+    }
+    let sanitized = sanitizer::sanitize(
+        bench.isolation,
+        reference,
+        &args,
+        &[(kernels::KERNEL_PTX_ENV, ptx.path.as_path())],
+        bench.limits,
+    );
+    let clean = sanitized.iter().all(|s| s.clean);
+    let mut point = check(
+        CheckName::MemorySafety,
+        true,
+        clean,
+        CheckOutcome::Sanitized { run: first.tag },
+    );
+    point.points = u32::from(clean && counts) * MEMORY_SAFETY;
+    (point, sanitized)
+}
+
+/// The speed point: the kernel's time at the timed run (its kernel run in
+/// the course's host code, already made, among `runs`) against the course's
+/// own kernel at the same arguments, run right after it on the same GPU.
+pub fn speed(
+    bench: &Bench,
+    runs: &[Run],
+    kernel_host: &Result<(PathBuf, Kept), NotStarted>,
+    timed: &plan::Run,
+    counts: bool,
+) -> Check {
+    let fail = |outcome| check(CheckName::Speed, true, false, outcome);
+    let (reference, _) = match kernel_host {
+        Ok(host) => host,
+        Err(reason) => {
+            return fail(CheckOutcome::Unrunnable {
+                reason: reason.clone(),
+            });
+        }
+    };
+    let theirs = runs
+        .iter()
+        .find(|r| r.role == Some(Role::KernelInCourseHost) && r.tag == timed.tag);
+    let Some(theirs_ms) = theirs
+        .filter(|r| r.verdict.passed())
+        .and_then(|r| kernel_ms(r.report.as_ref()?))
+    else {
+        return fail(CheckOutcome::NotMeasured { run: timed.tag });
+    };
+    let (course_ms, ended) = course_ms(bench, reference, timed);
+    let Some(course_ms) = course_ms else {
+        // The course's own kernel failed: the node's fault, not the student's.
+        return check(
+            CheckName::Speed,
+            false,
+            false,
+            CheckOutcome::CourseFailed {
+                run: timed.tag,
+                ended: format!("{ended:?}"),
+            },
+        );
+    };
+    let fraction = course_ms / theirs_ms;
+    let passed = fraction >= SPEED_FRACTION;
+    let mut point = check(
+        CheckName::Speed,
+        true,
+        passed,
+        CheckOutcome::Measured {
+            run: timed.tag,
+            theirs_ms,
+            course_ms,
+            fraction,
+            asks: SPEED_FRACTION,
+        },
+    );
+    point.points = u32::from(passed && counts) * SPEED;
+    point
+}
+
+/// The course's own kernel's time at `timed` (None when it did not pass),
+/// and how its run ended.
+fn course_ms(bench: &Bench, reference: &Path, timed: &plan::Run) -> (Option<f64>, Ended) {
+    let timed_args = timed.args();
+    let mut args: Vec<&str> = timed_args.iter().map(String::as_str).collect();
+    args.push("--json");
+    let outcome = runner::run_command(
+        bench
+            .isolation
+            .run_command_with(reference, &args, &[], Extras::default()),
+        bench.limits,
+    );
+    let ms = serde_json::from_str::<Value>(outcome.stdout.trim())
+        .ok()
+        .filter(|r| r["check"]["passed"] == true)
+        .and_then(|r| kernel_ms(&r));
+    (ms, outcome.ended)
+}
+
+/// The median kernel time a report gives, in ms.
+fn kernel_ms(report: &Value) -> Option<f64> {
+    crate::record::reports::report_timings(report)?
+        .into_iter()
+        .find(|t| t.step == "kernel")
+        .map(|t| t.ms)
+        .filter(|ms| *ms > 0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kernels::catalogue::ExerciseId;
+
+    fn planned(timed: bool) -> Vec<plan::Run> {
+        let mut runs = crate::plan::exercise::plan(ExerciseId::VecaddAnyN, 1);
+        for run in &mut runs {
+            run.timed &= timed;
+        }
+        runs
+    }
+
+    #[test]
+    fn points_not_assessed_say_why_and_count_in_no_maximum() {
+        let checks = not_assessed(&planned(true), true, false);
+        assert_eq!(checks.len(), 2);
+        assert!(checks.iter().all(|c| c.assessed && c.points == 0));
+        assert!(checks.iter().all(|c| c.outcome == CheckOutcome::NoKernel));
+        let checks = not_assessed(&planned(true), false, false);
+        assert!(!checks[0].assessed && checks[0].outcome == CheckOutcome::NoSanitize);
+        assert!(checks[1].assessed);
+        let checks = not_assessed(&planned(true), true, true);
+        assert!(
+            checks
+                .iter()
+                .all(|c| !c.assessed && c.outcome == CheckOutcome::Emulated)
+        );
+        assert_eq!(assessed_max(&checks), 0);
+        // No timed run, no speed point.
+        assert_eq!(not_assessed(&planned(false), true, false).len(), 1);
+    }
+
+    #[test]
+    fn a_kernel_that_timed_out_is_not_run_again_under_the_sanitizer() {
+        let first = &planned(true)[0];
+        let verdict = Verdict::TimedOut { seconds: 1.0 };
+        let ran = Run::not_made(first, Some(Role::KernelInCourseHost), verdict, 1);
+        // A reference binary that cannot exist: were it run, the record
+        // would say the tool could not start it.
+        let host = Ok((
+            PathBuf::from("/nonexistent/reference"),
+            Kept {
+                path: PathBuf::from("/nonexistent/kernel.ptx"),
+                digest: String::new(),
+            },
+        ));
+        let bench = Bench {
+            isolation: &Isolation::Unsandboxed,
+            limits: Limits {
+                timeout: std::time::Duration::from_secs(1),
+                max_output: 1 << 16,
+            },
+        };
+        let (point, tools) = memory_safety(&bench, &host, first, Some(&ran), true);
+        assert!(tools.is_empty());
+        assert!(point.assessed && !point.passed && point.points == 0);
+        assert_eq!(point.outcome, CheckOutcome::TimedOut { run: first.tag });
+    }
+
+    #[test]
+    fn the_kernel_time_is_the_kernel_step_of_the_report() {
+        let report = serde_json::json!({"timings": [
+            {"step": "h2d", "ms": 2.0, "median_of": 1},
+            {"step": "kernel", "ms": 0.25, "median_of": 5},
+        ]});
+        assert_eq!(kernel_ms(&report), Some(0.25));
+        assert_eq!(kernel_ms(&serde_json::json!({"timings": []})), None);
+        assert_eq!(
+            kernel_ms(&serde_json::json!({"timings": [
+                {"step": "kernel", "ms": 0.0, "median_of": 5}
+            ]})),
+            None
+        );
+    }
+}

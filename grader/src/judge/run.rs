@@ -1,0 +1,90 @@
+//! One made run, judged: its verdict from how it ended and what it printed,
+//! the CPU emulator's findings, then, for a report that passed, the
+//! grader's own recheck of its result and, for the student's binary, what
+//! its trace must show. Its points count only when the kernel's PTX shows
+//! what the exercise is about (`counts`), so an answer computed on the host
+//! earns nothing.
+
+use kernels::catalogue::ExerciseId;
+use serde_json::Value;
+
+use crate::confine::runner::Ended;
+use crate::judge::{evidence, findings, verdict};
+use crate::plan::exercise::recheck;
+use crate::plan::runs::Role;
+use crate::record::outcome::{Failure, Verdict};
+use crate::record::results::Run;
+use crate::run::job::{Job, Made};
+
+/// The record of `job`, made as `made` says, worth `points` when it passes
+/// and `counts`; `timeout_s` is the limit it ran under, `emulated` whether
+/// the kernels ran on the CPU emulator.
+pub fn judge(
+    exercise: ExerciseId,
+    job: &Job,
+    made: Made,
+    points: u32,
+    counts: bool,
+    (timeout_s, emulated): (f64, bool),
+) -> Run {
+    let Made {
+        outcome,
+        command,
+        trace,
+    } = made;
+    let found = if emulated {
+        findings::findings(&outcome.stderr)
+    } else {
+        vec![]
+    };
+    let mut verdict = findings::with_findings(verdict::judge(&outcome, timeout_s), &found);
+    let report: Option<Value> = serde_json::from_str(outcome.stdout.trim()).ok();
+    let said = report.as_ref().unwrap_or(&Value::Null);
+    if verdict.passed() {
+        if let Err(disagreement) = recheck(exercise, job.run, said) {
+            verdict = Verdict::Failed {
+                failure: Failure::Disagrees { disagreement },
+            };
+        }
+    }
+    if verdict.passed() {
+        let failure = match &trace {
+            Some(Ok(trace)) => evidence::judge(exercise, trace, said),
+            Some(Err(why)) => Some(Failure::NoTrace { trace: why.clone() }),
+            None => None,
+        };
+        if let Some(failure) = failure {
+            verdict = Verdict::Failed { failure };
+        }
+    }
+    Run {
+        tag: job.run.tag,
+        params: job.run.params.clone(),
+        role: Some(job.role),
+        command,
+        ptx: match job.role {
+            Role::KernelInCourseHost => job
+                .ptx
+                .and_then(|ptx| Some(ptx.path.file_name()?.to_string_lossy().into_owned())),
+            Role::StudentHost => None,
+        },
+        exit_code: match outcome.ended {
+            Ended::Exited(code) => Some(code),
+            _ => None,
+        },
+        duration_ms: outcome.duration.as_secs_f64() * 1e3,
+        points: if verdict.passed() && counts {
+            points
+        } else {
+            0
+        },
+        max_points: points,
+        verdict,
+        findings: found,
+        report,
+        trace_calls: match trace {
+            Some(Ok(trace)) => Some(trace.calls.len()),
+            _ => None,
+        },
+    }
+}

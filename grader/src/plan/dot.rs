@@ -1,0 +1,157 @@
+//! The dot family's grading (dot-gm, dot-sm, dot-atomic): its runs (an n
+//! small enough that one element shows; the largest block in a grid smaller
+//! than n; the default inputs at a large n, timed; for dot-gm, whose kernel
+//! indexes every product, past 2^31), and the recheck of the dot against
+//! the exact value within the exercise's tolerance.
+
+use kernels::catalogue::RunTag as Tag;
+use kernels::dot::{self, Affine, Variant};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::plan::disagreement::{self, Disagreement};
+use crate::plan::draw::{self, Flags, TIMED_RUNS};
+
+/// A run's arguments; the binary's defaults where None.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Params {
+    pub n: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub a: Option<Affine>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub b: Option<Affine>,
+    pub runs: u32,
+}
+
+impl Params {
+    pub fn flags(&self) -> Flags {
+        Flags::default()
+            .num("n", self.n)
+            .num_if("threads", self.threads)
+            .num_if("blocks", self.blocks)
+            .text_if("a", self.a)
+            .text_if("b", self.b)
+            .num("runs", self.runs)
+    }
+
+    /// What the run is about, for the feedback; None for a tag that is not
+    /// the dot family's.
+    pub fn about(&self, tag: Tag) -> Option<String> {
+        let n = self.n;
+        let shown = |x: Option<Affine>| x.map(|x| x.to_string()).unwrap_or_default();
+        let (a, b) = (shown(self.a), shown(self.b));
+        let (threads, blocks) = (self.threads.unwrap_or(0), self.blocks.unwrap_or(0));
+        Some(match tag {
+            Tag::OneElementShows => {
+                format!("n = {n}, a = {a}, b = {b}: small enough that one element shows")
+            }
+            Tag::GridSmallerThanN => format!(
+                "n = {n} with {blocks} blocks of {threads} (the largest block), a = {a}, \
+                 b = {b}: a grid smaller than n"
+            ),
+            Tag::DefaultInputs => {
+                format!("n = {n} with the default inputs: every block's share counts")
+            }
+            Tag::PastInt => {
+                format!("n = {n}, above 2^31: an int index overflows before the end")
+            }
+            _ => return None,
+        })
+    }
+
+    /// At sizes the CPU emulator runs in seconds.
+    pub fn cap(&mut self) {
+        self.n = draw::shrink_n(self.n);
+        self.runs = 1;
+    }
+}
+
+/// Never the constant 0, which would make every product 0.
+fn affine(rng: &mut fastrand::Rng) -> Affine {
+    loop {
+        let x = Affine::new(rng.i64(-9..=9), rng.i64(-9..=9));
+        if x != Affine::new(0, 0) {
+            return x;
+        }
+    }
+}
+
+/// The runs of `variant`, drawn from `rng`.
+pub fn plan(variant: Variant, rng: &mut fastrand::Rng) -> Vec<(Tag, Params)> {
+    // dot-sm and dot-atomic reduce in a tree: power-of-two blocks only.
+    let power_of_two = variant != Variant::Gm;
+    let small = rng.u64(1000..5000) | 1;
+    let million = rng.u64(900_000..1_100_000);
+    let large = rng.u64(1 << 24..1 << 25) | 1;
+    let (a, b) = (affine(rng), affine(rng));
+    let threads = |rng: &mut fastrand::Rng| {
+        if power_of_two {
+            32u32 << rng.u32(0..6)
+        } else {
+            rng.u32(32..1024)
+        }
+    };
+    let t1 = threads(rng);
+    let blocks = rng.u32(3..40);
+    let run = |n, threads, blocks, a, b, runs| Params {
+        n,
+        threads,
+        blocks,
+        a,
+        b,
+        runs,
+    };
+    let mut runs = vec![
+        (
+            Tag::OneElementShows,
+            run(small, Some(t1), None, Some(a), Some(b), 3),
+        ),
+        (
+            Tag::GridSmallerThanN,
+            run(
+                million,
+                Some(1024),
+                Some(blocks),
+                Some(Affine::new(0, 1)),
+                Some(Affine::new(2, 0)),
+                3,
+            ),
+        ),
+        (
+            Tag::DefaultInputs,
+            run(large, Some(t1), None, None, None, TIMED_RUNS),
+        ),
+    ];
+    // dot-gm's kernel indexes every element (the others' only sum them):
+    // its products past 2^31 in c, the host summing them.
+    if variant.id().exercise().run(Tag::PastInt).is_some() {
+        let huge = draw::past_int(rng);
+        runs.push((Tag::PastInt, run(huge, None, None, None, None, 1)));
+    }
+    runs
+}
+
+/// The dot against the exact value, within the variant's tolerance for the
+/// report's launch shape.
+pub fn recheck(variant: Variant, report: &Value) -> Result<(), Disagreement> {
+    let p: dot::Parameters = disagreement::parameters(report)?;
+    let inputs = p.inputs();
+    let (exact, scale) = (inputs.dot(p.n), inputs.abs_dot(p.n));
+    let got = disagreement::number(&report["results"]["dot"], "dot")?;
+    let error = dot::tolerance::relative_error(got, exact, scale);
+    let limit = dot::tolerance::limit(variant, &p);
+    if error <= limit {
+        Ok(())
+    } else {
+        Err(Disagreement::Dot {
+            got,
+            exact: exact.to_string(),
+            error,
+            limit,
+        })
+    }
+}

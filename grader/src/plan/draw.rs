@@ -1,0 +1,91 @@
+//! What several families' plans share: the flags of a run with the values
+//! its report must echo ([`Flags`]), sizes past 2^31, how many launches a
+//! timed run takes the median of, and n capped for the CPU emulator.
+
+use serde_json::Value;
+
+/// Timed runs are the median of this many launches: one slow launch does
+/// not decide the speed point.
+pub const TIMED_RUNS: u32 = 5;
+
+/// Elements above 2^31, so that an `int` index overflows before the end:
+/// by 1 to 4 Mi (odd), enough elements past the limit to be seen missing.
+pub fn past_int(rng: &mut fastrand::Rng) -> u64 {
+    (1 << 31) + (rng.u64(1 << 20..1 << 22) | 1)
+}
+
+/// Bytes a run of `n` elements of three float arrays needs in host memory
+/// and again in GPU memory.
+pub fn three_arrays(n: u64) -> u64 {
+    3 * 4 * n
+}
+
+/// n at most about a million on the emulator: small ones kept, larger ones
+/// into [2^18, 2^19) or [2^19, 2^20) by their remainder, so parity and
+/// order are kept and the grid (at most 40 × 1024 threads, 4 elements
+/// each) is still smaller than n.
+pub fn shrink_n(n: u64) -> u64 {
+    match n {
+        ..65_536 => n,
+        65_536..16_777_216 => (1 << 18) + n % (1 << 18),
+        _ => (1 << 19) + n % (1 << 19),
+    }
+}
+
+/// A run's flags in order, each with the value its report must echo: a
+/// number for sizes and counts, a string for `--a`, `--b` and `--pattern`.
+/// `--runs` is passed and not echoed.
+#[derive(Debug, Default)]
+pub struct Flags(Vec<(&'static str, Value)>);
+
+impl Flags {
+    /// `--flag value`, a number.
+    pub fn num(mut self, flag: &'static str, value: impl Into<u64>) -> Flags {
+        self.0.push((flag, Value::from(value.into())));
+        self
+    }
+
+    /// `--flag value`, a number, when there is one.
+    pub fn num_if(self, flag: &'static str, value: Option<impl Into<u64>>) -> Flags {
+        match value {
+            Some(value) => self.num(flag, value),
+            None => self,
+        }
+    }
+
+    /// `--flag value`, text, when there is one.
+    pub fn text_if(mut self, flag: &'static str, value: Option<impl ToString>) -> Flags {
+        if let Some(value) = value {
+            self.0.push((flag, Value::from(value.to_string())));
+        }
+        self
+    }
+
+    /// The command line, without `--json` (the runner adds it).
+    pub fn args(&self) -> Vec<String> {
+        self.0
+            .iter()
+            .flat_map(|(flag, value)| {
+                let value = match value {
+                    Value::String(text) => text.clone(),
+                    other => other.to_string(),
+                };
+                [format!("--{flag}"), value]
+            })
+            .collect()
+    }
+
+    /// What the report must echo: every flag but `--runs`, under the name
+    /// the report gives it (`echo` renames a flag, as matmul-tiled's
+    /// `--tile` is reported as `block`).
+    pub fn expect(
+        &self,
+        echo: impl Fn(&'static str) -> &'static str,
+    ) -> Vec<(&'static str, Value)> {
+        self.0
+            .iter()
+            .filter(|(flag, _)| *flag != "runs")
+            .map(|(flag, value)| (echo(flag), value.clone()))
+            .collect()
+    }
+}

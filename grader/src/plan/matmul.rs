@@ -1,0 +1,115 @@
+//! The matmul family's grading (matmul-naive, matmul-tiled): its runs (a
+//! width below every block edge; one with partial tiles; the largest block;
+//! a large width of whole tiles, timed for the tiled kernel), each drawing
+//! M and N from a seed of its own, and the recheck of P's weighted checksum
+//! from that seed.
+
+use kernels::catalogue::RunTag as Tag;
+use kernels::matmul::Variant;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::plan::disagreement::{self, Disagreement};
+use crate::plan::draw::{Flags, TIMED_RUNS};
+
+/// A run's arguments; the binary's defaults where None.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Params {
+    pub width: u32,
+    /// The block's edge: `--block` for the naive kernel, `--tile` for the
+    /// tiled one (whose report calls it `block` too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edge: Option<u32>,
+    pub tiled: bool,
+    /// The seed of M and N.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    pub runs: u32,
+}
+
+impl Params {
+    pub fn flags(&self) -> Flags {
+        let edge = if self.tiled { "tile" } else { "block" };
+        Flags::default()
+            .num("width", self.width)
+            .num_if(edge, self.edge)
+            .num_if("seed", self.seed)
+            .num("runs", self.runs)
+    }
+
+    /// What the run is about, for the feedback; None for a tag that is not
+    /// the matmul family's.
+    pub fn about(&self, tag: Tag) -> Option<String> {
+        let (width, edge) = (self.width, self.edge.unwrap_or(0));
+        Some(match tag {
+            Tag::SmallerThanABlock => format!("W = {width}, smaller than a block"),
+            Tag::PartialTiles => format!("W = {width}: partial tiles on the right and bottom"),
+            Tag::LargestBlock => format!("W = {width} with {edge} × {edge} blocks, the largest"),
+            Tag::WholeTiles => format!("W = {width}"),
+            _ => return None,
+        })
+    }
+
+    /// At sizes the CPU emulator runs in seconds, keeping below a block
+    /// below, partial tiles partial and whole tiles whole.
+    pub fn cap(&mut self) {
+        self.width = match self.width {
+            // Below a block, and partial tiles of 16 and 32: kept.
+            w @ ..64 => w,
+            // 33 to 95, odd: several 32-wide tiles, the last partial.
+            w @ 64..1024 => 33 + (w % 32) * 2,
+            // The large width of full tiles: still every tile full.
+            _ => 256,
+        };
+        self.runs = 1;
+    }
+}
+
+/// The runs of `variant`, drawn from `rng`.
+pub fn plan(variant: Variant, rng: &mut fastrand::Rng) -> Vec<(Tag, Params)> {
+    let tiled = variant == Variant::Tiled;
+    // The edges each kernel takes: the naive kernel any block of 8 to 32,
+    // the tiled one its two compiled tiles.
+    let edges: &[u32] = if tiled { &[16, 32] } else { &[8, 16, 32] };
+    let edge = |rng: &mut fastrand::Rng| edges[rng.usize(..edges.len())];
+    let tiny = rng.u32(2..16);
+    let partial = rng.u32(17..64) | 1;
+    let middle = rng.u32(100..300);
+    let (e1, e2) = (edge(rng), edge(rng));
+    // M and N drawn from each run's seed: not integers, so a kernel that
+    // accumulates in int fails, and not computable without reading them.
+    let mut seed = || Some(rng.u64(..));
+    let run = |width, edge, seed, runs| Params {
+        width,
+        edge,
+        tiled,
+        seed,
+        runs,
+    };
+    vec![
+        (Tag::SmallerThanABlock, run(tiny, Some(e1), seed(), 2)),
+        (Tag::PartialTiles, run(partial, Some(e2), seed(), 2)),
+        // The largest block the exercise accepts: 32 × 32 = 1024 threads.
+        (Tag::LargestBlock, run(middle, Some(32), seed(), 2)),
+        (Tag::WholeTiles, run(1024, None, seed(), TIMED_RUNS)),
+    ]
+}
+
+/// The report's P against the golden model it ran and the weighted checksum
+/// the grader computes from the run's own seed, in O(W²).
+pub fn recheck(params: &Params, report: &Value) -> Result<(), Disagreement> {
+    let w = disagreement::count(&report["parameters"]["width"], "width")?;
+    disagreement::compared(report, w * w)?;
+    let rms = disagreement::number(&report["results"]["rms_vs_golden"], "rms_vs_golden")?;
+    if rms != 0.0 {
+        return Err(Disagreement::Rms { rms });
+    }
+    let width = u32::try_from(w).map_err(|_| Disagreement::Width { width: w })?;
+    let want = kernels::matmul::Inputs { seed: params.seed }.checksum(width);
+    let got = disagreement::number(&report["results"]["checksum"], "checksum")?;
+    if got == want {
+        Ok(())
+    } else {
+        Err(Disagreement::WeightedSum { got, want })
+    }
+}

@@ -1,0 +1,116 @@
+//! vecadd-anyN's grading: its runs (one element; a grid smaller than an odd
+//! n with the largest block; every thread looping; the default grid, timed;
+//! past 2^31), each drawing a and b from a seed of its own, and the recheck
+//! of c's checksum from that seed.
+
+use kernels::catalogue::RunTag as Tag;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::plan::disagreement::{self, Disagreement};
+use crate::plan::draw::{self, Flags, TIMED_RUNS};
+
+/// A run's arguments; the binary's defaults where None.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Params {
+    pub n: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<u32>,
+    /// The seed of a and b; the readable default inputs when None.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    pub runs: u32,
+}
+
+impl Params {
+    pub fn flags(&self) -> Flags {
+        Flags::default()
+            .num("n", self.n)
+            .num_if("threads", self.threads)
+            .num_if("blocks", self.blocks)
+            .num_if("seed", self.seed)
+            .num("runs", self.runs)
+    }
+
+    /// What the run is about, for the feedback; None for a tag that is not
+    /// vecadd-anyN's.
+    pub fn about(&self, tag: Tag) -> Option<String> {
+        let Params { n, .. } = self;
+        let (threads, blocks) = (self.threads.unwrap_or(0), self.blocks.unwrap_or(0));
+        Some(match tag {
+            Tag::OneElement => "one element".into(),
+            Tag::GridSmallerThanN => format!(
+                "n = {n}, odd, with {blocks} blocks of {threads} (the largest block): a grid \
+                 smaller than n, even counting 4 elements a thread"
+            ),
+            Tag::EveryThreadLoops => {
+                format!("n = {n} with {blocks} blocks of {threads}: every thread loops")
+            }
+            Tag::DefaultGrid => format!("n = {n} with the default grid"),
+            Tag::PastInt => {
+                format!("n = {n}, above 2^31: an int index overflows before the end")
+            }
+            _ => return None,
+        })
+    }
+
+    /// At sizes the CPU emulator runs in seconds.
+    pub fn cap(&mut self) {
+        self.n = draw::shrink_n(self.n);
+        self.runs = 1;
+    }
+}
+
+/// The runs, drawn from `rng`.
+pub fn plan(rng: &mut fastrand::Rng) -> Vec<(Tag, Params)> {
+    // Above 2 blocks of 1024 threads even in float4s (8192 elements), so a
+    // vectorised kernel without the grid-stride loop misses some too.
+    let small = rng.u64(9000..13000) | 1;
+    let middle = rng.u64(1 << 20..1 << 22) | 1;
+    let large = rng.u64(1 << 25..1 << 26) | 1;
+    let threads: u32 = [64, 96, 128, 256][rng.usize(..4)];
+    let blocks = rng.u32(3..40);
+    let huge = draw::past_int(rng);
+    // Inputs drawn from the run's seed: a kernel that writes c from i alone,
+    // or that never reads a or b, cannot match them.
+    let mut seed = || Some(rng.u64(..));
+    let run = |n, threads, blocks, seed, runs| Params {
+        n,
+        threads,
+        blocks,
+        seed,
+        runs,
+    };
+    vec![
+        (Tag::OneElement, run(1, Some(32), None, seed(), 2)),
+        (
+            Tag::GridSmallerThanN,
+            run(small, Some(1024), Some(2), seed(), 2),
+        ),
+        (
+            Tag::EveryThreadLoops,
+            run(middle, Some(threads), Some(blocks), seed(), 2),
+        ),
+        (Tag::DefaultGrid, run(large, None, None, seed(), TIMED_RUNS)),
+        // The default inputs, whose checksum is a closed form: the grader
+        // checks 2^31 elements without computing them.
+        (Tag::PastInt, run(huge, None, None, None, 1)),
+    ]
+}
+
+/// The checksum of c against the one the grader computes from the run's
+/// own seed (the report echoes it), never from the report's
+/// expected_checksum.
+pub fn recheck(params: &Params, report: &Value) -> Result<(), Disagreement> {
+    let n = disagreement::count(&report["parameters"]["n"], "n")?;
+    disagreement::compared(report, n)?;
+    let want = kernels::vecadd::Inputs { seed: params.seed }.checksum(n);
+    let got = disagreement::number(&report["results"]["checksum"], "checksum")?;
+    if got == want {
+        Ok(())
+    } else {
+        Err(Disagreement::Sum { got, want })
+    }
+}

@@ -1,0 +1,497 @@
+//! The words of every typed outcome: what the feedback, the terminal and
+//! `grader report` say of each. Outcomes are kept in results.json as they
+//! were found; rewording one here rewords every report made from then on,
+//! old results included, with no regrading.
+
+use std::fmt;
+
+use kernels::trace_record::Direction;
+
+use crate::build::reference::Changed;
+use crate::plan::disagreement::Disagreement;
+use crate::record::outcome::{
+    CheckName, CheckOutcome, Evidence, Failure, Finding, Garbage, Memory, NotStarted, Overlap,
+    Shortfall, Skip, Tool, TraceFailure, Verdict,
+};
+use crate::record::results::{Check, Run, Sanitized};
+
+/// A run's verdict for a person: what happened, what to look at. The
+/// emulator's `found` findings go with a wrong answer or a CUDA error, as
+/// the emulator failed the launch.
+pub fn verdict(verdict: &Verdict, found: &[Finding]) -> String {
+    let found = (!found.is_empty()).then(|| findings(found));
+    match verdict {
+        Verdict::Passed => "passed".to_owned(),
+        Verdict::Failed { failure } => {
+            let (summary, hint) = failure_summary(failure, found.as_deref());
+            let mut text = format!("wrong answer: {summary}");
+            if let Some(hint) = hint {
+                text += &format!(" (hint: {hint})");
+            }
+            text
+        }
+        Verdict::Unfinished { message } => format!("not finished: {message}"),
+        Verdict::CudaError { name, message } => {
+            let message = match &found {
+                Some(found) => format!("{message}\n{found}"),
+                None => message.clone(),
+            };
+            match name {
+                Some(name) => format!("CUDA error {name}: {message}"),
+                None => format!("CUDA error: {message}"),
+            }
+        }
+        Verdict::RefusedArguments { message } => {
+            format!("the binary refused the grader's arguments: {message}")
+        }
+        Verdict::Crashed { signal } => format!(
+            "crashed with signal {signal} ({}): a panic or a fault in the host code",
+            signal_name(*signal)
+        ),
+        Verdict::TimedOut { seconds } => {
+            format!("did not finish within {seconds:.0} s: a kernel or host loop that never ends?")
+        }
+        Verdict::OutOfMemory { limit } => format!(
+            "used more than the {} MiB of memory a run may have, and was stopped: does it \
+             allocate more than the exercise needs?",
+            limit >> 20
+        ),
+        Verdict::Flooded => "printed more than the grader keeps: remove debug printing".into(),
+        Verdict::Garbage { garbage } => {
+            format!("output is not the course's JSON report: {garbage}")
+        }
+        Verdict::Inconsistent { code, passed } => {
+            format!("exit code {code} disagrees with the report's check (passed = {passed})")
+        }
+        Verdict::DidNotStart { reason } => match reason {
+            NotStarted::Spawn { error } => format!("could not be started: {error}"),
+            other => other.to_string(),
+        },
+        Verdict::Skipped { reason } => reason.to_string(),
+    }
+}
+
+/// What the emulator found, as the feedback quotes it.
+fn findings(found: &[Finding]) -> String {
+    let lines: Vec<&str> = found.iter().map(|f| f.text.as_str()).collect();
+    format!("the CPU emulator found: {}", lines.join("\n"))
+}
+
+/// A failure's summary, the emulator's findings after it, and its hint.
+fn failure_summary(failure: &Failure, found: Option<&str>) -> (String, Option<String>) {
+    let (summary, hint) = match failure {
+        Failure::WrongAnswer {
+            wrong,
+            compared,
+            first,
+            tolerance,
+            hint,
+        } => {
+            let first = first
+                .as_ref()
+                .map(|f| format!("; first {}: expected {}, got {}", f.at, f.expected, f.got))
+                .unwrap_or_default();
+            let error = tolerance
+                .as_ref()
+                .map(|t| {
+                    format!(
+                        "; relative error {:.2e}, tolerance {:.2e}",
+                        t.relative_error.0, t.limit
+                    )
+                })
+                .unwrap_or_default();
+            (
+                format!("{wrong} of {compared} wrong{first}{error}"),
+                hint.clone(),
+            )
+        }
+        Failure::Disagrees { disagreement } => (
+            format!("the grader's own check disagrees: {disagreement}"),
+            None,
+        ),
+        Failure::Trace { evidence } => (
+            format!("the driver-call trace disagrees with the report: {evidence}"),
+            None,
+        ),
+        Failure::NoTrace { trace } => {
+            (format!("no driver-call trace could be read: {trace}"), None)
+        }
+        Failure::NoOverlap { overlap } => (overlap.to_string(), None),
+        // The findings are the summary: a launch failed, and the report
+        // passed anyway.
+        Failure::UncheckedLaunch => {
+            return (
+                found
+                    .unwrap_or("the CPU emulator failed a launch")
+                    .to_owned(),
+                Some("check every launch's result: synchronize and propagate its error".to_owned()),
+            );
+        }
+    };
+    match found {
+        Some(found) => (format!("{summary}\n{found}"), hint),
+        None => (summary, hint),
+    }
+}
+
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGTERM => "SIGTERM",
+        _ => "signal",
+    }
+}
+
+/// A check's words: what it found, or why it earned nothing or was not
+/// assessed. `runs` are the exercise's run records, whose descriptions the
+/// words quote; `sanitized` the compute-sanitizer records.
+pub fn check(check: &Check, runs: &[Run], sanitized: &[Sanitized]) -> String {
+    let about = |tag| {
+        runs.iter()
+            .find(|r| r.tag == tag)
+            .map_or_else(|| tag.to_string(), Run::about)
+    };
+    match (&check.outcome, check.name) {
+        (CheckOutcome::NoKernel, _) => "0 points: no kernel was built to check".into(),
+        (CheckOutcome::Emulated, CheckName::MemorySafety) => {
+            "not assessed: on the CPU emulator, whose own checks of every access fail the runs \
+             instead"
+                .into()
+        }
+        (CheckOutcome::Emulated, CheckName::Speed) => {
+            "not assessed: the CPU emulator's times say nothing of a GPU's".into()
+        }
+        (CheckOutcome::NoSanitize, _) => "not assessed: graded with --no-sanitize".into(),
+        (CheckOutcome::Unrunnable { reason }, CheckName::MemorySafety) => {
+            format!("0 points: compute-sanitizer could not run the kernel: {reason}")
+        }
+        (CheckOutcome::Unrunnable { .. }, CheckName::Speed) => {
+            "0 points: the kernel could not be run in the course's host code".into()
+        }
+        (CheckOutcome::TimedOut { run }, _) => format!(
+            "0 points: not checked, the kernel did not finish the run \"{}\" in time",
+            about(*run)
+        ),
+        (CheckOutcome::Sanitized { run }, _) if check.passed => format!(
+            "memcheck and racecheck found nothing in the run \"{}\"",
+            about(*run)
+        ),
+        (CheckOutcome::Sanitized { run }, _) => {
+            let found: Vec<String> = sanitized
+                .iter()
+                .filter(|s| !s.clean)
+                .map(|s| match &s.finding {
+                    Some(finding) => format!("{}: {finding} ({})", s.tool, s.summary),
+                    None => format!("{}: {}", s.tool, s.summary),
+                })
+                .collect();
+            format!("in the run \"{}\": {}", about(*run), found.join("; "))
+        }
+        (CheckOutcome::NotMeasured { run }, _) => format!(
+            "0 points: the kernel did not pass the run \"{}\", so its speed was not measured",
+            about(*run)
+        ),
+        (CheckOutcome::CourseFailed { run, ended }, _) => format!(
+            "not assessed: the course's own kernel did not pass the run \"{}\" here ({ended})",
+            about(*run)
+        ),
+        (
+            CheckOutcome::Measured {
+                run,
+                theirs_ms,
+                course_ms,
+                fraction,
+                asks,
+            },
+            _,
+        ) => format!(
+            "in the run \"{}\" your kernel took {theirs_ms:.3} ms and the course's \
+             {course_ms:.3} ms on this GPU: {fraction:.2} of its speed (the point asks {asks})",
+            about(*run)
+        ),
+    }
+}
+
+impl fmt::Display for CheckName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            CheckName::MemorySafety => "memory safety",
+            CheckName::Speed => "speed",
+        })
+    }
+}
+
+impl fmt::Display for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Tool::Memcheck => "memcheck",
+            Tool::Racecheck => "racecheck",
+        })
+    }
+}
+
+impl fmt::Display for Garbage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Garbage::Empty { code, stderr } => write!(
+                f,
+                "stdout is empty (exit code {code}); stderr says: {stderr}"
+            ),
+            Garbage::NotReport { error } => f.write_str(error),
+        }
+    }
+}
+
+impl fmt::Display for NotStarted {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NotStarted::Spawn { error } => f.write_str(error),
+            NotStarted::PtxLacks => f.write_str(
+                "not run: the kernel's PTX lacks what the exercise is about, so this run could \
+                 earn nothing",
+            ),
+            NotStarted::NoReference { exercise } => write!(
+                f,
+                "the bundle has no reference binary for {exercise}; build the bundle again"
+            ),
+            NotStarted::NoPtx => {
+                f.write_str("the build left no PTX for the kernel, so it could not be run")
+            }
+            NotStarted::Refused { changed } => {
+                write!(f, "the grader refused to run the kernel: {changed}")
+            }
+            NotStarted::Unreadable { error } => {
+                write!(f, "the grader refused to run the kernel: {error}")
+            }
+            NotStarted::Signature { mismatch } => write!(
+                f,
+                "the kernel could not run in the course's host code: {mismatch}"
+            ),
+            NotStarted::NoTracer => {
+                f.write_str("the bundle has no tracer library; build the bundle again")
+            }
+            NotStarted::TracerChanged { changed } => write!(f, "{changed}"),
+        }
+    }
+}
+
+impl fmt::Display for Skip {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Skip::Emulator { too_slow } => write!(
+                f,
+                "skipped on the CPU emulator, no points either way: {too_slow}; grading on a \
+                 GPU runs it"
+            ),
+            Skip::Memory { shortfall } => write!(f, "{shortfall}"),
+        }
+    }
+}
+
+/// Where copies in `direction` go, as the feedback says it.
+fn way(direction: Direction) -> &'static str {
+    match direction {
+        Direction::HostToDevice => "to the GPU",
+        Direction::DeviceToHost => "back to the host",
+        Direction::DeviceToDevice => "within the GPU",
+    }
+}
+
+impl fmt::Display for Evidence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Evidence::NeverLaunched { kernels } => write!(
+                f,
+                "your program printed a result but never launched `{}`: the result must come \
+                 from the kernel, launched with cuLaunchKernel (cust's launch!)",
+                kernels.join("` or `")
+            ),
+            Evidence::EveryLaunchFailed { kernels, error } => write!(
+                f,
+                "every launch of `{}` failed (the first with CUDA error {error}): check the \
+                 grid, the block and the kernel's arguments",
+                kernels.join("` or `")
+            ),
+            Evidence::NoLaunchSucceeded { kernels } => write!(
+                f,
+                "no launch of `{}` succeeded, so no result can have come from it",
+                kernels.join("`, `")
+            ),
+            Evidence::NoCopyBack { last_launch } => write!(
+                f,
+                "nothing was copied from the GPU to the host after the last launch of the kernel \
+                 (driver call {last_launch}): the result your program reports did not come back \
+                 from the GPU"
+            ),
+            Evidence::Pageable { direction, copies } => write!(
+                f,
+                "{copies} of the copies {} used pageable host memory, which the GPU cannot copy \
+                 while it computes: allocate the host buffers page-locked (cust's LockedBuffer, \
+                 cuMemAllocHost)",
+                way(*direction)
+            ),
+            Evidence::Synchronous { direction } => write!(
+                f,
+                "the copies {} were synchronous: queue them with the asynchronous copies \
+                 (async_copy_from / async_copy_to) on each chunk's stream",
+                way(*direction)
+            ),
+            Evidence::FewStreams { direction, streams } => write!(
+                f,
+                "asynchronous copies {} from page-locked memory ran on {streams} stream(s), not \
+                 at least two: queue each chunk's copies on the chunk's own stream",
+                way(*direction)
+            ),
+        }
+    }
+}
+
+impl fmt::Display for TraceFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TraceFailure::Pipe { error } => write!(f, "the trace's pipe: {error}"),
+            TraceFailure::Unreadable { error } => write!(f, "the trace could not be read: {error}"),
+            TraceFailure::HeldOpen => f.write_str(
+                "the trace stayed open after the program ended: a process it started still \
+                 holds it",
+            ),
+            TraceFailure::NotLoaded => f.write_str(
+                "the tracer was not loaded into the program, so its driver calls could not be \
+                 seen: the binary must load the CUDA driver (libcuda.so.1) dynamically, as the \
+                 course's does",
+            ),
+            TraceFailure::Garbled { line: 0, error, .. } => {
+                write!(f, "the first record of the trace: {error}")
+            }
+            TraceFailure::Garbled { line, text, error } => {
+                write!(f, "line {line} of the trace, {text:?}: {error}")
+            }
+            TraceFailure::Truncated { mib } => {
+                write!(f, "the driver-call trace passed {mib} MiB and was cut off")
+            }
+        }
+    }
+}
+
+impl fmt::Display for Overlap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Overlap::NoTimes => {
+                f.write_str("the report gives no serial_ms and overlapped_ms to compare")
+            }
+            Overlap::TooSlow {
+                serial_ms,
+                overlapped_ms,
+                chunks,
+                limit,
+            } => write!(
+                f,
+                "the overlapped run took {overlapped_ms:.3} ms, {:.2} of the serial run's \
+                 {serial_ms:.3} ms; with {chunks} chunks overlapping copies and kernels brings \
+                 it below {limit}",
+                overlapped_ms / serial_ms
+            ),
+        }
+    }
+}
+
+impl fmt::Display for Disagreement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Disagreement::Echo { key, got, asked } => write!(
+                f,
+                "the report says {key} = {got}, but the grader asked for {asked}"
+            ),
+            Disagreement::Missing { field } => write!(f, "the report has no {field}"),
+            Disagreement::Parameters { why } => write!(f, "the report's parameters: {why}"),
+            Disagreement::Compared { got, want } => write!(
+                f,
+                "the report compared {got} values, not the {want} the run produces"
+            ),
+            Disagreement::Sum { got, want } => {
+                write!(f, "the checksum of c is {got}; the grader computes {want}")
+            }
+            Disagreement::Dot {
+                got,
+                exact,
+                error,
+                limit,
+            } => write!(
+                f,
+                "the dot is {got}; the grader computes {exact}, off by {error:.2e} of Σ|a·b| \
+                 (limit {limit:.2e})"
+            ),
+            Disagreement::Rms { rms } => {
+                write!(f, "P differs from the CPU golden model by an RMS of {rms}")
+            }
+            Disagreement::Width { width } => write!(f, "the width {width} is not a width"),
+            Disagreement::WeightedSum { got, want } => write!(
+                f,
+                "the weighted checksum of P is {got}; the grader computes {want}"
+            ),
+            Disagreement::NoChecksum => f.write_str(
+                "the report has no results.checksum: the course's driver writes one from the \
+                 values copied back, so this report came from other code",
+            ),
+            Disagreement::BadChecksum { why } => {
+                write!(f, "the report's results.checksum: {why}")
+            }
+            Disagreement::Values { got, want } => {
+                f.write_str(&got.mismatch(want).unwrap_or_default())
+            }
+        }
+    }
+}
+
+impl fmt::Display for Changed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} is not the file that was built (sha256 {} expected, {} found)",
+            self.path.display(),
+            self.expected,
+            self.found.as_deref().unwrap_or("unreadable"),
+        )
+    }
+}
+
+impl fmt::Display for Shortfall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let gib = |b: u64| format!("{:.1} GiB", b as f64 / f64::from(1 << 30));
+        f.write_str("skipped, no points either way: ")?;
+        match self {
+            Shortfall::Unread {
+                of: Memory::Host,
+                why,
+            } => write!(f, "the host's available memory could not be read ({why})"),
+            Shortfall::Unread {
+                of: Memory::Gpu,
+                why,
+            } => write!(f, "the GPU's free memory could not be read ({why})"),
+            Shortfall::Short {
+                of: Memory::Host,
+                need,
+                have,
+            } => write!(
+                f,
+                "it needs {} of host memory, and this node has {} available",
+                gib(*need),
+                gib(*have)
+            ),
+            Shortfall::Short {
+                of: Memory::Gpu,
+                need,
+                have,
+            } => write!(
+                f,
+                "it needs {} of GPU memory, and the GPU has {} free",
+                gib(*need),
+                gib(*have)
+            ),
+        }
+    }
+}

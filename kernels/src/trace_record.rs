@@ -1,0 +1,276 @@
+//! The driver-call trace's wire format, one definition for both ends of the
+//! pipe: the tracer (`tracer/`, preloaded into a student's binary) writes
+//! it, the grader reads it. Standard library only, and constants the tracer
+//! uses without allocating.
+//!
+//! The program finds the descriptor to write to in [`FD_VARIABLE`]. Each
+//! traced process first writes [`HEADER_LINE`]; then one record per driver
+//! call, `SEQ PID CALL RESULT key=value ...`: a sequence number in the
+//! order the calls returned, the process id, the driver entry point, its
+//! CUresult, then the call's details under the [`key`] names. Lines that
+//! start with `#` are comments.
+
+use std::ffi::CStr;
+use std::fmt;
+
+/// The environment variable naming the descriptor records go to.
+pub const FD_VARIABLE: &str = "CUDA_COURSE_TRACE_FD";
+/// [`FD_VARIABLE`], NUL-terminated, for `getenv`.
+pub const FD_VARIABLE_C: &CStr = c"CUDA_COURSE_TRACE_FD";
+
+/// The first line each traced process writes, newline included (one write,
+/// so it never interleaves); the number is the format's version.
+pub const HEADER_LINE: &str = "# cuda-course-trace 1\n";
+
+/// Whether `line` (without its newline) is the header.
+pub fn is_header(line: &str) -> bool {
+    line == HEADER_LINE.trim_end()
+}
+
+/// The details' names.
+pub mod key {
+    /// The stream handle, `0x...`.
+    pub const STREAM: &str = "stream";
+    pub const BYTES: &str = "bytes";
+    /// A copy's [`Direction`](super::Direction).
+    pub const DIR: &str = "dir";
+    /// Whether a copy's host side is page-locked: 1 or 0.
+    pub const PINNED: &str = "pinned";
+    /// The kernel of a launch or of `cuModuleGetFunction`.
+    pub const KERNEL: &str = "kernel";
+    pub const GRID: &str = "grid";
+    pub const BLOCK: &str = "block";
+}
+
+/// Which way a copy went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "protocol",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "kebab-case")
+)]
+pub enum Direction {
+    HostToDevice,
+    DeviceToHost,
+    DeviceToDevice,
+}
+
+impl Direction {
+    /// As a record writes it.
+    pub const fn word(self) -> &'static str {
+        match self {
+            Direction::HostToDevice => "htod",
+            Direction::DeviceToHost => "dtoh",
+            Direction::DeviceToDevice => "dtod",
+        }
+    }
+}
+
+/// One recorded driver call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Call {
+    /// The order the calls returned in, within the process.
+    pub seq: u64,
+    pub pid: u32,
+    /// The driver entry point, e.g. `cuMemcpyDtoHAsync_v2`.
+    pub name: String,
+    /// Its CUresult: 0 is success.
+    pub result: u32,
+    pub stream: Option<u64>,
+    pub bytes: Option<u64>,
+    pub direction: Option<Direction>,
+    /// Whether the host side of a copy lies in page-locked memory.
+    pub pinned: Option<bool>,
+    /// The kernel of a launch or of `cuModuleGetFunction` (`?` when the
+    /// tracer never saw the function's name).
+    pub kernel: Option<String>,
+}
+
+impl Call {
+    pub fn is_launch(&self) -> bool {
+        self.name == "cuLaunchKernel"
+    }
+
+    pub fn is_async(&self) -> bool {
+        self.name.contains("Async")
+    }
+}
+
+/// Why a line is not a record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "protocol",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(tag = "kind", rename_all = "kebab-case")
+)]
+pub enum LineError {
+    /// A word the record needs is missing.
+    Missing {
+        what: String,
+    },
+    NotANumber {
+        what: String,
+        text: String,
+    },
+    TooLarge {
+        what: String,
+        value: u64,
+    },
+    NotKeyValue {
+        field: String,
+    },
+    NotAHandle {
+        text: String,
+    },
+    BadDirection {
+        value: String,
+    },
+    BadPinned {
+        value: String,
+    },
+}
+
+impl fmt::Display for LineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LineError::Missing { what } => write!(f, "no {what}"),
+            LineError::NotANumber { what, text } => write!(f, "{what} {text:?} is not a number"),
+            LineError::TooLarge { what, value } => write!(f, "{what} {value} is too large"),
+            LineError::NotKeyValue { field } => write!(f, "{field:?} is not key=value"),
+            LineError::NotAHandle { text } => write!(f, "{text:?} is not a 0x handle"),
+            LineError::BadDirection { value } => {
+                write!(f, "dir={value} is not htod, dtoh or dtod")
+            }
+            LineError::BadPinned { value } => write!(f, "pinned={value} is not 0 or 1"),
+        }
+    }
+}
+
+/// One record.
+pub fn parse_line(line: &str) -> Result<Call, LineError> {
+    let mut words = line.split_whitespace();
+    let mut next = |what: &str| {
+        words.next().ok_or_else(|| LineError::Missing {
+            what: what.to_owned(),
+        })
+    };
+    let seq = number(next("sequence number")?, "sequence number")?;
+    let pid = number(next("process id")?, "process id")?;
+    let name = next("call")?.to_owned();
+    let result = number(next("result")?, "result")?;
+    let too_large = |what: &str, value| LineError::TooLarge {
+        what: what.to_owned(),
+        value,
+    };
+    let mut call = Call {
+        seq,
+        pid: u32::try_from(pid).map_err(|_| too_large("process id", pid))?,
+        name,
+        result: u32::try_from(result).map_err(|_| too_large("result", result))?,
+        stream: None,
+        bytes: None,
+        direction: None,
+        pinned: None,
+        kernel: None,
+    };
+    for field in words {
+        let (name, value) = field
+            .split_once('=')
+            .ok_or_else(|| LineError::NotKeyValue {
+                field: field.to_owned(),
+            })?;
+        match name {
+            key::STREAM => call.stream = Some(hex(value)?),
+            key::BYTES => call.bytes = Some(number(value, key::BYTES)?),
+            key::DIR => {
+                let all = [
+                    Direction::HostToDevice,
+                    Direction::DeviceToHost,
+                    Direction::DeviceToDevice,
+                ];
+                let direction = all.into_iter().find(|d| d.word() == value);
+                call.direction = Some(direction.ok_or_else(|| LineError::BadDirection {
+                    value: value.to_owned(),
+                })?);
+            }
+            key::PINNED => {
+                call.pinned = Some(match value {
+                    "1" => true,
+                    "0" => false,
+                    other => {
+                        return Err(LineError::BadPinned {
+                            value: other.to_owned(),
+                        });
+                    }
+                })
+            }
+            key::KERNEL => call.kernel = Some(value.to_owned()),
+            // grid, block, host, event: details for a person reading it.
+            _ => {}
+        }
+    }
+    Ok(call)
+}
+
+fn number(text: &str, what: &str) -> Result<u64, LineError> {
+    text.parse().map_err(|_| LineError::NotANumber {
+        what: what.to_owned(),
+        text: text.to_owned(),
+    })
+}
+
+fn hex(text: &str) -> Result<u64, LineError> {
+    text.strip_prefix("0x")
+        .and_then(|digits| u64::from_str_radix(digits, 16).ok())
+        .ok_or_else(|| LineError::NotAHandle {
+            text: text.to_owned(),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_variable_s_two_spellings_agree() {
+        assert_eq!(FD_VARIABLE_C.to_str(), Ok(FD_VARIABLE));
+        assert!(is_header("# cuda-course-trace 1"));
+        assert!(!is_header("# cuda-course-trace 2"));
+    }
+
+    #[test]
+    fn a_record_s_words_and_details_are_read() {
+        let call = parse_line(
+            "5 7 cuMemcpyDtoHAsync_v2 0 stream=0x5a bytes=4096 dir=dtoh pinned=1 host=0x1",
+        )
+        .unwrap();
+        assert_eq!(
+            (call.seq, call.pid, call.result, call.stream, call.bytes),
+            (5, 7, 0, Some(0x5a), Some(4096))
+        );
+        assert_eq!(call.direction, Some(Direction::DeviceToHost));
+        assert_eq!(call.pinned, Some(true));
+        assert!(call.is_async() && !call.is_launch());
+    }
+
+    #[test]
+    fn a_garbled_line_says_what_is_wrong() {
+        for (text, says) in [
+            ("1 7 cuLaunchKernel", "no result"),
+            (
+                "x 7 cuCtxSynchronize 0",
+                "sequence number \"x\" is not a number",
+            ),
+            ("1 7 cuMemcpyHtoD_v2 0 dir=up", "dir=up is not htod"),
+            ("1 7 cuMemcpyHtoD_v2 0 stream=12", "is not a 0x handle"),
+            ("1 7 cuMemcpyHtoD_v2 0 pinned", "is not key=value"),
+            (
+                "1 99999999999 cuInit 0",
+                "process id 99999999999 is too large",
+            ),
+        ] {
+            let err = parse_line(text).unwrap_err().to_string();
+            assert!(err.contains(says), "{text}: {err}");
+        }
+    }
+}
