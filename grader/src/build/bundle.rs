@@ -254,7 +254,7 @@ pub fn build(request: Request) -> Result<Bundle> {
         let exercise = item.exercise.exercise();
         item.ptx_missing = match result.ptx.as_ref().map(|p| ptx_check::read(p)) {
             Some(Ok(ptx)) => ptx_check::missing(exercise, &ptx),
-            Some(Err(why)) => vec![why],
+            Some(Err(why)) => vec![why.to_string()],
             None if result.binary.is_some() => vec!["no PTX was found for the kernel".into()],
             None => vec![],
         };

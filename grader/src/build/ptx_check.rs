@@ -28,48 +28,79 @@ pub const MAX_PTX_BYTES: u64 = 2 << 20;
 /// writes a handful (a body, a scoped call, a vector operand).
 pub const MAX_PTX_NESTING: usize = 64;
 
-/// The PTX file at `path`, read only if it is within [`MAX_PTX_BYTES`];
-/// else why not, naming the limit, for the student.
-pub fn read(path: &Path) -> Result<String, String> {
-    let unreadable = |err: std::io::Error| format!("the kernel's PTX could not be read: {err}");
-    let file = std::fs::File::open(path).map_err(unreadable)?;
-    let bytes = file.metadata().map_err(unreadable)?.len();
+/// Why the grader did not read a kernel's PTX, worded for the student
+/// (the PTX is theirs, so each is a verdict on their kernel, never the
+/// grader's failure).
+#[derive(Debug)]
+pub enum Unreadable {
+    /// The file could not be opened or read.
+    Io(std::io::Error),
+    /// Over [`MAX_PTX_BYTES`].
+    TooLarge { bytes: u64 },
+    /// Nested deeper than [`MAX_PTX_NESTING`].
+    TooDeep { depth: usize },
+    /// The parser refused it.
+    Parse(parser::ParseError),
+    /// The parser panicked on it.
+    ParserFailed,
+}
+
+impl std::fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unreadable::Io(err) => write!(f, "the kernel's PTX could not be read: {err}"),
+            Unreadable::TooLarge { bytes } => write!(
+                f,
+                "the kernel's PTX is {bytes} bytes, over the {MAX_PTX_BYTES}-byte limit the \
+                 grader reads (a large initialised __device__ or __constant__ array?)"
+            ),
+            Unreadable::TooDeep { depth } => write!(
+                f,
+                "the kernel's PTX nests braces, brackets or parentheses {depth} deep, over the \
+                 {MAX_PTX_NESTING} levels the grader reads (inline asm?)"
+            ),
+            Unreadable::Parse(err) => write!(f, "the kernel's PTX could not be read ({err})"),
+            Unreadable::ParserFailed => {
+                f.write_str("the kernel's PTX could not be read (the parser failed on it)")
+            }
+        }
+    }
+}
+
+/// The PTX file at `path`, read only if it is within [`MAX_PTX_BYTES`].
+pub fn read(path: &Path) -> Result<String, Unreadable> {
+    let file = std::fs::File::open(path).map_err(Unreadable::Io)?;
+    let bytes = file.metadata().map_err(Unreadable::Io)?.len();
     if bytes > MAX_PTX_BYTES {
-        return Err(too_large(bytes));
+        return Err(Unreadable::TooLarge { bytes });
     }
     let mut text = String::new();
     file.take(MAX_PTX_BYTES + 1)
         .read_to_string(&mut text)
-        .map_err(unreadable)?;
+        .map_err(Unreadable::Io)?;
     if text.len() as u64 > MAX_PTX_BYTES {
-        return Err(too_large(text.len() as u64));
+        return Err(Unreadable::TooLarge {
+            bytes: text.len() as u64,
+        });
     }
     Ok(text)
 }
 
-fn too_large(bytes: u64) -> String {
-    format!(
-        "the kernel's PTX is {bytes} bytes, over the {MAX_PTX_BYTES}-byte limit the grader \
-         reads (a large initialised __device__ or __constant__ array?)"
-    )
-}
-
-/// `ptx` parsed, within the bounds above; else why not.
-fn parse(ptx: &str) -> Result<Module, String> {
+/// `ptx` parsed, within the bounds above.
+fn parse(ptx: &str) -> Result<Module, Unreadable> {
     if ptx.len() as u64 > MAX_PTX_BYTES {
-        return Err(too_large(ptx.len() as u64));
+        return Err(Unreadable::TooLarge {
+            bytes: ptx.len() as u64,
+        });
     }
     let depth = nesting(ptx);
     if depth > MAX_PTX_NESTING {
-        return Err(format!(
-            "the kernel's PTX nests braces, brackets or parentheses {depth} deep, over the \
-             {MAX_PTX_NESTING} levels the grader reads (inline asm?)"
-        ));
+        return Err(Unreadable::TooDeep { depth });
     }
     match std::panic::catch_unwind(|| parser::parse(ptx)) {
         Ok(Ok(module)) => Ok(module),
-        Ok(Err(err)) => Err(format!("the kernel's PTX could not be read ({err})")),
-        Err(_) => Err("the kernel's PTX could not be read (the parser failed on it)".to_owned()),
+        Ok(Err(err)) => Err(Unreadable::Parse(err)),
+        Err(_) => Err(Unreadable::ParserFailed),
     }
 }
 
@@ -145,7 +176,7 @@ pub fn signature_mismatch(student: &str, course: &str) -> Option<String> {
     let course = parse(course).ok()?;
     let student = match parse(student) {
         Ok(module) => module,
-        Err(why) => return Some(why),
+        Err(why) => return Some(why.to_string()),
     };
     for wanted in &course.kernels {
         let sizes = |k: &Kernel| k.params.iter().map(|p| p.size).collect::<Vec<_>>();
@@ -266,7 +297,7 @@ mod tests {
         let file = std::fs::File::create(&huge).unwrap();
         // Sparse: 192 MB on paper, nothing on disk, and never read.
         file.set_len(192 << 20).unwrap();
-        let why = read(&huge).unwrap_err();
+        let why = read(&huge).unwrap_err().to_string();
         assert!(
             why.contains("201326592 bytes, over the 2097152-byte limit"),
             "{why}"

@@ -95,13 +95,17 @@ impl Cells {
     /// left behind are removed.
     pub fn find() -> Cells {
         let found = match std::env::var_os(CGROUP_ENV).filter(|given| !given.is_empty()) {
-            Some(given) if given == "none" => Err(format!("{CGROUP_ENV}=none")),
+            Some(given) if given == "none" => Err(io::Error::other(format!("{CGROUP_ENV}=none"))),
             Some(given) => prepare_v2(Path::new(&given), false)
                 .map(|parent| Cells::V2 { parent })
-                .map_err(|err| format!("{CGROUP_ENV}={}: {err}", given.to_string_lossy())),
+                .map_err(|err| {
+                    io::Error::other(format!("{CGROUP_ENV}={}: {err}", given.to_string_lossy()))
+                }),
             None => find_mounted(),
         };
-        let cells = found.unwrap_or_else(|why| Cells::Missing { why });
+        let cells = found.unwrap_or_else(|why| Cells::Missing {
+            why: why.to_string(),
+        });
         for folder in cells.parents() {
             sweep_stale(folder);
         }
@@ -285,9 +289,10 @@ fn empty(folder: &Path, v2: bool) {
     }
 }
 
-/// The cgroup v2 or v1 folders of the grader's cells, from the mounts.
-fn find_mounted() -> Result<Cells, String> {
-    let mounts = fs::read_to_string("/proc/self/mountinfo").map_err(|err| err.to_string())?;
+/// The cgroup v2 or v1 folders of the grader's cells, from the mounts;
+/// else why there are none (said once, before rlimits stand in).
+fn find_mounted() -> io::Result<Cells> {
+    let mounts = fs::read_to_string("/proc/self/mountinfo")?;
     let mut v2_failed = None;
     if let Some(root) = mount_point(&mounts, |kind, _| kind == "cgroup2") {
         match prepare_v2(&root.join(CELLS_FOLDER), true) {
@@ -303,15 +308,15 @@ fn find_mounted() -> Result<Cells, String> {
     let (pids, memory) = match (v1("pids"), v1("memory")) {
         (Some(pids), Some(memory)) => (pids.join(CELLS_FOLDER), memory.join(CELLS_FOLDER)),
         _ => {
-            return Err(v2_failed.unwrap_or_else(|| {
+            return Err(io::Error::other(v2_failed.unwrap_or_else(|| {
                 "no cgroup v2 mount, nor cgroup v1 pids and memory hierarchies".to_owned()
-            }));
+            })));
         }
     };
     for folder in [&pids, &memory] {
         match fs::create_dir(folder) {
             Err(err) if err.kind() != io::ErrorKind::AlreadyExists => {
-                return Err(format!("{}: {err}", folder.display()));
+                return Err(io::Error::other(format!("{}: {err}", folder.display())));
             }
             _ => {}
         }
@@ -323,7 +328,7 @@ fn find_mounted() -> Result<Cells, String> {
         memory: 1 << 20,
     }) {
         Ok(_) => Ok(cells),
-        Err(err) => Err(format!("cgroup v1: {err}")),
+        Err(err) => Err(io::Error::other(format!("cgroup v1: {err}"))),
     }
 }
 
@@ -342,10 +347,12 @@ fn mount_point(mountinfo: &str, wanted: impl Fn(&str, &str) -> bool) -> Option<P
 /// Makes `parent` a cgroup v2 folder whose children get the pids and
 /// memory controllers (`make`: created here, under a root that gets them
 /// too), and checks that a cell can be made in it.
-fn prepare_v2(parent: &Path, make: bool) -> Result<PathBuf, String> {
-    let say = |path: &Path, err: io::Error| format!("{}: {err}", path.display());
+fn prepare_v2(parent: &Path, make: bool) -> io::Result<PathBuf> {
+    let say = |path: &Path, err: io::Error| io::Error::other(format!("{}: {err}", path.display()));
     if make {
-        let root = parent.parent().ok_or("no parent folder")?;
+        let root = parent
+            .parent()
+            .ok_or_else(|| io::Error::other("no parent folder"))?;
         enable(root).map_err(|err| say(root, err))?;
         match fs::create_dir(parent) {
             Err(err) if err.kind() != io::ErrorKind::AlreadyExists => {
@@ -363,7 +370,7 @@ fn prepare_v2(parent: &Path, make: bool) -> Result<PathBuf, String> {
             processes: 1,
             memory: 1 << 20,
         })
-        .map_err(|err| err.to_string())?;
+        .map_err(|err| io::Error::other(err.to_string()))?;
     Ok(parent.to_owned())
 }
 
