@@ -251,7 +251,9 @@ fn record_all(args: &[String]) -> Result<(), String> {
     std::fs::write(option(args, "--out")?, text).map_err(|e| e.to_string())
 }
 
-/// libemulator.so beside this test program, as cargo lays it out.
+/// libemulator.so beside this test program, as cargo lays it out: the
+/// newer of target/<profile>/ and its deps/ (`cargo test` updates only
+/// deps/, so the other may be an older build's).
 fn emulator_library() -> Result<PathBuf, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let profile = exe
@@ -261,7 +263,9 @@ fn emulator_library() -> Result<PathBuf, String> {
     ["libemulator.so", "deps/libemulator.so"]
         .iter()
         .map(|name| profile.join(name))
-        .find(|path| path.exists())
+        .filter_map(|path| Some((path.metadata().ok()?.modified().ok()?, path)))
+        .max_by_key(|(modified, _)| *modified)
+        .map(|(_, path)| path)
         .ok_or_else(|| format!("no libemulator.so in {}", profile.display()))
 }
 

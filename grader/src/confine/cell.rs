@@ -43,6 +43,11 @@ const MAX_SLOTS: u32 = 1024;
 
 /// How long a cell's leftover processes may take to die.
 const KILL_WAIT: Duration = Duration::from_secs(2);
+/// How long a cell is waited for before it is left to the next grader's
+/// sweep: a process killed while its kernel runs on a GPU leaves only once
+/// the driver has torn its context down, seconds later, and its cell
+/// cannot be removed before (measured on an H100: over 2 s).
+const REMOVE_WAIT: Duration = Duration::from_secs(30);
 
 /// What one build or run may use at once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -259,8 +264,18 @@ impl Drop for Cell {
             empty(folder, self.v2);
         }
         for folder in &self.folders {
-            let _ = fs::remove_dir(folder);
+            remove(folder, self.v2);
         }
+    }
+}
+
+/// Removes the emptied cell at `folder`, killing what is still in it,
+/// until it is gone or [`REMOVE_WAIT`] has passed.
+fn remove(folder: &Path, v2: bool) {
+    let until = Instant::now() + REMOVE_WAIT;
+    while fs::remove_dir(folder).is_err() && folder.exists() && Instant::now() < until {
+        empty(folder, v2);
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
 
