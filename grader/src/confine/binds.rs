@@ -172,20 +172,66 @@ pub fn tool(command: &mut Command, tool: &Path) -> Option<PathBuf> {
     if !HIDDEN.iter().any(|h| tool.starts_with(h)) {
         return None;
     }
-    // Its own folder and its target's: compute-sanitizer keeps its
-    // libraries beside it, and bin/ may hold only a link to it.
-    if let Some(parent) = tool.parent() {
-        folder(command, parent);
-    }
-    if let Some(parent) = tool.canonicalize().ok().as_deref().and_then(Path::parent) {
-        folder(command, parent);
+    for needed in tool_folders(tool) {
+        folder(command, &needed);
     }
     Some(tool.to_owned())
+}
+
+/// The folders a tool at `tool` needs: its own and its target's
+/// (compute-sanitizer keeps its libraries beside it, and bin/ may hold
+/// only a link to it); for a tool in a toolkit's `bin/`, the toolkit
+/// itself, since CUDA 13's bin/compute-sanitizer is a script that runs
+/// `bin/../compute-sanitizer/compute-sanitizer`. What a sanitized run
+/// sees of the toolkit is no student's: the binary it runs is the
+/// course's, the student's part only PTX.
+fn tool_folders(tool: &Path) -> Vec<PathBuf> {
+    let real = tool.canonicalize().ok();
+    [Some(tool), real.as_deref()]
+        .into_iter()
+        .flatten()
+        .filter_map(Path::parent)
+        .map(|parent| match parent.file_name() {
+            Some(name) if name == "bin" => parent.parent().unwrap_or(parent).to_owned(),
+            _ => parent.to_owned(),
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tool_in_a_toolkits_bin_gets_the_toolkit() {
+        let root = tempfile::tempdir().unwrap();
+        let toolkit = root.path().join("cuda-13.0");
+        std::fs::create_dir_all(toolkit.join("bin")).unwrap();
+        std::fs::create_dir_all(toolkit.join("compute-sanitizer")).unwrap();
+        let script = toolkit.join("bin/compute-sanitizer");
+        std::fs::write(
+            &script,
+            "#!/bin/sh\nexec ../compute-sanitizer/compute-sanitizer\n",
+        )
+        .unwrap();
+        let link = root.path().join("cuda");
+        std::os::unix::fs::symlink(&toolkit, &link).unwrap();
+        let real = toolkit.canonicalize().unwrap();
+        assert_eq!(
+            tool_folders(&link.join("bin/compute-sanitizer")),
+            [link.clone(), real.clone()]
+        );
+        // A tool in a folder of its own: that folder.
+        let alone = real.join("compute-sanitizer/compute-sanitizer");
+        std::fs::write(&alone, "").unwrap();
+        assert_eq!(
+            tool_folders(&alone),
+            [
+                real.join("compute-sanitizer"),
+                real.join("compute-sanitizer")
+            ]
+        );
+    }
 
     #[test]
     fn usr_is_seen_and_usr_local_and_opt_are_not() {

@@ -83,7 +83,15 @@ fn judge(tool: Tool, ended: &Ended, output: &str, timeout: Duration) -> Sanitize
     let last_said = output
         .lines()
         .rfind(|l| l.starts_with("========= ") && !tool_line(l).is_empty())
-        .map(tool_line);
+        .map(tool_line)
+        // Or, where the tool itself could not start (a library it could
+        // not load, a folder it could not write), the last line printed.
+        .or_else(|| {
+            output
+                .lines()
+                .rfind(|l| !l.trim().is_empty())
+                .map(|l| l.trim().chars().take(240).collect::<String>())
+        });
     let no_errors = |line: &str| line.contains("SUMMARY: 0 errors") || line.contains("(0 errors");
     let (clean, summary) = match (ended, summary) {
         (Ended::DidNotStart(why), _) => (
@@ -219,6 +227,21 @@ mod tests {
             unchecked.summary,
             "no summary: the tool did not check the run \
              (Target application terminated before first instrumented API call)"
+        );
+    }
+
+    #[test]
+    fn a_tool_that_could_not_start_says_what_it_printed_last() {
+        let said = "/usr/local/cuda/compute-sanitizer/compute-sanitizer: error while loading \
+                    shared libraries: libfoo.so: cannot open shared object file\n\n";
+        let unchecked = judge(Tool::Memcheck, &Ended::Exited(127), said, T);
+        assert!(!unchecked.clean);
+        assert!(
+            unchecked
+                .summary
+                .contains("error while loading shared libraries: libfoo.so"),
+            "{}",
+            unchecked.summary
         );
     }
 
