@@ -398,11 +398,30 @@ fn every_attack_fails_and_the_honest_students_do_not_notice() {
     }
 
     // A binary changed after the build is not run, and --resume regrades
-    // only the record whose inputs changed.
+    // only the records whose inputs changed or whose points do not check:
+    // honest2's, edited to 99 points of its maximum.
     let swapped = alone_out.join("bundle/bin/dot-sm--honest1");
     let mut bytes = fs::read(&swapped).unwrap();
     bytes.push(0);
     fs::write(&swapped, bytes).unwrap();
+    let results_path = alone_out.join("results.json");
+    let mut tampered: Value =
+        serde_json::from_str(&fs::read_to_string(&results_path).unwrap()).unwrap();
+    let honest2 = tampered["students"]["honest2"]["exercises"]["dot-sm"].clone();
+    tampered["students"]["honest2"]["exercises"]["dot-sm"]["points"] = 99.into();
+    fs::write(&results_path, tampered.to_string()).unwrap();
+    // Read as it is, it is refused, naming the record.
+    let report = Command::new(assert_cmd::cargo::cargo_bin("grader"))
+        .arg("report")
+        .arg(&alone_out)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&report.stderr);
+    assert_eq!(report.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("honest2's dot-sm: 99 points") && said.contains("above the maximum"),
+        "{said}"
+    );
     let resumed = Command::new(assert_cmd::cargo::cargo_bin("grader"))
         .arg("run")
         .arg(alone_out.join("bundle"))
@@ -415,10 +434,15 @@ fn every_attack_fails_and_the_honest_students_do_not_notice() {
         .unwrap();
     let said = String::from_utf8_lossy(&resumed.stderr);
     assert!(resumed.status.success(), "{said}");
-    assert_eq!(said.matches("grader: graded").count(), 1, "{said}");
+    assert_eq!(said.matches("grader: graded").count(), 2, "{said}");
     assert!(said.contains("grader: graded honest1"), "{said}");
+    assert!(said.contains("grader: graded honest2"), "{said}");
     let regraded: Value =
         serde_json::from_str(&fs::read_to_string(alone_out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(
+        without_durations(regraded["students"]["honest2"].clone())["exercises"]["dot-sm"],
+        without_durations(json_student(honest2))["exercises"]["dot-sm"]
+    );
     let record = &regraded["students"]["honest1"]["exercises"]["dot-sm"];
     assert!(
         record["build_errors"]
@@ -427,6 +451,66 @@ fn every_attack_fails_and_the_honest_students_do_not_notice() {
         "{record}"
     );
     assert_eq!(record["points"], 0);
+
+    // Shards that are not the bundle's partition are refused by merge,
+    // naming what is wrong: a shard emptied of its student, a shard with
+    // a student who is not in it (nor in the class).
+    let bundle = alone_out.join("bundle");
+    let shards: Vec<PathBuf> = (1..=2)
+        .map(|k| work.path().join(format!("shard{k}")))
+        .collect();
+    for (k, shard) in shards.iter().enumerate() {
+        let graded = Command::new(assert_cmd::cargo::cargo_bin("grader"))
+            .arg("run")
+            .arg(&bundle)
+            .arg("--out")
+            .arg(shard)
+            .args(["--shard", &format!("{}/2", k + 1)])
+            .env("CUDA_VISIBLE_DEVICES", "")
+            .env(grader::run::device::NVIDIA_SMI_ENV, GPU_LISTED)
+            .output()
+            .unwrap();
+        assert!(
+            graded.status.success(),
+            "{}",
+            String::from_utf8_lossy(&graded.stderr)
+        );
+    }
+    let merge = |shards: &[PathBuf]| {
+        let output = Command::new(assert_cmd::cargo::cargo_bin("grader"))
+            .arg("merge")
+            .arg("--bundle")
+            .arg(&bundle)
+            .arg(work.path().join("merged"))
+            .args(shards)
+            .output()
+            .unwrap();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    assert_eq!(merge(&shards).0, Some(0));
+    let first = shards[0].join("results.json");
+    let honest: Value = serde_json::from_str(&fs::read_to_string(&first).unwrap()).unwrap();
+    let name = honest["shard"]["students"][0].as_str().unwrap().to_owned();
+    let mut emptied = honest.clone();
+    emptied["students"] = serde_json::json!({});
+    emptied["shard"]["students"] = serde_json::json!([]);
+    fs::write(&first, emptied.to_string()).unwrap();
+    let (code, said) = merge(&shards);
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.contains(&format!("has no record of {name}")), "{said}");
+    let mut extra = honest.clone();
+    extra["students"]["intruder"] = honest["students"][&name].clone();
+    extra["shard"]["students"] = serde_json::json!([name, "intruder"]);
+    fs::write(&first, extra.to_string()).unwrap();
+    let (code, said) = merge(&shards);
+    assert_eq!(code, Some(2), "{said}");
+    assert!(
+        said.contains("holds intruder, who is not in that shard of the bundle (nor in the class)"),
+        "{said}"
+    );
 
     // Without bubblewrap nothing runs, unless --no-sandbox, which every
     // report then states.
@@ -459,6 +543,11 @@ fn every_attack_fails_and_the_honest_students_do_not_notice() {
     assert!(feedback.contains("--no-sandbox"), "{feedback}");
 }
 
+/// A student's record as JSON.
+fn json_student(exercise: Value) -> Value {
+    serde_json::json!({ "exercises": { "dot-sm": exercise } })
+}
+
 /// An honest student's dot-sm, whatever the device: with none every run a
 /// CUDA error and the PTX point alone; on a GPU (or the CPU emulator) every
 /// run passed at full marks. Nothing a classmate did may make it anything
@@ -485,3 +574,144 @@ const GPU_LISTED: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/fixtures/nvidia-smi-listing-a-gpu"
 );
+
+/// The forgeries: programs that report an answer the GPU did not compute
+/// (fixtures/hostile/<case>/<exercise>/src, the solution's files where a
+/// case has none), each with what it tried.
+const FORGERIES: &[(&str, &str, &str)] = &[
+    (
+        "cpu-overwrite",
+        "vecadd-anyN",
+        "a kernel that reads gridDim.x under an impossible condition; the host copies back, then overwrites c with the CPU's answer",
+    ),
+    (
+        "cpu-overwrite",
+        "matmul-naive",
+        "the same for P: a useless kernel, then the CPU's product over what came back",
+    ),
+    (
+        "forged-trace",
+        "vecadd-anyN",
+        "no GPU work: three made-up trace records (module, launch, copy back) under a made-up process id, then the CPU's answer",
+    ),
+    (
+        "real-kernel-cpu-report",
+        "vecadd-anyN",
+        "the real kernel launched and copied back, and a copy computed on the CPU reported",
+    ),
+    (
+        "trace-mid-run",
+        "vecadd-anyN",
+        "the module loaded, then a launch and a copy back written on the trace's descriptor under its own process id, and the CPU's answer",
+    ),
+    (
+        "dlopen-driver",
+        "vecadd-anyN",
+        "the driver opened with dlopen, around the tracer, and the CPU's answer",
+    ),
+    (
+        "detects-canary",
+        "vecadd-anyN",
+        "its kernel carries a marker; without it in the embedded PTX (the grader's kernel), the CPU's answer",
+    ),
+];
+
+/// Every forgery earns no host points and an integrity flag, on the CPU
+/// emulator; the honest student, graded beside them, keeps full marks and
+/// no flag.
+#[test]
+fn forgeries_earn_no_host_points_and_are_flagged() {
+    let work = tempfile::tempdir().unwrap();
+    let submissions = work.path().join("submissions");
+    let out = work.path().join("out");
+    let exercises = ["vecadd-anyN", "matmul-naive"];
+    let solution = |student: &Path, exercise: &str| {
+        let src = student.join(exercise).join("src");
+        fs::create_dir_all(&src).unwrap();
+        for file in ["main.rs", "kernel.cu"] {
+            if !src.join(file).exists() {
+                let from = course()
+                    .join("solutions")
+                    .join(exercise)
+                    .join("src")
+                    .join(file);
+                fs::copy(from, src.join(file)).unwrap();
+            }
+        }
+    };
+    for exercise in exercises {
+        solution(&submissions.join("honest"), exercise);
+    }
+    for (case, exercise, _) in FORGERIES {
+        let student = submissions.join(case);
+        copy_case(&fixtures().join(case), &student, &[]);
+        solution(&student, exercise);
+    }
+    let output = Command::new(assert_cmd::cargo::cargo_bin("grader"))
+        .arg("grade")
+        .arg(&submissions)
+        .args(["--exercise", "vecadd-anyN", "--exercise", "matmul-naive"])
+        .args(["--seed", "9", "--emulate", "--timeout", "120", "--out"])
+        .arg(&out)
+        .arg("--target-dir")
+        .arg(Path::new(env!("CARGO_TARGET_TMPDIR")).join("grader-deps"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "the grader failed: {stderr}");
+    let summary = String::from_utf8_lossy(&output.stdout);
+    let results: Value =
+        serde_json::from_str(&fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let host_points = |record: &Value| -> u64 {
+        record["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["role"] == "student-host")
+            .map(|r| r["points"].as_u64().unwrap())
+            .sum()
+    };
+    for exercise in exercises {
+        let record = &results["students"]["honest"]["exercises"][exercise];
+        assert_eq!(record["points"], record["max_points"], "{record}");
+        assert!(record["integrity"].is_null(), "{record}");
+    }
+    let grades = fs::read_to_string(out.join("grades.csv")).unwrap();
+    let mut table = String::from("case | exercise | what it tried | points | host points\n");
+    for (case, exercise, tried) in FORGERIES {
+        let record = &results["students"][case]["exercises"][exercise];
+        assert!(record["build_errors"].is_null(), "{case}: {record}");
+        let flags = record["integrity"].as_array().map(Vec::len).unwrap_or(0);
+        assert!(flags > 0, "{case} {exercise} is not flagged: {record}");
+        assert_eq!(record["integrity"][0]["evidence"]["kind"], "cpu-answer");
+        assert_eq!(host_points(record), 0, "{case} {exercise}: {record}");
+        // Named in the instructor's summary and grades.csv, told in the
+        // student's feedback.
+        assert!(
+            summary.contains(&format!("{case}: {exercise}")),
+            "{summary}"
+        );
+        let row = grades
+            .lines()
+            .find(|l| l.starts_with(&format!("{case},")))
+            .unwrap();
+        assert!(row.contains(&format!("{exercise}: cpu-answer")), "{row}");
+        let feedback = fs::read_to_string(out.join(format!("feedback/{case}.md"))).unwrap();
+        assert!(
+            feedback.contains("not computed by the kernel it launched"),
+            "{feedback}"
+        );
+        table += &format!(
+            "{case} | {exercise} | {tried} | {} of {} | {}\n",
+            record["points"],
+            record["max_points"],
+            host_points(record)
+        );
+    }
+    let honest_row = grades.lines().find(|l| l.starts_with("honest,")).unwrap();
+    assert!(
+        honest_row.ends_with(','),
+        "an honest student flagged: {honest_row}"
+    );
+    eprintln!("{table}");
+}
