@@ -157,45 +157,35 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
                     serde_json::from_str(made.outcome.stdout.trim())
                         .ok()
                         .filter(|r: &serde_json::Value| r["results"].is_object());
-                match expected {
-                    None => not_run(
-                        run,
-                        Role::StudentHost,
-                        host_points,
-                        NotStarted::CanaryUnverified {
-                            ended: format!(
-                                "{:?}: {}",
-                                made.outcome.ended,
-                                made.outcome
-                                    .stdout
-                                    .trim()
-                                    .chars()
-                                    .take(300)
-                                    .collect::<String>()
-                            ),
-                        },
+                let unverified = NotStarted::CanaryUnverified {
+                    ended: format!(
+                        "{:?}: {}",
+                        made.outcome.ended,
+                        made.outcome
+                            .stdout
+                            .trim()
+                            .chars()
+                            .take(300)
+                            .collect::<String>()
                     ),
-                    Some(expected) => {
-                        let job = Job {
-                            run,
-                            role: Role::StudentHost,
-                            binary: canary_binary,
-                            ptx: None,
-                            tracer: Some(tracer),
-                        };
-                        let made =
-                            job::make(&job, context.isolation, context.limits, context.driver);
-                        crate::judge::run::judge(
-                            exercise,
-                            &job,
-                            made,
-                            host_points,
-                            counts,
-                            limits,
-                            Some(&expected),
-                        )
-                    }
-                }
+                };
+                let job = Job {
+                    run,
+                    role: Role::StudentHost,
+                    binary: canary_binary,
+                    ptx: None,
+                    tracer: Some(tracer),
+                };
+                let made = job::make(&job, context.isolation, context.limits, context.driver);
+                crate::judge::run::judge(
+                    exercise,
+                    &job,
+                    made,
+                    host_points,
+                    counts,
+                    limits,
+                    Some(expected.as_ref().ok_or(unverified)),
+                )
             }
             (Err(why), _) | (_, Err(why)) => {
                 not_run(run, Role::StudentHost, host_points, why.clone())

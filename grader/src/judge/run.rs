@@ -12,7 +12,7 @@ use crate::confine::runner::Ended;
 use crate::judge::{evidence, findings, verdict};
 use crate::plan::exercise::{canary_agrees, recheck};
 use crate::plan::runs::Role;
-use crate::record::outcome::{Failure, Verdict};
+use crate::record::outcome::{Failure, NotStarted, Verdict};
 use crate::record::results::Run;
 use crate::run::job::{Job, Made};
 
@@ -20,7 +20,10 @@ use crate::run::job::{Job, Made};
 /// and `counts`; `timeout_s` is the limit it ran under, `emulated` whether
 /// the kernels ran on the CPU emulator. A run of the student's canary build
 /// comes with `canary`, the course's host code's report on the same canary
-/// PTX: its result is the one the student's host must report.
+/// PTX: its result is the one the student's host must report, or why the
+/// course's host code did not report it: then a run that reports anything is
+/// not assessed (the node's fault), and one that ended otherwise keeps its
+/// verdict.
 pub fn judge(
     exercise: ExerciseId,
     job: &Job,
@@ -28,7 +31,7 @@ pub fn judge(
     points: u32,
     counts: bool,
     (timeout_s, emulated): (f64, bool),
-    canary: Option<&Value>,
+    canary: Option<Result<&Value, NotStarted>>,
 ) -> Run {
     let Made {
         outcome,
@@ -105,7 +108,7 @@ fn against_canary(
     job: &Job,
     verdict: Verdict,
     said: &Value,
-    reference: &Value,
+    reference: Result<&Value, NotStarted>,
 ) -> Verdict {
     let reported = matches!(
         verdict,
@@ -117,6 +120,10 @@ fn against_canary(
     if !reported {
         return verdict;
     }
+    let reference = match reference {
+        Ok(reference) => reference,
+        Err(reason) => return Verdict::DidNotStart { reason },
+    };
     let Err(disagreement) = canary_agrees(exercise, job.run, said, reference) else {
         return Verdict::Passed;
     };
