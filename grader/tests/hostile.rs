@@ -234,9 +234,13 @@ fn grade(submissions: &Path, out: &Path) -> (Value, String) {
     (results, stderr)
 }
 
-/// A student's record without run times, to compare two gradings.
+/// A student's record without run times and input digests, to compare two
+/// gradings.
 fn without_durations(mut record: Value) -> Value {
     for exercise in record["exercises"].as_object_mut().unwrap().values_mut() {
+        // The digest of what was graded holds the canary build's, whose
+        // mark every build draws afresh.
+        exercise.as_object_mut().unwrap().remove("inputs");
         for run in exercise["runs"].as_array_mut().unwrap() {
             run.as_object_mut().unwrap().remove("duration_ms");
         }
