@@ -8,7 +8,9 @@
 # (scripts/instructor-class.sh) and prints its Canvas and Moodle exports;
 # grader-bundle/scale.sh grades the class over --gpus and in merged shards;
 # grader-bundle/confinement.sh grades it with each run's peak memory logged
-# against its cap, and again without control groups.
+# against its cap, and again without control groups;
+# grader-bundle/forgeries.sh grades the forgeries of the hostile suite
+# (issue 24) and checks each is flagged with no host points.
 # The bundle also carries bubblewrap's .deb (the GPU machine has no network;
 # bwrap.sh unpacks it with dpkg -x for both scripts) and a GPU-hostile class
 # (grader/tests/fixtures/hostile-gpu) graded in the sandbox between honest
@@ -35,37 +37,55 @@ for case in grader/tests/fixtures/hostile-gpu/*/; do
     cp -r solutions/dot-sm/src "$hostile/$name-then-honest/dot-sm/"
 done
 target/release/grader build "$hostile" --exercise dot-sm --seed 2026 --bundle "$out/hostile" --target-dir target/grader-class
+# The forgeries (issue 24): each case of the hostile suite that reports an
+# answer the GPU did not compute, the solution's files where it has none,
+# beside an honest student; graded by forgeries.sh.
+forged=$class/forgeries
+for exercise in vecadd-anyN matmul-naive; do
+    mkdir -p "$forged/honest"
+    cp -r "solutions/$exercise" "$forged/honest/"
+done
+for case in cpu-overwrite forged-trace real-kernel-cpu-report trace-mid-run dlopen-driver detects-canary; do
+    for folder in grader/tests/fixtures/hostile/"$case"/*/; do
+        exercise=$(basename "$folder")
+        mkdir -p "$forged/$case"
+        cp -r "solutions/$exercise" "$forged/$case/"
+        cp "$folder"src/* "$forged/$case/$exercise/src/"
+    done
+done
+target/release/grader build "$forged" --exercise vecadd-anyN --exercise matmul-naive --seed 2026 --bundle "$out/forgeries" --target-dir target/grader-class
 # The instructor's four-student class (issue 14), graded by instructor.sh.
 scripts/instructor-class.sh "$class/instructor"
 target/release/grader build "$class/instructor/submissions" --seed 14 --bundle "$out/instructor" --target-dir target/grader-class
 target/release/grader similarity "$class/instructor/submissions" --out "$out/instructor"
 cp "$class/instructor/roster.csv" "$out/instructor/"
-rm -rf "$class" "$out/class/.build" "$out/hostile/.build" "$out/instructor/.build"
+rm -rf "$class" "$out/class/.build" "$out/hostile/.build" "$out/instructor/.build" "$out/forgeries/.build"
 cp target/release/grader "$out/"
 # Stripped, every bundle fits the GPU machine's transfer: the students'
 # binaries, the course's reference binaries, the tracer and the emulator.
-for bundle in "$out"/class "$out"/hostile "$out"/instructor; do
+for bundle in "$out"/class "$out"/hostile "$out"/instructor "$out"/forgeries; do
     strip "$bundle"/bin/* "$bundle"/emulator/*
     find "$bundle/reference" -type f ! -name '*.ptx' -exec strip {} +
 done
 strip "$out/grader"
 # Stripping changes the binaries, and bundle.json holds each one's sha256 (a
 # changed binary is refused at run time): record the stripped ones'.
-for bundle in "$out"/class "$out"/hostile "$out"/instructor; do
+for bundle in "$out"/class "$out"/hostile "$out"/instructor "$out"/forgeries; do
     python3 - "$bundle" <<'SEAL'
 import hashlib, json, pathlib, sys
 bundle = pathlib.Path(sys.argv[1])
 manifest = json.loads((bundle / "bundle.json").read_text())
 digest = lambda path: hashlib.sha256((bundle / path).read_bytes()).hexdigest()
-for item in manifest["items"]:
-    if item.get("binary"):
-        item["digest"] = digest(item["binary"])
-def seal(value):  # every {"path", "digest"}: references, tracer, emulator
+def seal(value):  # every {"path", "digest"}: references, tracer, emulator, canaries
     if isinstance(value, dict):
         if set(value) >= {"path", "digest"}:
             value["digest"] = digest(value["path"])
         for inner in value.values():
             seal(inner)
+for item in manifest["items"]:
+    if item.get("binary"):
+        item["digest"] = digest(item["binary"])
+    seal(item.get("canary"))
 seal({k: v for k, v in manifest.items() if k != "items"})
 (bundle / "bundle.json").write_text(json.dumps(manifest, indent=1) + "\n")
 SEAL
@@ -145,6 +165,42 @@ for lms in canvas moodle; do
 done
 RUN
 chmod +x "$out/instructor.sh"
+# Issue 24: the forgeries on the GPU: each must earn no host points and an
+# integrity flag, the honest student full marks and none.
+cat >"$out/forgeries.sh" <<'RUN'
+#!/usr/bin/env bash
+# Grades the forgeries class on this GPU and prints, per student and
+# exercise, the points, the host points and the integrity flags; exits 1
+# when a forgery kept a host point or went unflagged, or the honest student
+# lost a point or was flagged.
+# Usage: forgeries.sh [OUT_DIR]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=${1:-$(mktemp -d)}
+. "$here/bwrap.sh"
+"$here/grader" run "$here/forgeries" --timeout 120 --out "$out" | sed -n '/integrity flags/,$p'
+python3 - "$out/results.json" <<'CHECK'
+import json, sys
+results = json.load(open(sys.argv[1]))
+broken = 0
+print("case | exercise | points | host points | integrity")
+for name, student in sorted(results["students"].items()):
+    for exercise, record in sorted(student["exercises"].items()):
+        if record.get("absent"):
+            continue
+        host = sum(r["points"] for r in record["runs"] if r.get("role") == "student-host")
+        flags = sorted({f["evidence"]["kind"] for f in record.get("integrity", [])})
+        if name == "honest":
+            ok = record["points"] == record["max_points"] and not flags
+        else:
+            ok = host == 0 and flags == ["cpu-answer"]
+        broken += not ok
+        print(f"{name} | {exercise} | {record['points']} of {record['max_points']} | {host} | {', '.join(flags) or '-'}{'' if ok else '  BROKEN'}")
+sys.exit(1 if broken else 0)
+CHECK
+echo "forgeries.sh: every forgery flagged with no host points; the honest student at full marks"
+RUN
+chmod +x "$out/forgeries.sh"
 # Issue 16: the class over every GPU of this machine (--gpus) and in two
 # shards merged, each against one plain run: the same grades, and the wall
 # times.
@@ -169,7 +225,7 @@ timed "$here/grader" run "$here/class" --timeout 120 --out "$out/one"
 timed "$here/grader" run "$here/class" --timeout 120 --out "$out/gpus" --gpus "$gpus"
 timed "$here/grader" run "$here/class" --timeout 120 --out "$out/shard-1" --shard 1/2
 timed "$here/grader" run "$here/class" --timeout 120 --out "$out/shard-2" --shard 2/2
-"$here/grader" merge "$out/merged" "$out/shard-1" "$out/shard-2" >/dev/null
+"$here/grader" merge --bundle "$here/class" "$out/merged" "$out/shard-1" "$out/shard-2" >/dev/null
 for way in gpus merged; do
     "$here/grader" mutants verify "$out/$way"
     if cmp -s "$out/one/grades.csv" "$out/$way/grades.csv"; then

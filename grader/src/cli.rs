@@ -46,6 +46,10 @@ pub enum Command {
         /// The shards' output folders, every shard once.
         #[arg(required = true, value_parser = absolute)]
         shards: Vec<PathBuf>,
+        /// The bundle the shards graded: each shard must hold exactly its
+        /// partition of the bundle's students.
+        #[arg(long, value_parser = absolute)]
+        bundle: PathBuf,
     },
     /// Write Slurm job scripts that grade a bundle in shards and merge
     /// them: OUT/slurm/grade.sbatch, merge.sbatch and submit.sh.

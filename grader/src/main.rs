@@ -73,7 +73,12 @@ fn dispatch(command: Command) -> Result<ToolExit> {
             similarity::command(&course, &args.submissions, &choose.exercises, out)?;
             print!("{}", reports::summary(&results));
         }
-        Command::Merge { out, shards } => {
+        Command::Merge {
+            out,
+            shards,
+            bundle,
+        } => {
+            grader::grade::shard::check_partition(&bundle, &shards)?;
             print!("{}", reports::summary(&merge::merge(&out, &shards)?));
         }
         Command::Slurm(args) => {

@@ -471,10 +471,13 @@ fn a_class_graded_on_the_emulator_passes_the_solution_and_names_the_race_with_it
     );
     let grades = fs::read_to_string(out.join("grades.csv")).unwrap();
     assert!(
-        grades.starts_with("student,dot-sm,total,max,graded_on\n"),
+        grades.starts_with("student,dot-sm,total,max,graded_on,integrity\n"),
         "{grades}"
     );
-    assert!(grades.contains("solutions,7,7,7,cpu-emulator"), "{grades}");
+    assert!(
+        grades.contains("solutions,7,7,7,cpu-emulator,\n"),
+        "{grades}"
+    );
 
     // A bundle without the library, or with another one, is refused
     // before anyone is graded.

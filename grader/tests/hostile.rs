@@ -20,6 +20,9 @@ use serde_json::Value;
 #[path = "hostile/unstoppable.rs"]
 mod unstoppable;
 
+#[path = "hostile/forgeries.rs"]
+mod forgeries;
+
 /// The instructor's secret, in the grader's environment.
 const SECRET: &str = "s3cr3t-9f2c71";
 
@@ -231,9 +234,13 @@ fn grade(submissions: &Path, out: &Path) -> (Value, String) {
     (results, stderr)
 }
 
-/// A student's record without run times, to compare two gradings.
+/// A student's record without run times and input digests, to compare two
+/// gradings.
 fn without_durations(mut record: Value) -> Value {
     for exercise in record["exercises"].as_object_mut().unwrap().values_mut() {
+        // The digest of what was graded holds the canary build's, whose
+        // mark every build draws afresh.
+        exercise.as_object_mut().unwrap().remove("inputs");
         for run in exercise["runs"].as_array_mut().unwrap() {
             run.as_object_mut().unwrap().remove("duration_ms");
         }
@@ -401,11 +408,30 @@ fn every_attack_fails_and_the_honest_students_do_not_notice() {
     }
 
     // A binary changed after the build is not run, and --resume regrades
-    // only the record whose inputs changed.
+    // only the records whose inputs changed or whose points do not check:
+    // honest2's, edited to 99 points of its maximum.
     let swapped = alone_out.join("bundle/bin/dot-sm--honest1");
     let mut bytes = fs::read(&swapped).unwrap();
     bytes.push(0);
     fs::write(&swapped, bytes).unwrap();
+    let results_path = alone_out.join("results.json");
+    let mut tampered: Value =
+        serde_json::from_str(&fs::read_to_string(&results_path).unwrap()).unwrap();
+    let honest2 = tampered["students"]["honest2"]["exercises"]["dot-sm"].clone();
+    tampered["students"]["honest2"]["exercises"]["dot-sm"]["points"] = 99.into();
+    fs::write(&results_path, tampered.to_string()).unwrap();
+    // Read as it is, it is refused, naming the record.
+    let report = Command::new(assert_cmd::cargo::cargo_bin("grader"))
+        .arg("report")
+        .arg(&alone_out)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&report.stderr);
+    assert_eq!(report.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("honest2's dot-sm: 99 points") && said.contains("above the maximum"),
+        "{said}"
+    );
     let resumed = Command::new(assert_cmd::cargo::cargo_bin("grader"))
         .arg("run")
         .arg(alone_out.join("bundle"))
@@ -418,10 +444,15 @@ fn every_attack_fails_and_the_honest_students_do_not_notice() {
         .unwrap();
     let said = String::from_utf8_lossy(&resumed.stderr);
     assert!(resumed.status.success(), "{said}");
-    assert_eq!(said.matches("grader: graded").count(), 1, "{said}");
+    assert_eq!(said.matches("grader: graded").count(), 2, "{said}");
     assert!(said.contains("grader: graded honest1"), "{said}");
+    assert!(said.contains("grader: graded honest2"), "{said}");
     let regraded: Value =
         serde_json::from_str(&fs::read_to_string(alone_out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(
+        without_durations(regraded["students"]["honest2"].clone())["exercises"]["dot-sm"],
+        without_durations(json_student(honest2))["exercises"]["dot-sm"]
+    );
     let record = &regraded["students"]["honest1"]["exercises"]["dot-sm"];
     assert!(
         record["build_errors"]
@@ -430,6 +461,66 @@ fn every_attack_fails_and_the_honest_students_do_not_notice() {
         "{record}"
     );
     assert_eq!(record["points"], 0);
+
+    // Shards that are not the bundle's partition are refused by merge,
+    // naming what is wrong: a shard emptied of its student, a shard with
+    // a student who is not in it (nor in the class).
+    let bundle = alone_out.join("bundle");
+    let shards: Vec<PathBuf> = (1..=2)
+        .map(|k| work.path().join(format!("shard{k}")))
+        .collect();
+    for (k, shard) in shards.iter().enumerate() {
+        let graded = Command::new(assert_cmd::cargo::cargo_bin("grader"))
+            .arg("run")
+            .arg(&bundle)
+            .arg("--out")
+            .arg(shard)
+            .args(["--shard", &format!("{}/2", k + 1)])
+            .env("CUDA_VISIBLE_DEVICES", "")
+            .env(grader::run::device::NVIDIA_SMI_ENV, GPU_LISTED)
+            .output()
+            .unwrap();
+        assert!(
+            graded.status.success(),
+            "{}",
+            String::from_utf8_lossy(&graded.stderr)
+        );
+    }
+    let merge = |shards: &[PathBuf]| {
+        let output = Command::new(assert_cmd::cargo::cargo_bin("grader"))
+            .arg("merge")
+            .arg("--bundle")
+            .arg(&bundle)
+            .arg(work.path().join("merged"))
+            .args(shards)
+            .output()
+            .unwrap();
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    assert_eq!(merge(&shards).0, Some(0));
+    let first = shards[0].join("results.json");
+    let honest: Value = serde_json::from_str(&fs::read_to_string(&first).unwrap()).unwrap();
+    let name = honest["shard"]["students"][0].as_str().unwrap().to_owned();
+    let mut emptied = honest.clone();
+    emptied["students"] = serde_json::json!({});
+    emptied["shard"]["students"] = serde_json::json!([]);
+    fs::write(&first, emptied.to_string()).unwrap();
+    let (code, said) = merge(&shards);
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.contains(&format!("has no record of {name}")), "{said}");
+    let mut extra = honest.clone();
+    extra["students"]["intruder"] = honest["students"][&name].clone();
+    extra["shard"]["students"] = serde_json::json!([name, "intruder"]);
+    fs::write(&first, extra.to_string()).unwrap();
+    let (code, said) = merge(&shards);
+    assert_eq!(code, Some(2), "{said}");
+    assert!(
+        said.contains("holds intruder, who is not in that shard of the bundle (nor in the class)"),
+        "{said}"
+    );
 
     // Without bubblewrap nothing runs, unless --no-sandbox, which every
     // report then states.
@@ -460,6 +551,11 @@ fn every_attack_fails_and_the_honest_students_do_not_notice() {
     assert!(summary.contains("--no-sandbox"), "{summary}");
     let feedback = fs::read_to_string(work.path().join("unsandboxed/feedback/honest1.md")).unwrap();
     assert!(feedback.contains("--no-sandbox"), "{feedback}");
+}
+
+/// A student's record as JSON.
+fn json_student(exercise: Value) -> Value {
+    serde_json::json!({ "exercises": { "dot-sm": exercise } })
 }
 
 /// An honest student's dot-sm, whatever the device: with none every run a

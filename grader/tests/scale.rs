@@ -129,7 +129,12 @@ fn shards_merged_grade_as_one_run() {
     let merged = dir.path().join("merged");
     let merge = |out: &Path, shards: &[PathBuf]| {
         let mut merge = grader();
-        merge.arg("merge").arg(out).args(shards);
+        merge
+            .arg("merge")
+            .arg("--bundle")
+            .arg(bundle())
+            .arg(out)
+            .args(shards);
         merge
     };
     merge(&merged, &shards).assert().success();
@@ -205,6 +210,8 @@ fn a_shard_resumes_only_itself() {
     let merged = dir.path().join("merged");
     grader()
         .arg("merge")
+        .arg("--bundle")
+        .arg(bundle())
         .arg(&merged)
         .args(&many)
         .assert()
@@ -269,7 +276,12 @@ fn bad_scale_arguments_exit_2_and_say_what_is_allowed() {
             .stderr(predicate::str::contains(says));
     }
     grader()
-        .args(["merge", "/nonexistent/out"])
+        .args([
+            "merge",
+            "--bundle",
+            "/nonexistent/bundle",
+            "/nonexistent/out",
+        ])
         .assert()
         .code(2);
     grader()

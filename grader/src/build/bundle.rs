@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::build::canary;
 use crate::build::compile::{Builder, Built};
 use crate::build::digest;
 use crate::build::emulator_library::{self, Library};
@@ -68,6 +69,20 @@ pub struct Item {
     /// The kernel's PTX as the student's build made it, copied out of
     /// their build folder: what the reference binary runs.
     pub ptx: Option<Kept>,
+    /// The student's host code built with the grader's canary kernel
+    /// (`build::canary`): every run of their host code is a run of it.
+    #[serde(default)]
+    pub canary: Option<Canary>,
+}
+
+/// A student's canary build, as kept in the bundle.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Canary {
+    /// The student's host code with the canary kernel embedded.
+    pub binary: Kept,
+    /// The canary's PTX: the course's host code runs it too, for the
+    /// result the student's host must report.
+    pub ptx: Kept,
 }
 
 /// What to build.
@@ -156,6 +171,7 @@ pub fn build(request: Request) -> Result<Bundle> {
                 digest: None,
                 ptx_missing: vec![],
                 ptx: None,
+                canary: None,
             });
         }
     }
@@ -210,12 +226,20 @@ pub fn build(request: Request) -> Result<Bundle> {
             total,
         });
         built_students.insert(student.to_owned());
+        // A fresh mark for every build of every exercise.
+        let canaries = indices
+            .iter()
+            .map(|&i| canary::source(items[i].exercise))
+            .collect::<std::io::Result<Vec<String>>>()
+            .map_err(Error::io(Path::new("/dev/urandom")))?;
         let entries: Vec<Entry> = indices
             .iter()
-            .map(|&i| Entry {
+            .zip(&canaries)
+            .map(|(&i, canary)| Entry {
                 student,
                 exercise: items[i].exercise.name(),
                 taken: &taken[i],
+                canary: Some(canary),
             })
             .collect();
         let built = builder.build_student(&students.join(student), &entries)?;
@@ -245,6 +269,16 @@ pub fn build(request: Request) -> Result<Bundle> {
             item.digest = Some(digest::file(&copy).map_err(Error::io(&copy))?);
             binaries.insert(name);
             item.binary = Some(relative);
+        }
+        if let Some((binary, ptx)) = &result.canary {
+            let name = format!("{}--{}--canary", item.exercise, item.student);
+            let ptx_name = format!("{name}.ptx");
+            item.canary = Some(Canary {
+                binary: reference::keep(binary, request.bundle, "bin", &name)?,
+                ptx: reference::keep(ptx, request.bundle, PTX_DIR, &ptx_name)?,
+            });
+            binaries.insert(name);
+            kept_ptx.insert(ptx_name);
         }
         if let Some(ptx) = &result.ptx {
             let name = format!("{}--{}.ptx", item.exercise, item.student);
@@ -343,6 +377,7 @@ mod tests {
             digest: None,
             ptx_missing: vec![],
             ptx: None,
+            canary: None,
         }
     }
 

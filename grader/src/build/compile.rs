@@ -36,6 +36,8 @@ pub struct Built {
     pub ptx: Option<PathBuf>,
     /// What cargo said when the crate was built alone, if it failed.
     pub errors: Option<String>,
+    /// The canary build's binary and PTX (`canary`), where it built.
+    pub canary: Option<(PathBuf, PathBuf)>,
 }
 
 /// The build's output kept: cargo's JSON messages for eight crates are a
@@ -105,6 +107,7 @@ impl Builder<'_> {
                 student: "course",
                 exercise: e.name,
                 taken,
+                canary: None,
             })
             .collect();
         workspace::create(&self.course, &self.course_seen(), &deps.workspace, &entries)
@@ -222,6 +225,7 @@ impl Builder<'_> {
                     "{} has no src/main.rs: there is nothing to build",
                     entry.exercise
                 )),
+                canary: None,
             });
         }
         // In the order asked.
@@ -274,14 +278,30 @@ impl Builder<'_> {
         let found = artifacts(&all.stdout);
         let timed_out = all.ended == Ended::TimedOut;
         let mut built = Vec::new();
-        for member in &members {
-            let host = |seen: &PathBuf| self.on_host(&folders, seen);
-            let binary = found.binaries.get(&member.package).map(host);
-            let ptx = found
+        let host = |seen: &PathBuf| self.on_host(&folders, seen);
+        let ptx_of = |package: &str| {
+            found
                 .out_dirs
-                .get(&member.package)
+                .get(package)
                 .map(|dir| host(dir).join("kernel.ptx"))
-                .filter(|p| p.is_file());
+                .filter(|p| p.is_file())
+        };
+        for member in members.iter().filter(|m| !m.canary) {
+            let binary = found.binaries.get(&member.package).map(host);
+            let ptx = ptx_of(&member.package);
+            // Its canary build, where the student's own one built: a host
+            // that builds only with its own kernel is graded as not built.
+            let canary_package = workspace::canary_package(&member.exercise);
+            let canary = members
+                .iter()
+                .any(|m| m.canary && m.package == canary_package)
+                .then(|| {
+                    Some((
+                        found.binaries.get(&canary_package).map(host)?,
+                        ptx_of(&canary_package)?,
+                    ))
+                })
+                .flatten();
             let errors = if binary.is_some() {
                 None
             } else if timed_out {
@@ -309,6 +329,7 @@ impl Builder<'_> {
                 binary,
                 ptx,
                 errors,
+                canary,
             });
         }
         Ok(built)

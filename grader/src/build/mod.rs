@@ -8,6 +8,7 @@
 //! seed ([`command`]).
 
 pub mod bundle;
+pub mod canary;
 pub mod command;
 pub mod compile;
 pub mod digest;

@@ -126,6 +126,7 @@ pub fn build(
             student: "reference",
             exercise,
             taken,
+            canary: None,
         })
         .collect();
     let built = builder.build_student(&root.join(REFERENCE_DIR), &entries)?;

@@ -112,6 +112,67 @@ pub fn begin(
     Ok(students)
 }
 
+/// Refuses shards (their output folders) that are not exactly the
+/// partition of the bundle at `bundle_dir`: another bundle, a student
+/// vanished from a shard or one that is not in it, records a shard's own
+/// list does not name. `grader merge` asks this before joining them; a
+/// results.json is as writable as the folder it is in.
+pub fn check_partition(bundle_dir: &Path, shards: &[std::path::PathBuf]) -> Result<()> {
+    let identity = bundle_identity(bundle_dir)?;
+    let bundle = crate::build::bundle::load(bundle_dir)?;
+    let class: BTreeSet<&str> = bundle.items.iter().map(|i| i.student.as_str()).collect();
+    for dir in shards {
+        let results = Results::load(&dir.join("results.json"))?;
+        let Some(record) = &results.shard else {
+            return Err(Error::Usage(format!(
+                "{} holds the results of a whole class, not of a shard (grader run --shard K/N)",
+                dir.display()
+            )));
+        };
+        if record.bundle != identity {
+            return Err(Error::Usage(format!(
+                "{} is a shard of another bundle (bundle.json sha256 {}), not of {}",
+                dir.display(),
+                record.bundle,
+                bundle_dir.display()
+            )));
+        }
+        let shard = Shard {
+            index: record.index,
+            count: record.count,
+        };
+        let want = slice(class.iter().copied(), shard);
+        let named: BTreeSet<&str> = record.students.iter().map(String::as_str).collect();
+        let graded: BTreeSet<&str> = results.students.keys().map(String::as_str).collect();
+        for student in &want {
+            if !graded.contains(student.as_str()) || !named.contains(student.as_str()) {
+                return Err(Error::Usage(format!(
+                    "{} (shard {shard}) has no record of {student}, who is in that shard of the \
+                     bundle; grade the shard again",
+                    dir.display()
+                )));
+            }
+        }
+        if let Some(extra) = graded
+            .iter()
+            .chain(&named)
+            .find(|s| !want.iter().any(|w| w == *s))
+        {
+            return Err(Error::Usage(format!(
+                "{} (shard {shard}) holds {extra}, who is not in that shard of the bundle{}; \
+                 grade the shard again",
+                dir.display(),
+                if class.contains(extra) {
+                    ""
+                } else {
+                    " (nor in the class)"
+                }
+            )));
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -28,9 +28,11 @@ pub enum Expect {
     Full,
     /// No point in any exercise (the stubs).
     Nothing,
-    /// Every run fails, the kernel's and the student's binary's; a kernel
-    /// that still shows what the exercise is about keeps its PTX point.
-    LosesEveryRun,
+    /// Every run of the kernel in the course's host code fails; a kernel
+    /// that still shows what the exercise is about keeps its PTX point. (The
+    /// student's host code is judged with the grader's canary kernel, so a
+    /// kernel's bug costs it nothing.)
+    LosesEveryKernelRun,
     /// A bug in the host code: every run of the student's binary fails,
     /// and every run of their kernel in the course's host code passes.
     LosesHostRuns,
@@ -226,7 +228,7 @@ pub const MUTANTS: &[Mutant] = &[
             "n[k * width + col]",
             "n[col * width + k]",
         )],
-        expect: Expect::LosesEveryRun,
+        expect: Expect::LosesEveryKernelRun,
         on_emulator: None,
     },
     Mutant {
@@ -357,7 +359,7 @@ pub const MUTANTS: &[Mutant] = &[
         name: "int-accumulator",
         bug: "sums the products in an int, truncating each partial sum",
         edits: &[edit("kernel.cu", "float sum = 0.0f;", "int sum = 0;")],
-        expect: Expect::LosesEveryRun,
+        expect: Expect::LosesEveryKernelRun,
         on_emulator: None,
     },
     Mutant {
@@ -622,7 +624,10 @@ fn check(
     let held = match expect {
         Expect::Full => max > 0 && got == max,
         Expect::Nothing => got == 0,
-        Expect::LosesEveryRun => !runs.is_empty() && runs.iter().all(|r| r.points == 0),
+        Expect::LosesEveryKernelRun => {
+            runs.iter().filter(kernel).count() > 0
+                && runs.iter().filter(kernel).all(|r| r.points == 0)
+        }
         Expect::LosesHostRuns => {
             let host: Vec<_> = runs
                 .iter()

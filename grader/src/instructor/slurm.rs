@@ -163,8 +163,9 @@ impl Job<'_> {
         let _ = write!(
             text,
             "set -euo pipefail\n\
-             exec {} merge {} {}{{1..{}}}\n",
+             exec {} merge --bundle {} {} {}{{1..{}}}\n",
             quote(self.grader),
+            quote(self.bundle),
             quote(self.out),
             quote(&shard_dir(self.out, "")),
             self.shards
@@ -256,7 +257,7 @@ mod tests {
             "{grade}"
         );
         assert!(job.merge().contains(
-            r"merge '/home/ann'\''s course/grading' '/home/ann'\''s course/grading/shards/'{1..3}"
+            r" '/home/ann'\''s course/grading' '/home/ann'\''s course/grading/shards/'{1..3}"
         ));
     }
 }

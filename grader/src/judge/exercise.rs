@@ -19,7 +19,7 @@ use crate::confine::runner::Limits;
 use crate::confine::sandbox::Isolation;
 use crate::judge::points::{self, Bench};
 use crate::plan::runs::{self as plan, Role};
-use crate::record::outcome::{NotStarted, Skip, Verdict};
+use crate::record::outcome::{Failure, Integrity, IntegrityEvidence, NotStarted, Skip, Verdict};
 use crate::record::results::{self, Exercise, Run};
 use crate::run::job::{self, Job};
 
@@ -53,6 +53,7 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
         checks: points::not_assessed(&plan, context.sanitize, context.emulate),
         inputs: inputs(context, item),
         absent: item.absent.clone(),
+        integrity: vec![],
     };
     // Whether each run above 2^31 elements fits this node, decided once
     // for the item, so that its maximum is the same whether or not
@@ -100,6 +101,7 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
             .check(context.bundle_dir)
             .map_err(|changed| NotStarted::TracerChanged { changed }),
     };
+    let canary = canary_host(context, item);
     let limits = (context.limits.timeout.as_secs_f64(), context.emulate);
     let exercise = item.exercise;
     for (run, short) in plan.iter().zip(short) {
@@ -131,7 +133,7 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
                     tracer: None,
                 };
                 let made = job::make(&job, context.isolation, context.limits, context.driver);
-                crate::judge::run::judge(exercise, &job, made, kernel_points, counts, limits)
+                crate::judge::run::judge(exercise, &job, made, kernel_points, counts, limits, None)
             }
             Err(why) => not_run(run, Role::KernelInCourseHost, kernel_points, why.clone()),
         });
@@ -140,19 +142,54 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
             // A kernel-only run: the student's binary is not asked.
             continue;
         }
-        graded.runs.push(match &tracer {
-            Ok(tracer) => {
+        graded.runs.push(match (&tracer, &canary) {
+            (Ok(tracer), Ok((canary_binary, canary_ptx, reference))) => {
+                // The canary's result, from the course's host code.
+                let course = Job {
+                    run,
+                    role: Role::KernelInCourseHost,
+                    binary: reference,
+                    ptx: Some(canary_ptx),
+                    tracer: None,
+                };
+                let made = job::make(&course, context.isolation, context.limits, context.driver);
+                let expected: Option<serde_json::Value> =
+                    serde_json::from_str(made.outcome.stdout.trim())
+                        .ok()
+                        .filter(|r: &serde_json::Value| r["results"].is_object());
+                let unverified = NotStarted::CanaryUnverified {
+                    ended: format!(
+                        "{:?}: {}",
+                        made.outcome.ended,
+                        made.outcome
+                            .stdout
+                            .trim()
+                            .chars()
+                            .take(300)
+                            .collect::<String>()
+                    ),
+                };
                 let job = Job {
                     run,
                     role: Role::StudentHost,
-                    binary: &binary,
+                    binary: canary_binary,
                     ptx: None,
                     tracer: Some(tracer),
                 };
                 let made = job::make(&job, context.isolation, context.limits, context.driver);
-                crate::judge::run::judge(exercise, &job, made, host_points, counts, limits)
+                crate::judge::run::judge(
+                    exercise,
+                    &job,
+                    made,
+                    host_points,
+                    counts,
+                    limits,
+                    Some(expected.as_ref().ok_or(unverified)),
+                )
             }
-            Err(why) => not_run(run, Role::StudentHost, host_points, why.clone()),
+            (Err(why), _) | (_, Err(why)) => {
+                not_run(run, Role::StudentHost, host_points, why.clone())
+            }
         });
     }
     graded.runs.extend(planned.skipped.into_iter().map(|s| {
@@ -181,6 +218,30 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
         let check = points::speed(&bench, &graded.runs, &kernel_host, timed, counts);
         points::set(&mut graded.checks, check);
     }
+    // A report the evidence contradicts: the exercise's host points go.
+    graded.integrity = graded
+        .runs
+        .iter()
+        .filter(|r| {
+            matches!(
+                r.verdict,
+                Verdict::Failed {
+                    failure: Failure::CpuAnswer
+                }
+            )
+        })
+        .map(|r| Integrity {
+            tag: r.tag,
+            evidence: IntegrityEvidence::CpuAnswer,
+        })
+        .collect();
+    if !graded.integrity.is_empty() {
+        for run in &mut graded.runs {
+            if run.role == Some(Role::StudentHost) {
+                run.points = 0;
+            }
+        }
+    }
     graded.points = u32::from(counts) * PTX
         + graded.runs.iter().map(|r| r.points).sum::<u32>()
         + graded.checks.iter().map(|c| c.points).sum::<u32>();
@@ -204,7 +265,7 @@ pub fn inputs(context: &Context, item: &Item) -> Option<String> {
     Some(digest::bytes(
         format!(
             "{binary:?}\n{:?}\n{plan:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{reference:?}\n{:?}\n{:?}\n\
-             sanitize {}",
+             sanitize {}\ncanary {:?}",
             item.digest,
             item.build_errors,
             item.refused,
@@ -212,7 +273,8 @@ pub fn inputs(context: &Context, item: &Item) -> Option<String> {
             item.absent,
             item.ptx,
             context.bundle.tracer,
-            context.sanitize
+            context.sanitize,
+            item.canary,
         )
         .as_bytes(),
     ))
@@ -248,6 +310,35 @@ fn kernel_host(context: &Context, item: &Item) -> Result<(PathBuf, Kept), NotSta
             path,
             digest: ptx.digest.clone(),
         },
+    ))
+}
+
+/// The student's canary build and its PTX, each as built, and the course's
+/// binary that runs the PTX for the result to expect; else why the
+/// student's host code cannot be run.
+fn canary_host(context: &Context, item: &Item) -> Result<(PathBuf, Kept, PathBuf), NotStarted> {
+    let canary = item.canary.as_ref().ok_or(NotStarted::NoCanary)?;
+    let changed = |changed| NotStarted::CanaryChanged { changed };
+    let binary = canary.binary.check(context.bundle_dir).map_err(changed)?;
+    let ptx = canary.ptx.check(context.bundle_dir).map_err(changed)?;
+    let reference = context
+        .bundle
+        .reference
+        .get(item.exercise.name())
+        .ok_or_else(|| NotStarted::NoReference {
+            exercise: item.exercise.name().to_owned(),
+        })?;
+    let course = reference
+        .binary
+        .check(context.bundle_dir)
+        .map_err(|changed| NotStarted::Refused { changed })?;
+    Ok((
+        binary,
+        Kept {
+            path: ptx,
+            digest: canary.ptx.digest.clone(),
+        },
+        course,
     ))
 }
 

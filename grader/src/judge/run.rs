@@ -10,15 +10,20 @@ use serde_json::Value;
 
 use crate::confine::runner::Ended;
 use crate::judge::{evidence, findings, verdict};
-use crate::plan::exercise::recheck;
+use crate::plan::exercise::{canary_agrees, recheck};
 use crate::plan::runs::Role;
-use crate::record::outcome::{Failure, Verdict};
+use crate::record::outcome::{Failure, NotStarted, Verdict};
 use crate::record::results::Run;
 use crate::run::job::{Job, Made};
 
 /// The record of `job`, made as `made` says, worth `points` when it passes
 /// and `counts`; `timeout_s` is the limit it ran under, `emulated` whether
-/// the kernels ran on the CPU emulator.
+/// the kernels ran on the CPU emulator. A run of the student's canary build
+/// comes with `canary`, the course's host code's report on the same canary
+/// PTX: its result is the one the student's host must report, or why the
+/// course's host code did not report it: then a run that reports anything is
+/// not assessed (the node's fault), and one that ended otherwise keeps its
+/// verdict.
 pub fn judge(
     exercise: ExerciseId,
     job: &Job,
@@ -26,6 +31,7 @@ pub fn judge(
     points: u32,
     counts: bool,
     (timeout_s, emulated): (f64, bool),
+    canary: Option<Result<&Value, NotStarted>>,
 ) -> Run {
     let Made {
         outcome,
@@ -40,7 +46,9 @@ pub fn judge(
     let mut verdict = findings::with_findings(verdict::judge(&outcome, timeout_s), &found);
     let report: Option<Value> = serde_json::from_str(outcome.stdout.trim()).ok();
     let said = report.as_ref().unwrap_or(&Value::Null);
-    if verdict.passed() {
+    if let Some(reference) = canary {
+        verdict = against_canary(exercise, job, verdict, said, reference);
+    } else if verdict.passed() {
         if let Err(disagreement) = recheck(exercise, job.run, said) {
             verdict = Verdict::Failed {
                 failure: Failure::Disagrees { disagreement },
@@ -87,4 +95,45 @@ pub fn judge(
             _ => None,
         },
     }
+}
+
+/// A run of the canary build, judged against the canary's result: a report
+/// that carries it passes (the trace is judged after); one that carries the
+/// exercise's exact answer, where the canary's differs from it, computed
+/// that answer without the kernel (an integrity flag); any other report did
+/// not return the kernel's result. How a run ended otherwise (a crash, a
+/// CUDA error) stands.
+fn against_canary(
+    exercise: ExerciseId,
+    job: &Job,
+    verdict: Verdict,
+    said: &Value,
+    reference: Result<&Value, NotStarted>,
+) -> Verdict {
+    let reported = matches!(
+        verdict,
+        Verdict::Passed
+            | Verdict::Failed {
+                failure: Failure::WrongAnswer { .. }
+            }
+    );
+    if !reported {
+        return verdict;
+    }
+    let reference = match reference {
+        Ok(reference) => reference,
+        Err(reason) => return Verdict::DidNotStart { reason },
+    };
+    let Err(disagreement) = canary_agrees(exercise, job.run, said, reference) else {
+        return Verdict::Passed;
+    };
+    // Where the canary's result is the exact answer (no output moved at
+    // this size), reporting it is no evidence of anything.
+    let canary_is_exact = reference["check"]["passed"] == Value::Bool(true);
+    let failure = if !canary_is_exact && recheck(exercise, job.run, said).is_ok() {
+        Failure::CpuAnswer
+    } else {
+        Failure::Canary { disagreement }
+    };
+    Verdict::Failed { failure }
 }

@@ -45,6 +45,13 @@ pub enum Disagreement {
     BadChecksum { why: String },
     /// The values copied back are not the ones the run produces.
     Values { got: Checksum, want: Checksum },
+    /// A run of the canary build whose result is not the canary kernel's
+    /// (the course's host code running the same PTX says `want`).
+    Canary {
+        field: String,
+        got: Value,
+        want: Value,
+    },
 }
 
 /// The number at `value` in a report, or the disagreement that names

@@ -84,16 +84,7 @@ pub fn demands(id: ExerciseId) -> &'static [Demand] {
 /// its result matches what the grader computes from the run's parameters,
 /// never from the binary's word.
 pub fn recheck(id: ExerciseId, run: &Run, report: &Value) -> Result<(), Disagreement> {
-    let echoed = &report["parameters"];
-    for (key, want) in run.expect() {
-        if echoed[key] != want {
-            return Err(Disagreement::Echo {
-                key: key.to_owned(),
-                got: echoed[key].clone(),
-                asked: want,
-            });
-        }
-    }
+    echoes(run, report)?;
     // Every report says how many values it compared.
     disagreement::count(&report["check"]["compared"], "check.compared")?;
     match (&run.params, id.family()) {
@@ -107,6 +98,65 @@ pub fn recheck(id: ExerciseId, run: &Run, report: &Value) -> Result<(), Disagree
         _ => Err(Disagreement::Parameters {
             why: format!("the run planned is not one of {id}'s"),
         }),
+    }
+}
+
+/// The report ran what was asked: every parameter the plan sets echoed.
+fn echoes(run: &Run, report: &Value) -> Result<(), Disagreement> {
+    let echoed = &report["parameters"];
+    for (key, want) in run.expect() {
+        if echoed[key] != want {
+            return Err(Disagreement::Echo {
+                key: key.to_owned(),
+                got: echoed[key].clone(),
+                asked: want,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The check of a run of the student's canary build (`build::canary`): it
+/// ran what was asked, and its result is the canary kernel's, as the
+/// course's host code running the same PTX reported it (`reference`). The
+/// values copied back must match exactly (their checksum); a dot product
+/// within twice its tolerance of the course's, as the student's host may
+/// add partial sums in another order.
+pub fn canary_agrees(
+    id: ExerciseId,
+    run: &Run,
+    report: &Value,
+    reference: &Value,
+) -> Result<(), Disagreement> {
+    echoes(run, report)?;
+    let field = match id.family() {
+        Family::Dot => "dot",
+        Family::Vecadd | Family::Matmul | Family::Memspace | Family::Streams => "checksum",
+    };
+    let (got, want) = (&report["results"][field], &reference["results"][field]);
+    let differs = || Disagreement::Canary {
+        field: field.to_owned(),
+        got: got.clone(),
+        want: want.clone(),
+    };
+    if want.is_null() {
+        return Err(differs());
+    }
+    if id.family() != Family::Dot {
+        return if got == want { Ok(()) } else { Err(differs()) };
+    }
+    let p: dot::Parameters = disagreement::parameters(report)?;
+    let (got_dot, want_dot) = (
+        disagreement::number(got, field)?,
+        disagreement::number(want, field)?,
+    );
+    // The canary scales every product by at most 1.28.
+    let scale = 1.28 * p.inputs().abs_dot(p.n) as f64;
+    let error = (got_dot - want_dot).abs() / scale.max(f64::MIN_POSITIVE);
+    if error <= 2.0 * dot::tolerance::limit(dot_variant(id), &p) {
+        Ok(())
+    } else {
+        Err(differs())
     }
 }
 

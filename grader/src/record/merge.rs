@@ -81,6 +81,14 @@ pub fn join(shards: &[(PathBuf, Results)]) -> Result<Results> {
                 results.seed.to_string(),
             ));
         }
+        if results.grader != first.grader {
+            let build = |g: &Option<String>| g.clone().unwrap_or_else(|| "unnamed".to_owned());
+            return Err(differs(
+                "graders",
+                build(&first.grader),
+                build(&results.grader),
+            ));
+        }
         if record.count != first_record.count {
             return Err(differs(
                 "shard counts",

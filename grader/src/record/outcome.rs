@@ -121,6 +121,45 @@ pub enum Failure {
     /// A passing report, and a launch the CPU emulator failed (its findings
     /// are the run's): the host code did not check the launch.
     UncheckedLaunch,
+    /// A run of the canary build whose result is not the canary kernel's:
+    /// the host code did not return the result of the kernel it launched.
+    Canary { disagreement: Disagreement },
+    /// A run of the canary build that reports the exercise's exact answer,
+    /// which the canary kernel does not compute: the answer came from
+    /// somewhere else than the kernel (an integrity flag).
+    CpuAnswer,
+}
+
+/// A fact that contradicts what a student's program reported, beyond a
+/// wrong answer: the exercise's host points are 0, and the instructor's
+/// summary, grades.csv and the student's feedback say so.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct Integrity {
+    /// The run it showed in.
+    pub tag: Tag,
+    pub evidence: IntegrityEvidence,
+}
+
+/// What the evidence is.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum IntegrityEvidence {
+    /// Built with the grader's canary kernel, the program reported the
+    /// exercise's exact answer, which that kernel does not compute.
+    CpuAnswer,
+    /// Trace records of processes the tracer never announced: written on
+    /// the trace's descriptor by the program itself.
+    ForgedTrace { records: usize },
+}
+
+impl IntegrityEvidence {
+    /// One word for the column and the summary.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            IntegrityEvidence::CpuAnswer => "cpu-answer",
+            IntegrityEvidence::ForgedTrace { .. } => "forged-trace",
+        }
+    }
 }
 
 /// Output that is not the course's report.
@@ -156,6 +195,14 @@ pub enum NotStarted {
     NoTracer,
     /// The tracer library is not the one built.
     TracerChanged { changed: Changed },
+    /// The student's host code has no canary build to run (it did not
+    /// build with the canary kernel, or the bundle is older).
+    NoCanary,
+    /// A file of the canary build is not the one built.
+    CanaryChanged { changed: Changed },
+    /// The course's host code running the canary did not report: nothing
+    /// to compare with (the node's fault, not the student's).
+    CanaryUnverified { ended: String },
 }
 
 /// Why a planned run was left out.

@@ -10,8 +10,8 @@ use kernels::trace_record::Direction;
 use crate::build::reference::Changed;
 use crate::plan::disagreement::Disagreement;
 use crate::record::outcome::{
-    CheckName, CheckOutcome, Evidence, Failure, Finding, Garbage, Memory, NotStarted, Overlap,
-    Shortfall, Skip, Tool, TraceFailure, Verdict,
+    CheckName, CheckOutcome, Evidence, Failure, Finding, Garbage, IntegrityEvidence, Memory,
+    NotStarted, Overlap, Shortfall, Skip, Tool, TraceFailure, Verdict,
 };
 use crate::record::results::{Check, Run, Sanitized};
 
@@ -77,6 +77,27 @@ fn findings(found: &[Finding]) -> String {
     format!("the CPU emulator found: {}", lines.join("\n"))
 }
 
+/// What a run that reported the exercise's exact answer with the canary
+/// kernel built in is told, and the instructor's summary repeats.
+pub const CPU_ANSWER: &str = "integrity: built with the grader's own kernel, whose result differs \
+     from the exercise's answer, your program reported the exercise's exact answer: it was not \
+     computed by the kernel it launched. This exercise's host points are 0, and the instructor \
+     is told.";
+
+/// An integrity flag's evidence, in a sentence.
+pub fn integrity(evidence: &IntegrityEvidence) -> String {
+    match evidence {
+        IntegrityEvidence::CpuAnswer => "built with the grader's own kernel, whose result differs \
+             from the exercise's answer, the program reported the exercise's exact answer: it was \
+             not computed by the kernel it launched"
+            .to_owned(),
+        IntegrityEvidence::ForgedTrace { records } => format!(
+            "{records} driver-call trace records from a process the tracer never announced: \
+             written on the trace's descriptor by the program itself"
+        ),
+    }
+}
+
 /// A failure's summary, the emulator's findings after it, and its hint.
 fn failure_summary(failure: &Failure, found: Option<&str>) -> (String, Option<String>) {
     let (summary, hint) = match failure {
@@ -117,6 +138,17 @@ fn failure_summary(failure: &Failure, found: Option<&str>) -> (String, Option<St
             (format!("no driver-call trace could be read: {trace}"), None)
         }
         Failure::NoOverlap { overlap } => (overlap.to_string(), None),
+        Failure::Canary { disagreement } => (
+            format!(
+                "the host code did not return the result of the kernel it launched: {disagreement}"
+            ),
+            Some(
+                "the grader runs your host code with a kernel of its own, whose result differs \
+                 from the exercise's answer; report what the kernel computed, copied back"
+                    .to_owned(),
+            ),
+        ),
+        Failure::CpuAnswer => (CPU_ANSWER.to_owned(), None),
         // The findings are the summary: a launch failed, and the report
         // passed anyway.
         Failure::UncheckedLaunch => {
@@ -275,6 +307,18 @@ impl fmt::Display for NotStarted {
                 f.write_str("the bundle has no tracer library; build the bundle again")
             }
             NotStarted::TracerChanged { changed } => write!(f, "{changed}"),
+            NotStarted::NoCanary => f.write_str(
+                "your host code did not build with the grader's own kernel in place of yours, \
+                 so it could not be run",
+            ),
+            NotStarted::CanaryChanged { changed } => {
+                write!(f, "the grader refused to run your host code: {changed}")
+            }
+            NotStarted::CanaryUnverified { ended } => write!(
+                f,
+                "not assessed: the course's host code running the grader's kernel did not \
+                 report ({ended}); the grader's fault, grade again"
+            ),
         }
     }
 }
@@ -443,6 +487,12 @@ impl fmt::Display for Disagreement {
             Disagreement::Values { got, want } => {
                 f.write_str(&got.mismatch(want).unwrap_or_default())
             }
+            // The canary's result stays out of the feedback: the values
+            // are in results.json, for the instructor.
+            Disagreement::Canary { field, .. } => write!(
+                f,
+                "the report's results.{field} is not what the kernel it launched computed"
+            ),
         }
     }
 }

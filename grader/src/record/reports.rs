@@ -9,14 +9,15 @@ use std::path::Path;
 use crate::atomic_file;
 use crate::build::reference::PTX_DIR;
 use crate::plan::runs::Role;
-use crate::record::outcome::Verdict;
+use crate::record::outcome::{IntegrityEvidence, Verdict};
 use crate::record::quote;
 use crate::record::render;
 use crate::record::results::{Results, Student};
 use kernels::catalogue::EXERCISES;
 
 /// One row per student: points per exercise (blank where not submitted),
-/// total, maximum.
+/// total, maximum, where it was graded (on the emulator), and the integrity
+/// flags (blank for none).
 pub fn grades_csv(results: &Results) -> String {
     let graded: Vec<&str> = graded_exercises(results);
     // On the emulator, a last column says so on every row an LMS imports.
@@ -25,16 +26,48 @@ pub fn grades_csv(results: &Results) -> String {
     } else {
         ("", "")
     };
-    let mut out = format!("student,{},total,max{column}\n", graded.join(","));
+    let mut out = format!("student,{},total,max{column},integrity\n", graded.join(","));
     for (name, student) in &results.students {
         let cells: Vec<String> = graded.iter().map(|e| points_cell(student, e)).collect();
         let (got, max) = student.points();
         let _ = writeln!(
             out,
-            "{},{},{got},{max}{cell}",
+            "{},{},{got},{max}{cell},{}",
             csv_field(name),
-            cells.join(",")
+            cells.join(","),
+            csv_field(&integrity_cell(student))
         );
+    }
+    out
+}
+
+/// A student's integrity flags, `exercise: kind` in course order, `; `
+/// between; empty for none.
+pub fn integrity_cell(student: &Student) -> String {
+    flags(student)
+        .iter()
+        .map(|(exercise, evidence, _)| format!("{exercise}: {}", evidence.kind()))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// A student's integrity flags in course order, one per exercise and kind
+/// of evidence, with the runs it showed in.
+fn flags(student: &Student) -> Vec<(&'static str, &IntegrityEvidence, Vec<String>)> {
+    let mut out: Vec<(&'static str, &IntegrityEvidence, Vec<String>)> = Vec::new();
+    for exercise in EXERCISES {
+        for flag in student
+            .exercises
+            .get(exercise.name)
+            .map_or(&[][..], |graded| &graded.integrity[..])
+        {
+            match out.iter_mut().find(|(e, evidence, _)| {
+                *e == exercise.name && evidence.kind() == flag.evidence.kind()
+            }) {
+                Some((_, _, runs)) => runs.push(flag.tag.to_string()),
+                None => out.push((exercise.name, &flag.evidence, vec![flag.tag.to_string()])),
+            }
+        }
     }
     out
 }
@@ -112,6 +145,15 @@ pub fn feedback(name: &str, student: &Student, seed: u64) -> String {
         if graded.runs.is_empty() {
             out.push_str("Not graded: it was not found in the submission.\n");
             continue;
+        }
+        for (_, evidence, runs) in flags(student).iter().filter(|(e, ..)| *e == exercise) {
+            let _ = writeln!(
+                out,
+                "- Integrity: {} (runs {}). This exercise's host points are 0, and the instructor \
+                 is told.",
+                render::integrity(evidence),
+                runs.join(", ")
+            );
         }
         if graded.ptx_missing.is_empty() {
             out.push_str("- The kernel shows what the exercise is about (1 point).\n");
@@ -278,7 +320,30 @@ pub fn summary(results: &Results) -> String {
             counted.join(", ")
         }
     );
-    out + &emulated(results) + &unsandboxed(results)
+    out + &integrity_section(results) + &emulated(results) + &unsandboxed(results)
+}
+
+/// The instructor's section on integrity flags: each student, exercise and
+/// run whose reports the evidence contradicts, and the evidence; empty
+/// when there are none.
+pub fn integrity_section(results: &Results) -> String {
+    let mut out = String::new();
+    for (name, student) in &results.students {
+        for (exercise, evidence, runs) in flags(student) {
+            let _ = writeln!(
+                out,
+                "  {name}: {exercise}: {} (runs {})",
+                render::integrity(evidence),
+                runs.join(", ")
+            );
+        }
+    }
+    if out.is_empty() {
+        return out;
+    }
+    format!(
+        "integrity flags (the exercise's host points are 0; see each student's results.json runs):\n{out}"
+    )
 }
 
 /// A student id as a file name: letters, digits, '.', '_' and '-' kept.
@@ -472,6 +537,7 @@ mod tests {
             ],
             inputs: None,
             absent: None,
+            integrity: vec![],
         };
         let broken = Exercise {
             refused: vec![],
@@ -484,6 +550,7 @@ mod tests {
             checks: vec![],
             inputs: None,
             absent: None,
+            integrity: vec![],
         };
         results.students.insert(
             "ann".into(),

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::plan::runs::{self as plan, Params, Role, Tag};
-use crate::record::outcome::{CheckName, CheckOutcome, Finding, Skip, Tool, Verdict};
+use crate::record::outcome::{CheckName, CheckOutcome, Finding, Integrity, Skip, Tool, Verdict};
 
 /// Bumped when a field changes meaning or disappears. 2: typed outcomes
 /// (verdicts, findings, checks, each run's tag, arguments and role) in
@@ -38,7 +38,24 @@ pub struct Results {
     /// sizes: every report says so.
     #[serde(default)]
     pub emulated: bool,
+    /// The grader that graded it: its version and its binary's sha256, so
+    /// that `merge` joins only shards of one grader build.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grader: Option<String>,
     pub students: BTreeMap<String, Student>,
+}
+
+/// This grader: its version and the sha256 of its binary (computed once).
+pub fn this_grader() -> String {
+    static THIS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    THIS.get_or_init(|| {
+        let binary = std::env::current_exe()
+            .ok()
+            .and_then(|exe| crate::build::digest::file(&exe).ok())
+            .unwrap_or_else(|| "unreadable".to_owned());
+        format!("{} sha256:{binary}", env!("CARGO_PKG_VERSION"))
+    })
+    .clone()
 }
 
 /// What a shard's results.json says of the shard: which one it is, of
@@ -98,6 +115,70 @@ pub struct Exercise {
     /// found, or two differing copies): grades.csv leaves its cell blank.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub absent: Option<String>,
+    /// Evidence that contradicts the student's reports (a CPU answer):
+    /// the exercise's host points are 0, and every report names it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub integrity: Vec<Integrity>,
+}
+
+impl Exercise {
+    /// Why this record's points cannot be what grading `exercise` gives,
+    /// recomputed from its typed outcomes; None when they can. A record
+    /// edited by hand (99 points of 9, a failed run with points) reads as
+    /// what it is: not the grader's.
+    pub fn inflated(&self, exercise: &str) -> Option<String> {
+        let full = kernels::catalogue::ExerciseId::from_name(exercise)
+            .map(|id| id.exercise().full_marks().points());
+        let Some(full) = full else {
+            return Some(format!("{exercise} is not an exercise of the course"));
+        };
+        if self.max_points > full {
+            return Some(format!(
+                "a maximum of {} points, above the exercise's {full}",
+                self.max_points
+            ));
+        }
+        if self.points > self.max_points {
+            return Some(format!(
+                "{} points of {}: above the maximum",
+                self.points, self.max_points
+            ));
+        }
+        for run in &self.runs {
+            if run.points > run.max_points || (run.points > 0 && !run.verdict.passed()) {
+                return Some(format!(
+                    "run {} has {} of {} points with the verdict {}",
+                    run.tag,
+                    run.points,
+                    run.max_points,
+                    run.verdict.kind()
+                ));
+            }
+            if run.points > 0 && run.role == Some(Role::StudentHost) && !self.integrity.is_empty() {
+                return Some(format!(
+                    "run {} has host points beside an integrity flag",
+                    run.tag
+                ));
+            }
+        }
+        for check in &self.checks {
+            if check.points > check.max_points || (check.points > 0 && !check.passed) {
+                return Some(format!(
+                    "check {} has {} of {} points, passed: {}",
+                    check.name, check.points, check.max_points, check.passed
+                ));
+            }
+        }
+        let earned = kernels::catalogue::points::PTX
+            + self.runs.iter().map(|r| r.points).sum::<u32>()
+            + self.checks.iter().map(|c| c.points).sum::<u32>();
+        (self.points > earned).then(|| {
+            format!(
+                "{} points, more than its runs and checks earned ({earned} at most)",
+                self.points
+            )
+        })
+    }
 }
 
 /// A point that is not a run's.
@@ -211,6 +292,7 @@ impl Results {
             sandbox: None,
             shard: None,
             emulated: false,
+            grader: Some(this_grader()),
             students: BTreeMap::new(),
         }
     }
@@ -218,6 +300,26 @@ impl Results {
     /// Reads results.json; a file of another schema version is an error
     /// that says so, and what to do.
     pub fn load(path: &Path) -> Result<Results> {
+        let results = Results::load_unverified(path)?;
+        for (name, student) in &results.students {
+            for (exercise, graded) in &student.exercises {
+                if let Some(why) = graded.inflated(exercise) {
+                    return Err(Error::Malformed {
+                        path: path.to_owned(),
+                        why: format!(
+                            "{name}'s {exercise}: {why}; this record is not the grader's (regrade \
+                             with `grader run --resume`, which grades it again)"
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(results)
+    }
+
+    /// Loads results.json without checking its records' points: for
+    /// `--resume`, which grades again every record that does not check.
+    pub fn load_unverified(path: &Path) -> Result<Results> {
         let text = fs::read_to_string(path).map_err(Error::io(path))?;
         let value: Value = serde_json::from_str(&text).map_err(|err| Error::Malformed {
             path: path.to_owned(),
@@ -342,6 +444,7 @@ mod tests {
             }],
             inputs: None,
             absent: None,
+            integrity: vec![],
         };
         results.students.insert(
             "ann".into(),

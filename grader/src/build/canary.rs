@@ -1,0 +1,170 @@
+//! The canary: a kernel the grader writes for each student build, with the
+//! course kernel's entry names and signatures and a result that differs
+//! from the exercise's answer by a mark only its own code knows. The
+//! student's host code is built a second time with it in place of their
+//! kernel, and every run of their host code is a run of that build: a host
+//! whose report carries the canary's result ran the kernel it was built
+//! with; one that reports the exercise's exact answer computed it without.
+//!
+//! Threat model. The student controls every byte of src/*.rs and
+//! src/kernel.cu; at build time their code may `include_str!` what the
+//! build sandbox shows (the canary's source among it, in the canary build),
+//! and at run time it can read its own binary, the embedded PTX included,
+//! and print any report. The grader trusts its own process, the course's
+//! code (the reference binaries, this module's templates in `grader/canary`,
+//! never in the student's copy of the course), the sandbox and the driver.
+//! The mark is drawn per build from the operating system's randomness (never
+//! from the plan's seed, which feedback shows) and baked into the canary as
+//! a small random arithmetic program (`canary_mix`): where the result moves
+//! and by how much follow from the run's size through that program, so a
+//! host must execute the kernel to report the canary's result. The grader
+//! never computes the mark itself: it runs the course's reference host code
+//! with the same canary PTX and compares (`plan::exercise::canary_agrees`).
+//! Residual risk: a program that carries its own PTX interpreter (or
+//! evaluates the generated arithmetic from the source or PTX it can read)
+//! could reproduce the mark on the CPU; that is writing an emulator to
+//! avoid writing a kernel, and it still goes through the host steps.
+
+use std::io::Read;
+
+use kernels::catalogue::ExerciseId;
+
+/// The canary's template for `id`: the course kernel's contract, calling
+/// `canary_mix`.
+fn template(id: ExerciseId) -> &'static str {
+    match id {
+        ExerciseId::VecaddAnyN => include_str!("../../canary/vecadd-anyN.cu"),
+        ExerciseId::DotGm => include_str!("../../canary/dot-gm.cu"),
+        ExerciseId::DotSm => include_str!("../../canary/dot-sm.cu"),
+        ExerciseId::DotAtomic => include_str!("../../canary/dot-atomic.cu"),
+        ExerciseId::MatmulNaive => include_str!("../../canary/matmul-naive.cu"),
+        ExerciseId::MatmulTiled => include_str!("../../canary/matmul-tiled.cu"),
+        ExerciseId::MemspaceTiming => include_str!("../../canary/memspace-timing.cu"),
+        ExerciseId::StreamsOverlap => include_str!("../../canary/streams-overlap.cu"),
+    }
+}
+
+/// Bytes of the operating system's randomness.
+fn os_random(bytes: &mut [u8]) -> std::io::Result<()> {
+    std::fs::File::open("/dev/urandom")?.read_exact(bytes)
+}
+
+/// One step of the mark's arithmetic on the 64-bit `h`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    XorShift(u32),
+    Multiply(u64),
+    Add(u64),
+    Xor(u64),
+    /// `h ^= h << s` (not a rotate: nvcc makes rotates funnel shifts,
+    /// which the CPU emulator does not run).
+    XorShiftLeft(u32),
+}
+
+impl Step {
+    fn draw(word: u64) -> Step {
+        let constant = word >> 3;
+        let shift = 7 + (word >> 3) as u32 % 50;
+        match word & 7 {
+            0 | 5 => Step::XorShift(shift),
+            1 | 6 => Step::Multiply(constant | 1),
+            2 => Step::Add(constant),
+            3 => Step::Xor(constant),
+            _ => Step::XorShiftLeft(shift),
+        }
+    }
+
+    fn c(self) -> String {
+        match self {
+            Step::XorShift(s) => format!("    h ^= h >> {s};\n"),
+            Step::Multiply(k) => format!("    h *= {k:#x}ull;\n"),
+            Step::Add(k) => format!("    h += {k:#x}ull;\n"),
+            Step::Xor(k) => format!("    h ^= {k:#x}ull;\n"),
+            Step::XorShiftLeft(s) => format!("    h ^= h << {s};\n"),
+        }
+    }
+}
+
+/// Steps in the mark's program: each of them changes which output moves.
+const STEPS: usize = 10;
+
+/// The canary's CUDA source for `id`, with a mark drawn now from the
+/// operating system's randomness.
+pub fn source(id: ExerciseId) -> std::io::Result<String> {
+    let mut random = [0u8; 8 * (STEPS + 1)];
+    os_random(&mut random)?;
+    let words: Vec<u64> = random
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+        .collect();
+    Ok(with_mark(id, &words))
+}
+
+/// The canary's source for `id` with the mark that `words` draw: a first
+/// word folded into the input, then one step per word, ending in a mix
+/// that spreads every bit.
+fn with_mark(id: ExerciseId, words: &[u64]) -> String {
+    let mut mix = String::from(
+        "__device__ __forceinline__ unsigned long long canary_mix(unsigned long long h)\n{\n",
+    );
+    mix += &format!("    h ^= {:#x}ull;\n", words[0]);
+    for &word in &words[1..] {
+        mix += &Step::draw(word).c();
+    }
+    mix += "    h ^= h >> 31;\n    h *= 0x9e3779b97f4a7c15ull;\n    h ^= h >> 29;\n    return h;\n}\n\n";
+    mix + template(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kernels::catalogue::ALL_IDS;
+
+    #[test]
+    fn two_builds_get_different_marks() {
+        let (a, b) = (
+            source(ExerciseId::VecaddAnyN).unwrap(),
+            source(ExerciseId::VecaddAnyN).unwrap(),
+        );
+        assert_ne!(a, b);
+        assert!(a.contains("canary_mix(unsigned long long h)"), "{a}");
+    }
+
+    /// Each canary compiles, and the course's host code can launch it: its
+    /// entries are the course kernel's, parameter for parameter.
+    #[test]
+    fn every_canary_has_the_course_kernels_signatures() {
+        let dir = tempfile::tempdir().unwrap();
+        let course = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        for id in ALL_IDS {
+            let cu = dir.path().join(format!("{id}.cu"));
+            let ptx = dir.path().join(format!("{id}.ptx"));
+            std::fs::write(&cu, source(id).unwrap()).unwrap();
+            let course_ptx = dir.path().join(format!("{id}-course.ptx"));
+            for (from, to) in [
+                (cu.clone(), ptx.clone()),
+                (
+                    course
+                        .join("solutions")
+                        .join(id.name())
+                        .join("src/kernel.cu"),
+                    course_ptx.clone(),
+                ),
+            ] {
+                let status = std::process::Command::new("nvcc")
+                    .args(["--ptx", "-arch=compute_75", "-o"])
+                    .arg(&to)
+                    .arg(&from)
+                    .status()
+                    .unwrap();
+                assert!(status.success(), "{id}: nvcc failed on {}", from.display());
+            }
+            let read = |p: &std::path::Path| std::fs::read_to_string(p).unwrap();
+            assert_eq!(
+                crate::build::ptx_check::signature_mismatch(&read(&ptx), &read(&course_ptx)),
+                None,
+                "{id}"
+            );
+        }
+    }
+}
