@@ -14,7 +14,7 @@ use kernels::catalogue::points::{KERNEL_SHARE, PTX};
 use crate::build::bundle::{Bundle, Item};
 use crate::build::digest;
 use crate::build::ptx_check;
-use crate::build::reference::Kept;
+use crate::build::reference::{Kept, Reference};
 use crate::confine::runner::Limits;
 use crate::confine::sandbox::Isolation;
 use crate::judge::points::{self, Bench};
@@ -280,17 +280,23 @@ pub fn inputs(context: &Context, item: &Item) -> Option<String> {
     ))
 }
 
-/// The reference binary and the student's PTX for an item's kernel runs,
-/// each as it was built; else why the kernel cannot be run.
-fn kernel_host(context: &Context, item: &Item) -> Result<(PathBuf, Kept), NotStarted> {
-    let bundle_dir = context.bundle_dir;
-    let reference = context
+/// The course's reference build for an item's exercise, as the bundle
+/// lists it.
+fn reference<'a>(context: &Context<'a>, item: &Item) -> Result<&'a Reference, NotStarted> {
+    context
         .bundle
         .reference
         .get(item.exercise.name())
         .ok_or_else(|| NotStarted::NoReference {
             exercise: item.exercise.name().to_owned(),
-        })?;
+        })
+}
+
+/// The reference binary and the student's PTX for an item's kernel runs,
+/// each as it was built; else why the kernel cannot be run.
+fn kernel_host(context: &Context, item: &Item) -> Result<(PathBuf, Kept), NotStarted> {
+    let bundle_dir = context.bundle_dir;
+    let reference = reference(context, item)?;
     let ptx = item.ptx.as_ref().ok_or(NotStarted::NoPtx)?;
     let refused = |changed| NotStarted::Refused { changed };
     let binary = reference.binary.check(bundle_dir).map_err(refused)?;
@@ -321,14 +327,7 @@ fn canary_host(context: &Context, item: &Item) -> Result<(PathBuf, Kept, PathBuf
     let changed = |changed| NotStarted::CanaryChanged { changed };
     let binary = canary.binary.check(context.bundle_dir).map_err(changed)?;
     let ptx = canary.ptx.check(context.bundle_dir).map_err(changed)?;
-    let reference = context
-        .bundle
-        .reference
-        .get(item.exercise.name())
-        .ok_or_else(|| NotStarted::NoReference {
-            exercise: item.exercise.name().to_owned(),
-        })?;
-    let course = reference
+    let course = reference(context, item)?
         .binary
         .check(context.bundle_dir)
         .map_err(|changed| NotStarted::Refused { changed })?;
