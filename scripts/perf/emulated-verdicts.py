@@ -3,7 +3,9 @@
 of it (by default grader/tests/fixtures/h200-class-results.json, the grader
 as it grades now; the H100's of November is h100-class-results.json): one
 row per student, the points of each, and per differing exercise which runs'
-verdicts differ. Prints a Markdown table for scripts/perf/README.md.
+verdicts differ; then, run by run (same student, exercise, tag and role),
+how many runs both made end the same way, and a table of those that do not.
+Prints Markdown for scripts/perf/README.md.
 
 Usage: python3 scripts/perf/emulated-verdicts.py OUT/results.json [GPU_RESULTS]
 (OUT from `grader run BUNDLE --emulate --out OUT` of the class written by
@@ -56,6 +58,30 @@ def finding(exercise):
     return ""
 
 
+def runs(results):
+    """Each run's verdict kind, by (student, exercise, tag, role)."""
+    return {
+        (student, exercise, run.get("tag"), run.get("role")): run["verdict"]["kind"]
+        for student, record in results["students"].items()
+        for exercise, graded in record["exercises"].items()
+        for run in graded.get("runs", [])
+    }
+
+
+def by_run(gpu, emulated):
+    """Runs made on both (the emulator's skipped ones aside): how many
+    passed on both or failed on both, and a table of the others."""
+    gpu, emulated = runs(gpu), runs(emulated)
+    both = [k for k in gpu if k in emulated and "skipped" not in (gpu[k], emulated[k])]
+    differ = sorted(k for k in both if (gpu[k] == "passed") != (emulated[k] == "passed"))
+    print(f"\n{len(both)} runs made on both; {len(both) - len(differ)} with the same outcome "
+          f"(passed or not), {sum(gpu[k] == emulated[k] for k in both)} with the same verdict kind.")
+    if differ:
+        print("\n| student | exercise | run | role | GPU | emulator |\n| --- | --- | --- | --- | --- | --- |")
+        for k in differ:
+            print(f"| {' | '.join(map(str, k))} | {gpu[k]} | {emulated[k]} |")
+
+
 def main():
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
@@ -92,6 +118,7 @@ def main():
             same += 1
         print(f"| {name} | {cell(g)} | {cell(e)} | {'; '.join(notes)} |")
     print(f"\n{same} of {len(names)} students lose the same points on both.")
+    by_run(gpu, emulated)
 
 
 if __name__ == "__main__":

@@ -7,10 +7,11 @@
 //!
 //! Threat model: the PTX is the student's (nvcc copies inline asm into it
 //! unread, and a few lines of CUDA can make it hundreds of MB), and it is
-//! parsed in the grader's own process. So it is bounded before it is
-//! parsed: its size before it is read, and how deep its brackets nest
-//! before the parser starts; a panic in the parser is a verdict on that
-//! kernel, not the end of the class.
+//! parsed in the grader's own process. So its size is bounded before it is
+//! read; the parser bounds the rest (it never recurses, nests scopes at
+//! most `ptx::parser::MAX_SCOPE_DEPTH` deep and holds memory in proportion
+//! to the text); a panic in the parser is a verdict on that kernel, not
+//! the end of the class.
 
 use std::io::Read;
 use std::path::Path;
@@ -23,10 +24,6 @@ use ptx::parser;
 /// to 25 KiB, and parsing costs about 23 bytes of memory per byte.
 pub const MAX_PTX_BYTES: u64 = 2 << 20;
 
-/// The deepest nesting of braces, brackets and parentheses read: nvcc
-/// writes a handful (a body, a scoped call, a vector operand).
-pub const MAX_PTX_NESTING: usize = 64;
-
 /// Why the grader did not read a kernel's PTX, worded for the student
 /// (the PTX is theirs, so each is a verdict on their kernel, never the
 /// grader's failure).
@@ -36,8 +33,6 @@ pub enum Unreadable {
     Io(std::io::Error),
     /// Over [`MAX_PTX_BYTES`].
     TooLarge { bytes: u64 },
-    /// Nested deeper than [`MAX_PTX_NESTING`].
-    TooDeep { depth: usize },
     /// The parser refused it.
     Parse(parser::ParseError),
     /// The parser panicked on it.
@@ -52,11 +47,6 @@ impl std::fmt::Display for Unreadable {
                 f,
                 "the kernel's PTX is {bytes} bytes, over the {MAX_PTX_BYTES}-byte limit the \
                  grader reads (a large initialised __device__ or __constant__ array?)"
-            ),
-            Unreadable::TooDeep { depth } => write!(
-                f,
-                "the kernel's PTX nests braces, brackets or parentheses {depth} deep, over the \
-                 {MAX_PTX_NESTING} levels the grader reads (inline asm?)"
             ),
             Unreadable::Parse(err) => write!(f, "the kernel's PTX could not be read ({err})"),
             Unreadable::ParserFailed => {
@@ -92,48 +82,11 @@ fn parse(ptx: &str) -> Result<Module, Unreadable> {
             bytes: ptx.len() as u64,
         });
     }
-    let depth = nesting(ptx);
-    if depth > MAX_PTX_NESTING {
-        return Err(Unreadable::TooDeep { depth });
-    }
     match std::panic::catch_unwind(|| parser::parse(ptx)) {
         Ok(Ok(module)) => Ok(module),
         Ok(Err(err)) => Err(Unreadable::Parse(err)),
         Err(_) => Err(Unreadable::ParserFailed),
     }
-}
-
-/// The deepest nesting of `{`, `[` and `(` in `ptx`, outside comments and
-/// strings: one pass, no recursion.
-fn nesting(ptx: &str) -> usize {
-    let bytes = ptx.as_bytes();
-    let (mut depth, mut deepest, mut at) = (0usize, 0usize, 0usize);
-    while at < bytes.len() {
-        match (bytes[at], bytes.get(at + 1)) {
-            (b'/', Some(b'/')) => {
-                at = ptx[at..].find('\n').map_or(bytes.len(), |end| at + end);
-            }
-            (b'/', Some(b'*')) => {
-                at = ptx[at + 2..]
-                    .find("*/")
-                    .map_or(bytes.len(), |end| at + 2 + end + 2);
-                continue;
-            }
-            (b'"', _) => {
-                at = ptx[at + 1..]
-                    .find('"')
-                    .map_or(bytes.len(), |end| at + 1 + end);
-            }
-            (b'{' | b'[' | b'(', _) => {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            (b'}' | b']' | b')', _) => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        at += 1;
-    }
-    deepest
 }
 
 /// The needs of `exercise` that `ptx` does not meet, for the feedback;
@@ -270,16 +223,18 @@ mod tests {
     #[test]
     fn ptx_over_its_limits_is_refused_before_it_is_parsed_or_read() {
         let vecadd = find("vecadd-anyN").unwrap();
-        // 25,000 nested braces in an operand, as an unreachable inline asm
-        // statement leaves them: the parser's recursion is never entered.
+        // 25,000 nested braces, as an unreachable inline asm statement
+        // leaves them: the ptx crate refuses them without recursing, in an
+        // operand (operands do not nest) and as scopes (at most 256 deep).
         let deep = "{".repeat(25_000) + "%r1" + &"}".repeat(25_000);
         let ptx = module(&[entry("vecadd", &format!("\tmov.u32 %r1, {deep};\n"))]);
         let said = missing(vecadd, &ptx);
         assert_eq!(said.len(), 1, "{said:?}");
-        assert!(
-            said[0].contains("25001 deep, over the 64 levels"),
-            "{said:?}"
-        );
+        assert!(said[0].contains("operands do not nest"), "{said:?}");
+        let scopes = "{\n".repeat(25_000) + &"}\n".repeat(25_000);
+        let said = missing(vecadd, &module(&[entry("vecadd", &scopes)]));
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(said[0].contains("more than 256 deep"), "{said:?}");
         assert!(signature_mismatch(&ptx, &module(&[entry("vecadd", "")])).is_some());
         // Brackets in comments and strings do not count.
         let commented = module(&[entry(
@@ -291,7 +246,6 @@ mod tests {
             ),
         )]);
         assert!(missing(vecadd, &commented).is_empty());
-        assert_eq!(nesting(".file 1 \"{{{{.cu\"\n{ [ ( ) ] }"), 3);
 
         let dir = tempfile::tempdir().unwrap();
         let huge = dir.path().join("kernel.ptx");
