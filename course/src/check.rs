@@ -203,21 +203,7 @@ fn shown(exercise: &Exercise, ptx: &str) -> Vec<Option<String>> {
     exercise
         .ptx
         .iter()
-        .map(|need| {
-            Some(
-                match ptx::features::lack(&module, need.kernel, need.any_of)? {
-                    ptx::features::Lack::NoKernel => format!(
-                        "no kernel named {} in the PTX: keep the name and extern \"C\"",
-                        need.kernel.unwrap_or_default()
-                    ),
-                    ptx::features::Lack::NoInstruction => format!(
-                        "{} (no {} among its instructions)",
-                        need.why,
-                        need.any_of.join(" or ")
-                    ),
-                },
-            )
-        })
+        .map(|need| need.missing_in(&module))
         .collect()
 }
 

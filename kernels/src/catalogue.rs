@@ -17,6 +17,8 @@ pub use exercises::EXERCISES;
 pub use grading::{Emulated, FullMarks, RunSpec, RunTag, points};
 pub use id::{ALL_IDS, ExerciseId, Family};
 
+use ptx::features::{Lack, Meaning};
+
 /// One exercise.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Exercise {
@@ -71,16 +73,59 @@ impl StepFile {
     }
 }
 
-/// Something a student's PTX must contain for the exercise to count as
-/// solved the intended way: any one of `any_of`, inside `kernel` if given.
+/// Something a student's PTX must show for the exercise to count as solved
+/// the intended way: a meaning (`ptx::features::Meaning`: a block barrier
+/// in any form, an atomic of any width and scope, where the data is read
+/// from), inside `kernel` if given, judged by the `ptx` crate's one checker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PtxNeed {
     pub kernel: Option<&'static str>,
-    pub any_of: &'static [&'static str],
-    /// What the instruction is, for a student ("a barrier, __syncthreads()").
+    pub shows: Meaning,
+    /// What it is, for a student ("a barrier, __syncthreads()").
     pub feature: &'static str,
     /// What its absence means, for the feedback.
     pub why: &'static str,
+}
+
+impl PtxNeed {
+    /// What `module` lacks of this need, in the feedback's words; None
+    /// when it shows it. `cargo course check`, the exercises' tests and the
+    /// grader all say it this way.
+    pub fn missing_in(&self, module: &ptx::ast::Module) -> Option<String> {
+        Some(
+            match ptx::features::lack(module, self.kernel, self.shows)? {
+                Lack::NoKernel => format!(
+                    "no kernel named {} in the PTX: keep the name and extern \"C\"",
+                    self.kernel.unwrap_or_default()
+                ),
+                Lack::NoInstruction => {
+                    format!("{} (no {} among its instructions)", self.why, self.shows)
+                }
+                Lack::OtherSpace {
+                    space,
+                    opcode,
+                    source_line,
+                } => format!(
+                    "{}: it computes with values it loads from {} ({opcode}{}), where the \
+                 exercise reads from {} only",
+                    self.feature,
+                    space.words(),
+                    source_line.map_or(String::new(), |line| format!(", kernel.cu line {line}")),
+                    self.shows_space_words()
+                ),
+            },
+        )
+    }
+
+    fn shows_space_words(&self) -> &'static str {
+        match self.shows {
+            Meaning::DataFrom(space)
+            | Meaning::Loads(space)
+            | Meaning::Stores(space)
+            | Meaning::Atomic(space) => space.words(),
+            Meaning::SpecialRegister(_) | Meaning::BlockBarrier => "its own space",
+        }
+    }
 }
 
 impl Exercise {

@@ -151,8 +151,7 @@ pub fn missing_in_ptx(exercise: &catalogue::Exercise, ptx: &str) -> Vec<String> 
     exercise
         .ptx
         .iter()
-        .filter(|need| ptx::features::lack(&module, need.kernel, need.any_of).is_some())
-        .map(|need| format!("{} (no {} in its PTX)", need.why, need.any_of.join(" or ")))
+        .filter_map(|need| need.missing_in(&module))
         .collect()
 }
 

@@ -8,6 +8,8 @@ use super::ExerciseId::{
 use super::RunTag::*;
 use super::StepFile::{Host, Kernel};
 use super::{Emulated, Exercise, PtxNeed, RunSpec, Step};
+use ptx::features::Meaning::{Atomic, BlockBarrier, DataFrom, Loads, SpecialRegister, Stores};
+use ptx::features::Space::{Const, Global, Param, Shared};
 
 /// The runs of dot-sm and dot-atomic, whose kernels only sum the elements:
 /// no run past 2^31 (dot-gm's kernel indexes every product).
@@ -63,7 +65,7 @@ pub const EXERCISES: [Exercise; 8] = [
         ],
         ptx: &[PtxNeed {
             kernel: Some("vecadd"),
-            any_of: &["%nctaid.x"],
+            shows: SpecialRegister("%nctaid.x"),
             feature: "gridDim.x read, for the grid-stride loop",
             why: "the kernel never reads gridDim.x, so it cannot step by the whole grid",
         }],
@@ -119,7 +121,7 @@ pub const EXERCISES: [Exercise; 8] = [
         ],
         ptx: &[PtxNeed {
             kernel: Some("dot"),
-            any_of: &["st.global"],
+            shows: Stores(Global),
             feature: "stores to global memory",
             why: "the kernel stores no products to global memory",
         }],
@@ -190,19 +192,19 @@ pub const EXERCISES: [Exercise; 8] = [
         ptx: &[
             PtxNeed {
                 kernel: Some("dot"),
-                any_of: &["bar.sync"],
+                shows: BlockBarrier,
                 feature: "a barrier, __syncthreads()",
                 why: "the kernel has no __syncthreads(), which the shared-memory tree needs",
             },
             PtxNeed {
                 kernel: Some("dot"),
-                any_of: &["st.shared"],
+                shows: Stores(Shared),
                 feature: "stores to shared memory",
                 why: "the kernel never stores to shared memory",
             },
             PtxNeed {
                 kernel: Some("dot"),
-                any_of: &["ld.shared"],
+                shows: Loads(Shared),
                 feature: "loads from shared memory",
                 why: "the kernel never loads from shared memory",
             },
@@ -271,7 +273,7 @@ pub const EXERCISES: [Exercise; 8] = [
         ],
         ptx: &[PtxNeed {
             kernel: Some("dot"),
-            any_of: &["atom.global.add.f32", "red.global.add.f32"],
+            shows: Atomic(Global),
             feature: "an atomic add to global memory, atomicAdd",
             why: "the kernel never adds atomically into global memory",
         }],
@@ -325,7 +327,7 @@ pub const EXERCISES: [Exercise; 8] = [
         ],
         ptx: &[PtxNeed {
             kernel: Some("matmul"),
-            any_of: &["%ctaid.y"],
+            shows: SpecialRegister("%ctaid.y"),
             feature: "blockIdx.y read, a 2D grid",
             why: "the kernel does not use a 2D grid (blockIdx.y)",
         }],
@@ -400,13 +402,13 @@ pub const EXERCISES: [Exercise; 8] = [
         ptx: &[
             PtxNeed {
                 kernel: Some("matmul_tiled_16"),
-                any_of: &["bar.sync"],
+                shows: BlockBarrier,
                 feature: "a barrier, __syncthreads()",
                 why: "the tiled kernel has no __syncthreads() between loading and using a tile",
             },
             PtxNeed {
                 kernel: Some("matmul_tiled_16"),
-                any_of: &["ld.shared"],
+                shows: Loads(Shared),
                 feature: "loads from shared memory",
                 why: "the tiled kernel never reads its tiles from shared memory",
             },
@@ -506,17 +508,32 @@ pub const EXERCISES: [Exercise; 8] = [
                 hint: FREE_HINT,
             },
         ],
+        // Each kernel reads its data from its own space and no other: the
+        // lesson is the difference between them (the shared one fills its
+        // tile from global memory, and sums from the tile).
         ptx: &[
             PtxNeed {
+                kernel: Some("sum_global"),
+                shows: DataFrom(Global),
+                feature: "the global kernel reads its data from global memory",
+                why: "the global kernel never reads global memory",
+            },
+            PtxNeed {
                 kernel: Some("sum_constant"),
-                any_of: &["ld.const"],
-                feature: "loads from constant memory",
+                shows: DataFrom(Const),
+                feature: "the constant kernel reads its data from constant memory",
                 why: "the constant kernel never reads constant memory",
             },
             PtxNeed {
+                kernel: Some("sum_register"),
+                shows: DataFrom(Param),
+                feature: "the register kernel adds its parameter and reads no memory",
+                why: "the register kernel never reads its value parameter",
+            },
+            PtxNeed {
                 kernel: Some("sum_shared"),
-                any_of: &["ld.shared"],
-                feature: "loads from shared memory",
+                shows: DataFrom(Shared),
+                feature: "the shared kernel sums from shared memory",
                 why: "the shared kernel never reads shared memory",
             },
         ],
@@ -594,7 +611,7 @@ pub const EXERCISES: [Exercise; 8] = [
         ],
         ptx: &[PtxNeed {
             kernel: Some("transform"),
-            any_of: &["st.global"],
+            shows: Stores(Global),
             feature: "stores to global memory",
             why: "the kernel stores no results",
         }],
