@@ -235,6 +235,7 @@ fn run(
         })?;
     let stdout = String::from_utf8_lossy(&output.stdout);
     let parsed = parse_output::<Value, Value>(&stdout);
+    show_emulator_finding(&String::from_utf8_lossy(&output.stderr));
     let (passes, why) = match parsed {
         Ok(Output::Report(report)) => {
             let passed = report.check.passed;
@@ -292,6 +293,24 @@ fn run(
         }
     };
     Ok((passes, why))
+}
+
+/// The CPU emulator's first finding in a run's stderr (a race, an
+/// out-of-bounds access, a barrier, uninitialised memory, what it cannot
+/// run), whole: what it names (the threads, the `kernel.cu` lines) is
+/// what the student needs, and a GPU's error code alone does not say it.
+fn emulator_finding(stderr: &str) -> Option<&str> {
+    stderr
+        .lines()
+        .find_map(|line| line.strip_prefix(kernels::emulator_output::FINDING_PREFIX))
+        .filter(|finding| !finding.trim().is_empty())
+}
+
+/// Prints the emulator's first finding, if the run had one.
+fn show_emulator_finding(stderr: &str) {
+    if let Some(finding) = emulator_finding(stderr) {
+        print!("{}", labelled("emulator", finding));
+    }
 }
 
 /// Prints the verdict and returns it. Done: no placeholder left (the program
@@ -389,6 +408,21 @@ fn cargo() -> String {
 mod tests {
     use super::*;
     use kernels::catalogue;
+
+    #[test]
+    fn the_emulators_first_finding_is_found_whole() {
+        let stderr = "cuda-course: no NVIDIA GPU in use; kernels run on the CPU emulator\n\
+            cuda-course emulator: shared-memory race in kernel `dot` at shared address 0x4: \
+            block (0,0,0) thread (1,0,0) wrote it (`st.shared.f32` at kernel.cu:35 (PTX line 80))\n\
+            cuda-course emulator: a second one\n";
+        let finding = emulator_finding(stderr).unwrap();
+        assert!(
+            finding.starts_with("shared-memory race in kernel `dot`"),
+            "{finding}"
+        );
+        assert!(finding.contains("kernel.cu:35"), "{finding}");
+        assert_eq!(emulator_finding("no finding here\n"), None);
+    }
 
     #[test]
     fn the_ptx_a_binary_embeds_is_found_among_its_other_bytes() {

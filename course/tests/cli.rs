@@ -532,3 +532,66 @@ fn one_step_left_is_one_step() {
         assert!(!one_steps, "{text}");
     }
 }
+
+/// target/<profile>/, where the course's binaries are.
+fn profile_dir() -> PathBuf {
+    assert_cmd::cargo::cargo_bin("course")
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn check_shows_the_emulators_finding_with_its_kernel_line() {
+    // The solution's binary, made to load its PTX with the tree's barrier
+    // taken out: the emulator finds the race, and check shows it whole.
+    let solution = profile_dir().join("dot-sm-solution");
+    let built = fs::read_dir(profile_dir().join("build"))
+        .ok()
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("dot-sm-solution-")
+        })
+        .map(|e| e.path().join("out/kernel.ptx"))
+        .find(|p| p.exists());
+    let (true, Some(ptx)) = (solution.exists(), built) else {
+        assert!(
+            std::env::var_os("CUDA_COURSE_REQUIRE_BINARIES").is_none(),
+            "dot-sm-solution is not built"
+        );
+        eprintln!("dot-sm-solution is not built: nothing to check");
+        return;
+    };
+    let text = fs::read_to_string(ptx).unwrap();
+    let barrier = text.rfind("bar.sync").expect("the tree's barrier");
+    let end = barrier + text[barrier..].find(';').unwrap() + 1;
+    let dir = tempfile::tempdir().unwrap();
+    let mutated = dir.path().join("kernel.ptx");
+    fs::write(&mutated, format!("{}{}", &text[..barrier], &text[end..])).unwrap();
+    let output = Command::cargo_bin("course")
+        .unwrap()
+        .args(["--root"])
+        .arg(repo())
+        .args(["check", "dot-sm", "--prebuilt"])
+        .arg(&solution)
+        .env("CUDA_COURSE_EMULATOR", "1")
+        .env("CUDA_COURSE_KERNEL_PTX", &mutated)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    if !stdout.contains("cuda-course CPU emulator") && !stdout.contains("emulator ") {
+        // A GPU ran it (a GPU machine): no emulator finding to show.
+        eprintln!("not on the emulator: {stdout}");
+        return;
+    }
+    assert!(
+        stdout.contains("emulator   shared-memory race in kernel `dot`"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("kernel.cu:"), "{stdout}");
+    assert!(!stdout.contains("compute-sanitizer"), "{stdout}");
+}

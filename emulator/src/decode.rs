@@ -1,18 +1,20 @@
 //! Parsed PTX to the register machine (`ir`): registers and constants to
 //! indices, labels to instruction indices, opcodes and their modifiers to
-//! the functions of each instruction family. An instruction the emulator
-//! cannot run becomes `Op::Unsupported`, which stops a launch that reaches
-//! it.
+//! the functions of each instruction family, and device functions inlined
+//! at their calls. An instruction the emulator cannot run becomes
+//! `Op::Unsupported` with a message naming the construct in CUDA C terms;
+//! a kernel holding one is refused before it runs (`Kernel::unsupported`).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::exec::access::{LOCAL_WINDOW, SHARED_WINDOW};
-use crate::exec::convert::Conversion;
-use crate::exec::{compare, float, int};
 use crate::ir::*;
-use ptx::ast::{self, Operand, Statement};
+use ptx::ast::{self, Declared, Operand, Statement};
 use ptx::parser::type_size;
 
+mod alu;
+mod calls;
+mod control;
 mod memory;
 
 /// Where a symbol lives once laid out.
@@ -22,28 +24,58 @@ pub enum Symbol {
     Device(u64),
     /// Offset in the block's shared memory.
     Shared(u64),
-    /// Offset in the thread's local memory.
+    /// Offset in the thread's local memory: `.local` variables, and the
+    /// `.param` variables that carry a call's arguments and results.
     Local(u64),
-    /// Offset in the parameter buffer.
+    /// Offset in the kernel's parameter buffer.
     Param(u64),
-    /// A `.param` declared in the body to pass to a `call`.
-    CallArgument,
 }
 
-const CALLS_UNSUPPORTED: &str = "a `call` (printf, or a device function nvcc did not inline) is not supported by the CPU \
-                                 emulator";
+/// The instructions a kernel may reach once its calls are inlined, at
+/// most: a bound on the code that recursion-free but deeply nested calls
+/// could multiply.
+const MAX_INSTRUCTIONS: usize = 1 << 20;
+
+/// Registers and symbols declared in one `{ ... }` scope.
+#[derive(Default)]
+struct Scope {
+    registers: HashMap<String, (Reg, u32)>,
+    /// `%r<14>`: (prefix, first register, count, bits).
+    ranges: Vec<(String, Reg, u32, u32)>,
+    symbols: HashMap<String, Symbol>,
+}
+
+/// One body being decoded: the kernel's, or a device function's inlined at
+/// a call. A body sees only its own registers and symbols and the module's.
+struct Frame {
+    scopes: Vec<Scope>,
+    /// Labels are per body: each inlined copy has its own.
+    instance: u32,
+    function: String,
+}
 
 struct Decoder<'a> {
+    module: &'a ast::Module,
+    /// Module-level symbols: device variables and this kernel's shared
+    /// memory.
+    globals: HashMap<String, Symbol>,
+    frames: Vec<Frame>,
     template: Vec<u64>,
-    scopes: Vec<HashMap<String, (Reg, u32)>>,
     constants: HashMap<u64, Reg>,
-    symbols: HashMap<String, Symbol>,
-    labels: HashMap<String, u32>,
-    pending: Vec<(usize, String)>,
+    labels: HashMap<(u32, String), u32>,
+    /// Branches to resolve: (instruction, body instance, label).
+    pending: Vec<(usize, u32, String)>,
     code: Vec<Inst>,
     origins: Vec<Origin>,
     unsupported: Vec<String>,
-    files: &'a [(u32, String)],
+    unsupported_at: Vec<String>,
+    local_bytes: u64,
+    next_instance: u32,
+    /// Set with an instruction's error when the whole kernel cannot be
+    /// decoded (too many registers), not only that instruction.
+    fatal: Option<String>,
+    /// A device-wide fence was decoded.
+    device_fence: bool,
 }
 
 /// A reason an instruction cannot be decoded: becomes `Op::Unsupported`.
@@ -53,113 +85,70 @@ fn align_up(x: u64, align: u64) -> u64 {
     x.next_multiple_of(align.max(1))
 }
 
-/// Lays out a kernel's shared and local variables and decodes its body.
-/// `module_symbols` holds the module's `.const`/`.global` addresses;
-/// `module_shared` the module-level `.shared` variables.
+/// The label a body's `ret` branches to.
+const RETURN_LABEL: &str = "\0return";
+
+/// Lays out a kernel's shared variables and decodes its body, with the
+/// device functions it calls inlined. `module_symbols` holds the module's
+/// `.const`/`.global` addresses.
 pub fn decode_kernel(
+    module: &ast::Module,
     kernel: &ast::Kernel,
     module_symbols: &HashMap<String, u64>,
-    module_shared: &[ast::Variable],
-    files: &[(u32, String)],
 ) -> Result<Kernel, String> {
-    let mut symbols: HashMap<String, Symbol> = module_symbols
+    let mut globals: HashMap<String, Symbol> = module_symbols
         .iter()
         .map(|(name, &address)| (name.clone(), Symbol::Device(address)))
         .collect();
     // Parameters, each aligned to its own alignment.
     let mut params = Vec::new();
+    let mut param_symbols = HashMap::new();
     let mut param_bytes = 0u64;
     for param in &kernel.params {
         param_bytes = align_up(param_bytes, param.align);
-        symbols.insert(param.name.clone(), Symbol::Param(param_bytes));
+        param_symbols.insert(param.name.clone(), Symbol::Param(param_bytes));
         params.push((param_bytes as usize, param.size as usize));
-        param_bytes += param.size;
+        param_bytes = param_bytes.saturating_add(param.size);
     }
-    // Shared variables the kernel names (module level or its own), then
-    // the `extern` array at the end; local variables per thread.
-    let mentioned = mentioned_symbols(kernel);
-    let own_variables = kernel.body.iter().filter_map(|s| match s {
-        Statement::Variable(v) => Some(v),
-        _ => None,
-    });
-    let mut shared = 0u64;
-    let mut local = 0u64;
-    let mut dynamic = Vec::new();
-    for variable in module_shared
-        .iter()
-        .filter(|v| mentioned.contains(&v.name.as_str()))
-        .chain(own_variables)
-    {
-        let size = variable.element * variable.count.unwrap_or(0);
-        match (variable.space.as_str(), variable.count) {
-            ("shared", None) => dynamic.push(variable),
-            ("shared", Some(_)) => {
-                shared = align_up(shared, variable.align);
-                symbols.insert(variable.name.clone(), Symbol::Shared(shared));
-                shared += size;
-            }
-            ("local", _) => {
-                local = align_up(local, variable.align);
-                symbols.insert(variable.name.clone(), Symbol::Local(local));
-                local += size;
-            }
-            // Arguments of a `call`: the call itself is unsupported.
-            ("param", _) => {
-                symbols.insert(variable.name.clone(), Symbol::CallArgument);
-            }
-            (space, _) => {
-                return Err(format!(
-                    "a .{space} variable inside kernel {} is not supported",
-                    kernel.name
-                ));
-            }
-        }
-    }
-    let static_shared = align_up(shared, 16);
-    for variable in dynamic {
-        symbols.insert(variable.name.clone(), Symbol::Shared(static_shared));
-    }
+    let static_shared = lay_out_shared(module, kernel, &mut globals)?;
     let mut decoder = Decoder {
+        module,
+        globals,
+        frames: vec![Frame {
+            scopes: vec![Scope {
+                symbols: param_symbols,
+                ..Scope::default()
+            }],
+            instance: 0,
+            function: kernel.name.clone(),
+        }],
         template: vec![0; fixed::FIRST_FREE as usize],
-        scopes: vec![HashMap::new()],
         constants: HashMap::new(),
-        symbols,
         labels: HashMap::new(),
         pending: Vec::new(),
         code: Vec::new(),
         origins: Vec::new(),
         unsupported: Vec::new(),
-        files,
+        unsupported_at: Vec::new(),
+        local_bytes: 0,
+        next_instance: 1,
+        fatal: None,
+        device_fence: false,
     };
     decoder.template[fixed::TRUE as usize] = 1;
     decoder.template[fixed::WARP_SIZE as usize] = 32;
-    decoder.template[fixed::NSMID as usize] = 2;
+    decoder.template[fixed::NSMID as usize] = u64::from(crate::device::MULTIPROCESSORS);
     for statement in &kernel.body {
         decoder.statement(statement)?;
     }
     // Falling off the end returns.
-    decoder.code.push(Inst {
-        op: Op::Exit,
-        guard: fixed::TRUE,
-        negate: false,
-    });
-    decoder.origins.push(Origin {
-        ptx_line: 0,
-        source: None,
-        opcode: "ret".to_string(),
-    });
-    for (index, label) in std::mem::take(&mut decoder.pending) {
+    decoder.push(Op::Exit, "ret", 0, None);
+    for (index, instance, label) in std::mem::take(&mut decoder.pending) {
         let target = *decoder
             .labels
-            .get(&label)
+            .get(&(instance, label.clone()))
             .ok_or_else(|| format!("kernel {}: branch to unknown label {label}", kernel.name))?;
         decoder.code[index].op = Op::Branch { target };
-    }
-    if decoder.template.len() > usize::from(Reg::MAX) {
-        return Err(format!(
-            "kernel {} uses more registers than the emulator holds",
-            kernel.name
-        ));
     }
     Ok(Kernel {
         name: kernel.name.clone(),
@@ -169,27 +158,104 @@ pub fn decode_kernel(
         params,
         param_bytes: param_bytes as usize,
         static_shared,
-        local_bytes: local,
+        local_bytes: decoder.local_bytes,
         unsupported: decoder.unsupported,
+        unsupported_at: decoder.unsupported_at,
+        device_fence: decoder.device_fence,
+        directives: kernel.directives.clone(),
+        ptx_version: 0,
     })
 }
 
-/// Names used as operands anywhere in the kernel.
-fn mentioned_symbols(kernel: &ast::Kernel) -> Vec<&str> {
-    fn walk<'a>(operand: &'a Operand, out: &mut Vec<&'a str>) {
-        match operand {
-            Operand::Symbol(name) | Operand::Address(Some(name), _) => out.push(name),
-            Operand::Vector(parts) => parts.iter().for_each(|p| walk(p, out)),
-            _ => {}
+/// Gives each shared variable the kernel can reach (the module's it names,
+/// directly or in a function it calls, and its own) an offset; `extern`
+/// arrays start where the static ones end. Returns the static size.
+fn lay_out_shared(
+    module: &ast::Module,
+    kernel: &ast::Kernel,
+    globals: &mut HashMap<String, Symbol>,
+) -> Result<u64, String> {
+    let bodies = reachable_bodies(module, kernel);
+    let mut mentioned = HashSet::new();
+    for body in &bodies {
+        for statement in body.iter() {
+            if let Statement::Instruction(instruction) = statement {
+                for operand in &instruction.operands {
+                    operand_names(operand, &mut mentioned);
+                }
+            }
         }
     }
-    let mut out = Vec::new();
-    for statement in &kernel.body {
-        if let Statement::Instruction(instruction) = statement {
-            instruction.operands.iter().for_each(|o| walk(o, &mut out));
+    let own = bodies
+        .iter()
+        .flat_map(|b| b.iter())
+        .filter_map(|s| match s {
+            Statement::Variable(v) if v.space == "shared" => Some(v),
+            _ => None,
+        });
+    let mut shared = 0u64;
+    let mut dynamic = Vec::new();
+    for variable in module
+        .variables
+        .iter()
+        .filter(|v| v.space == "shared" && mentioned.contains(v.name.as_str()))
+        .chain(own)
+    {
+        match variable.count {
+            None => dynamic.push(variable),
+            Some(count) => {
+                shared = align_up(shared, variable.align);
+                globals.insert(variable.name.clone(), Symbol::Shared(shared));
+                shared = count
+                    .checked_mul(variable.element)
+                    .and_then(|bytes| shared.checked_add(bytes))
+                    .ok_or_else(|| format!("the shared variable {} is too large", variable.name))?;
+            }
         }
     }
-    out
+    let static_shared = align_up(shared, 16);
+    for variable in dynamic {
+        globals.insert(variable.name.clone(), Symbol::Shared(static_shared));
+    }
+    Ok(static_shared)
+}
+
+/// The kernel's body and the bodies of every function it may call.
+fn reachable_bodies<'m>(module: &'m ast::Module, kernel: &'m ast::Kernel) -> Vec<&'m [Statement]> {
+    let mut bodies: Vec<&[Statement]> = vec![&kernel.body];
+    let mut seen = HashSet::new();
+    let mut index = 0;
+    while index < bodies.len() {
+        for statement in bodies[index] {
+            let Statement::Instruction(instruction) = statement else {
+                continue;
+            };
+            if !instruction.opcode.starts_with("call") {
+                continue;
+            }
+            for operand in &instruction.operands {
+                if let Operand::Symbol(name) = operand
+                    && seen.insert(name.clone())
+                    && let Some(body) = module.function(name).and_then(|f| f.body.as_deref())
+                {
+                    bodies.push(body);
+                }
+            }
+        }
+        index += 1;
+    }
+    bodies
+}
+
+/// Names used as operands.
+fn operand_names<'a>(operand: &'a Operand, out: &mut HashSet<&'a str>) {
+    match operand {
+        Operand::Symbol(name) | Operand::Address(Some(name), _) => {
+            out.insert(name);
+        }
+        Operand::Vector(parts) => parts.iter().for_each(|p| operand_names(p, out)),
+        _ => {}
+    }
 }
 
 /// Bits of a register type.
@@ -198,126 +264,229 @@ fn register_bits(ty: &str) -> u32 {
 }
 
 impl Decoder<'_> {
+    fn frame(&mut self) -> &mut Frame {
+        self.frames.last_mut().expect("a body is being decoded")
+    }
+
+    fn scope(&mut self) -> &mut Scope {
+        self.frame().scopes.last_mut().expect("a scope")
+    }
+
+    /// Appends one instruction with where it came from.
+    fn push(&mut self, op: Op, opcode: &str, ptx_line: u32, source: Option<String>) {
+        self.code.push(Inst {
+            op,
+            guard: fixed::TRUE,
+            negate: false,
+        });
+        self.origins.push(Origin {
+            ptx_line,
+            source,
+            opcode: opcode.to_string(),
+        });
+    }
+
+    /// Emits a helper instruction for the instruction being decoded (its
+    /// origin is filled in after it).
+    fn emit(&mut self, op: Op) {
+        self.code.push(Inst {
+            op,
+            guard: fixed::TRUE,
+            negate: false,
+        });
+    }
+
     fn statement(&mut self, statement: &Statement) -> Result<(), String> {
         match statement {
-            Statement::Registers(ty, names) => {
+            Statement::Registers(ty, declared) => {
                 let bits = register_bits(ty);
-                for name in names {
-                    let reg = self.new_register(0);
-                    self.scopes
-                        .last_mut()
-                        .expect("a scope")
-                        .insert(name.clone(), (reg, bits));
-                }
-            }
-            Statement::Variable(_) => {}
-            Statement::Label(name) => {
-                self.labels.insert(name.clone(), self.code.len() as u32);
-            }
-            Statement::Open => self.scopes.push(HashMap::new()),
-            Statement::Close => {
-                self.scopes.pop();
-            }
-            Statement::Instruction(instruction) => {
-                let start = self.code.len();
-                let origin = Origin {
-                    ptx_line: instruction.ptx_line,
-                    source: instruction.source.map(|(file, line)| {
-                        let path = self
-                            .files
-                            .iter()
-                            .find(|(n, _)| *n == file)
-                            .map_or("?", |(_, p)| p.as_str());
-                        let name = path.rsplit('/').next().unwrap_or(path);
-                        format!("{name}:{line}")
-                    }),
-                    opcode: instruction.opcode.clone(),
-                };
-                let guard = match &instruction.guard {
-                    Some((name, negate)) => self.register(name).map(|(r, _)| (r, *negate)),
-                    None => Ok((fixed::TRUE, false)),
-                };
-                let result = guard.and_then(|guard| {
-                    let op = self.instruction(instruction)?;
-                    Ok((guard, op))
-                });
-                match result {
-                    Ok(((guard, negate), op)) => self.code.push(Inst { op, guard, negate }),
-                    Err(message) => {
-                        // Drop helper instructions already emitted for it.
-                        self.code.truncate(start);
-                        self.origins.truncate(start);
-                        self.unsupported.push(message);
-                        let index = self.unsupported.len() as u32 - 1;
-                        self.code.push(Inst {
-                            op: Op::Unsupported(index),
-                            guard: fixed::TRUE,
-                            negate: false,
-                        });
+                for name in declared {
+                    match name {
+                        Declared::One(name) => {
+                            let reg = self.new_registers(1)?;
+                            self.scope().registers.insert(name.clone(), (reg, bits));
+                        }
+                        Declared::Range(prefix, count) => {
+                            let first = self.new_registers(*count)?;
+                            self.scope()
+                                .ranges
+                                .push((prefix.clone(), first, *count, bits));
+                        }
                     }
                 }
-                while self.origins.len() < self.code.len() {
-                    self.origins.push(origin.clone());
-                }
             }
+            Statement::Variable(variable) => self.variable(variable)?,
+            Statement::Label(name) => {
+                let instance = self.frame().instance;
+                self.labels
+                    .insert((instance, name.clone()), self.code.len() as u32);
+            }
+            Statement::Open => self.frame().scopes.push(Scope::default()),
+            Statement::Close => {
+                self.frame().scopes.pop();
+            }
+            Statement::Instruction(instruction) => self.instruction_statement(instruction)?,
+        }
+        if self.code.len() > MAX_INSTRUCTIONS {
+            return Err(format!(
+                "kernel {} has more than {MAX_INSTRUCTIONS} instructions once its device functions are \
+                 inlined",
+                self.frames[0].function
+            ));
         }
         Ok(())
     }
 
-    fn new_register(&mut self, value: u64) -> Reg {
-        self.template.push(value);
-        (self.template.len() - 1) as Reg
+    /// A `.local` or call `.param` variable in a body: a slot of the
+    /// thread's local memory. (`.shared` ones are laid out for the kernel.)
+    fn variable(&mut self, variable: &ast::Variable) -> Result<(), String> {
+        match variable.space.as_str() {
+            "shared" => Ok(()),
+            "local" | "param" => {
+                let bytes = variable
+                    .element
+                    .checked_mul(variable.count.unwrap_or(1))
+                    .filter(|&b| b <= 1 << 24)
+                    .ok_or_else(|| format!("the local variable {} is too large", variable.name))?;
+                let offset = align_up(self.local_bytes, variable.align);
+                self.local_bytes = offset + bytes;
+                self.scope()
+                    .symbols
+                    .insert(variable.name.clone(), Symbol::Local(offset));
+                Ok(())
+            }
+            space => Err(format!(
+                "a .{space} variable inside kernel {} is not supported",
+                self.frames[0].function
+            )),
+        }
     }
 
-    fn constant(&mut self, value: u64) -> Reg {
-        if let Some(&reg) = self.constants.get(&value) {
-            return reg;
+    fn instruction_statement(&mut self, instruction: &ast::Instruction) -> Result<(), String> {
+        let start = self.code.len();
+        let origins_start = self.origins.len();
+        let place = |(file, line): (u32, u32)| {
+            let path = self
+                .module
+                .files
+                .iter()
+                .find(|(n, _)| *n == file)
+                .map_or("?", |(_, p)| p.as_str());
+            let name = path.rsplit('/').next().unwrap_or(path);
+            format!("{name}:{line}")
+        };
+        let origin = Origin {
+            ptx_line: instruction.ptx_line,
+            source: instruction.source.map(|at| match instruction.inlined_at {
+                Some(caller) if caller != at => {
+                    format!("{}, inlined at {}", place(at), place(caller))
+                }
+                _ => place(at),
+            }),
+            opcode: instruction.opcode.clone(),
+        };
+        let guard = match &instruction.guard {
+            Some((name, negate)) => self.register(name).map(|(r, _)| (r, *negate)),
+            None => Ok((fixed::TRUE, false)),
+        };
+        let result = guard.and_then(|guard| {
+            let op = self.instruction(instruction, guard)?;
+            Ok((guard, op))
+        });
+        if let Some(message) = self.fatal.take() {
+            return Err(message);
         }
-        let reg = self.new_register(value);
+        match result {
+            Ok(((guard, negate), op)) => self.code.push(Inst { op, guard, negate }),
+            Err(message) => {
+                // Drop helper instructions already emitted for it.
+                self.code.truncate(start);
+                self.origins.truncate(origins_start);
+                self.unsupported.push(message);
+                self.unsupported_at.push(origin.describe());
+                let index = self.unsupported.len() as u32 - 1;
+                self.code.push(Inst {
+                    op: Op::Unsupported(index),
+                    guard: fixed::TRUE,
+                    negate: false,
+                });
+            }
+        }
+        while self.origins.len() < self.code.len() {
+            self.origins.push(origin.clone());
+        }
+        Ok(())
+    }
+
+    /// `count` fresh registers, the first's index.
+    fn new_registers(&mut self, count: u32) -> Result<Reg, String> {
+        let first = self.template.len();
+        if first + count as usize > usize::from(Reg::MAX) {
+            return Err(format!(
+                "kernel {} uses more registers than the emulator holds ({})",
+                self.frames[0].function,
+                Reg::MAX
+            ));
+        }
+        self.template.resize(first + count as usize, 0);
+        Ok(first as Reg)
+    }
+
+    fn new_register(&mut self, value: u64) -> Decoded<Reg> {
+        let reg = self.new_registers(1).inspect_err(|message| {
+            self.fatal = Some(message.clone());
+        })?;
+        self.template[usize::from(reg)] = value;
+        Ok(reg)
+    }
+
+    fn constant(&mut self, value: u64) -> Decoded<Reg> {
+        if let Some(&reg) = self.constants.get(&value) {
+            return Ok(reg);
+        }
+        let reg = self.new_register(value)?;
         self.constants.insert(value, reg);
-        reg
+        Ok(reg)
+    }
+
+    /// A declared register of this body, by name.
+    fn declared(&self, name: &str) -> Option<(Reg, u32)> {
+        for scope in self.frames.last()?.scopes.iter().rev() {
+            if let Some(&found) = scope.registers.get(name) {
+                return Some(found);
+            }
+            for (prefix, first, count, bits) in &scope.ranges {
+                let Some(digits) = name.strip_prefix(prefix.as_str()) else {
+                    continue;
+                };
+                if digits.is_empty()
+                    || !digits.bytes().all(|b| b.is_ascii_digit())
+                    || (digits.len() > 1 && digits.starts_with('0'))
+                {
+                    continue;
+                }
+                if let Ok(index) = digits.parse::<u32>()
+                    && index < *count
+                {
+                    return Some((first + index as Reg, *bits));
+                }
+            }
+        }
+        None
     }
 
     /// A register by name: declared, or a special register.
-    fn register(&self, name: &str) -> Decoded<(Reg, u32)> {
-        for scope in self.scopes.iter().rev() {
-            if let Some(&found) = scope.get(name) {
-                return Ok(found);
-            }
+    fn register(&mut self, name: &str) -> Decoded<(Reg, u32)> {
+        if let Some(found) = self.declared(name) {
+            return Ok(found);
         }
-        let axis = |base: Reg, suffix: &str| match suffix {
-            "x" => Ok(base),
-            "y" => Ok(base + 1),
-            "z" => Ok(base + 2),
-            _ => Err(format!("special register {name} is not supported")),
-        };
-        let reg = match name.split_once('.') {
-            Some(("%tid", s)) => axis(fixed::TID, s)?,
-            Some(("%ntid", s)) => axis(fixed::NTID, s)?,
-            Some(("%ctaid", s)) => axis(fixed::CTAID, s)?,
-            Some(("%nctaid", s)) => axis(fixed::NCTAID, s)?,
-            _ => match name {
-                "%laneid" => fixed::LANEID,
-                "%warpid" => fixed::WARPID,
-                "%nwarpid" => fixed::NWARPID,
-                "%lanemask_eq" => fixed::LANEMASK_EQ,
-                "%lanemask_lt" => fixed::LANEMASK_LT,
-                "%lanemask_le" => fixed::LANEMASK_LE,
-                "%lanemask_gt" => fixed::LANEMASK_GT,
-                "%lanemask_ge" => fixed::LANEMASK_GE,
-                "%smid" => fixed::SMID,
-                "%nsmid" => fixed::NSMID,
-                "WARP_SZ" => fixed::WARP_SIZE,
-                _ => return Err(format!("register {name} is not supported or not declared")),
-            },
-        };
-        Ok((reg, 32))
+        control::special_register(self, name)
     }
 
     /// A destination register; `_` writes nowhere.
-    fn dest(&self, operand: &Operand) -> Decoded<Reg> {
+    fn dest(&mut self, operand: &Operand) -> Decoded<Reg> {
         match operand {
-            Operand::Reg(name) => self.register(name).map(|(r, _)| r),
+            Operand::Reg(name) | Operand::Symbol(name) => self.register(name).map(|(r, _)| r),
             Operand::Sink => Ok(fixed::SINK),
             other => Err(format!("expected a register, found {other:?}")),
         }
@@ -330,55 +499,75 @@ impl Decoder<'_> {
             Operand::Reg(name) => match name.strip_prefix('!') {
                 Some(plain) => {
                     let (reg, _) = self.register(plain)?;
-                    let temp = self.new_register(0);
-                    self.code.push(Inst {
-                        op: Op::Unary {
-                            f: int::w8::cnot,
-                            d: temp,
-                            a: reg,
-                        },
-                        guard: fixed::TRUE,
-                        negate: false,
+                    let temp = self.new_register(0)?;
+                    self.emit(Op::Unary {
+                        f: crate::exec::int::w8::cnot,
+                        d: temp,
+                        a: reg,
                     });
                     Ok(temp)
                 }
                 None => self.register(name).map(|(r, _)| r),
             },
-            Operand::Int(v) => Ok(self.constant(*v as u64)),
-            Operand::F32(bits) => Ok(self.constant(u64::from(*bits))),
-            Operand::F64(bits) => Ok(self.constant(*bits)),
+            Operand::Int(v) => self.constant(*v as u64),
+            Operand::F32(bits) => self.constant(u64::from(*bits)),
+            Operand::F64(bits) => self.constant(*bits),
             Operand::Symbol(name) => {
+                if let Some((reg, _)) = self.declared(name) {
+                    return Ok(reg);
+                }
                 let value = self.symbol_value(name)?;
-                Ok(self.constant(value))
+                self.constant(value)
             }
             other => Err(format!("unexpected operand {other:?}")),
         }
     }
 
+    /// A symbol of this body's scopes, or of the module.
+    fn symbol(&self, name: &str) -> Option<Symbol> {
+        let frame = self.frames.last()?;
+        frame
+            .scopes
+            .iter()
+            .rev()
+            .find_map(|scope| scope.symbols.get(name).copied())
+            .or_else(|| self.globals.get(name).copied())
+    }
+
     /// A symbol's address (device variables) or offset (in shared, local
     /// or parameter memory).
     fn symbol_value(&self, name: &str) -> Decoded<u64> {
-        match self.symbols.get(name) {
-            Some(Symbol::Device(address)) => Ok(*address),
+        match self.symbol(name) {
+            Some(Symbol::Device(address)) => Ok(address),
             Some(Symbol::Shared(offset) | Symbol::Local(offset) | Symbol::Param(offset)) => {
-                Ok(*offset)
+                Ok(offset)
             }
-            Some(Symbol::CallArgument) => Err(CALLS_UNSUPPORTED.to_string()),
+            None if self.module.function(name).is_some() => Err(format!(
+                "the address of the device function {name} (a function pointer) is not supported by \
+                 the CPU emulator"
+            )),
             None => Err(format!("unknown symbol {name}")),
         }
     }
 
-    /// `[base+offset]` as (base register, offset).
-    fn address(&mut self, operand: &Operand) -> Decoded<(Reg, i64)> {
+    /// `[base+offset]` as (base register, offset), and the space a symbol
+    /// base says the access is in (a call's `.param` lives in local memory).
+    fn address(&mut self, operand: &Operand) -> Decoded<(Reg, i64, Option<Space>)> {
         let Operand::Address(base, offset) = operand else {
             return Err(format!("expected an address, found {operand:?}"));
         };
         match base {
-            None => Ok((fixed::ZERO, *offset)),
-            Some(name) if name.starts_with('%') => Ok((self.register(name)?.0, *offset)),
+            None => Ok((fixed::ZERO, *offset, None)),
+            Some(name) if self.declared(name).is_some() || name.starts_with('%') => {
+                Ok((self.register(name)?.0, *offset, None))
+            }
             Some(name) => {
+                let space = match self.symbol(name) {
+                    Some(Symbol::Local(_)) => Some(Space::Local),
+                    _ => None,
+                };
                 let at = self.symbol_value(name)?;
-                Ok((fixed::ZERO, at as i64 + offset))
+                Ok((fixed::ZERO, at as i64 + offset, space))
             }
         }
     }
@@ -391,95 +580,20 @@ impl Decoder<'_> {
             .map_err(|_| format!("`{}` needs {N} operands", instruction.opcode))
     }
 
-    fn instruction(&mut self, instruction: &ast::Instruction) -> Decoded<Op> {
+    /// Decodes one instruction; `guard` is its predicate (a call needs it
+    /// to skip the inlined body).
+    fn instruction(&mut self, instruction: &ast::Instruction, guard: (Reg, bool)) -> Decoded<Op> {
         let parts: Vec<&str> = instruction.opcode.split('.').collect();
-        let base = parts[0];
-        let ty = *parts.last().unwrap_or(&"");
-        let mods: Vec<&str> = parts[1..parts.len().saturating_sub(1).max(1)].to_vec();
-        let unsupported = || {
-            format!(
-                "`{}` is not supported by the CPU emulator",
-                instruction.opcode
-            )
-        };
-        match base {
-            "mov" => {
-                let [d, a] = self.operands(instruction)?;
-                if matches!(a, Operand::Vector(_)) || matches!(d, Operand::Vector(_)) {
-                    return Err(unsupported());
-                }
-                Ok(Op::Mov {
-                    d: self.dest(&d)?,
-                    a: self.source(&a)?,
-                })
+        match parts[0] {
+            "call" => calls::call(self, instruction, guard),
+            "bra" | "brx" | "ret" | "exit" | "bar" | "barrier" | "membar" | "fence" | "shfl"
+            | "vote" | "activemask" | "match" | "nanosleep" | "trap" | "brkpt" | "prefetch"
+            | "prefetchu" | "discard" | "applypriority" | "createpolicy" | "pmevent" => {
+                control::instruction(self, instruction, &parts)
             }
-            "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor"
-            | "shl" | "shr" | "mul24" => {
-                let [d, a, b] = self.operands(instruction)?;
-                let ty = if ty == "pred" { "b8" } else { ty };
-                let f = match ty {
-                    "f32" | "f64" => float::binary(base, &mods, ty),
-                    _ => int::binary(base, &mods, ty),
-                }
-                .ok_or_else(unsupported)?;
-                Ok(Op::Binary {
-                    f,
-                    d: self.dest(&d)?,
-                    a: self.source(&a)?,
-                    b: self.source(&b)?,
-                })
-            }
-            "mad" | "fma" | "mad24" => {
-                let [d, a, b, c] = self.operands(instruction)?;
-                let f = match ty {
-                    "f32" | "f64" => float::ternary(base, &mods, ty),
-                    _ => int::ternary(base, &mods, ty),
-                }
-                .ok_or_else(unsupported)?;
-                Ok(Op::Ternary {
-                    f,
-                    d: self.dest(&d)?,
-                    a: self.source(&a)?,
-                    b: self.source(&b)?,
-                    c: self.source(&c)?,
-                })
-            }
-            "neg" | "abs" | "not" | "cnot" | "popc" | "clz" | "brev" | "sqrt" | "rcp" | "rsqrt"
-            | "ex2" | "lg2" | "sin" | "cos" | "tanh" => {
-                let [d, a] = self.operands(instruction)?;
-                let f = match (ty, base) {
-                    ("f32" | "f64", _) => float::unary(base, &mods, ty),
-                    ("pred", "not") => Some(int::w8::cnot as UnaryFn),
-                    _ => int::unary(base, ty),
-                }
-                .ok_or_else(unsupported)?;
-                Ok(Op::Unary {
-                    f,
-                    d: self.dest(&d)?,
-                    a: self.source(&a)?,
-                })
-            }
-            "setp" => self.setp(instruction, &parts).ok_or_else(unsupported)?,
-            "selp" => {
-                let [d, a, b, c] = self.operands(instruction)?;
-                Ok(Op::Select {
-                    d: self.dest(&d)?,
-                    a: self.source(&a)?,
-                    b: self.source(&b)?,
-                    c: self.source(&c)?,
-                })
-            }
-            "cvt" if parts.len() >= 3 => {
-                let [d, a] = self.operands(instruction)?;
-                let n = parts.len();
-                let conversion = Conversion::new(&parts[1..n - 2], parts[n - 2], parts[n - 1])
-                    .ok_or_else(unsupported)?;
-                Ok(Op::Convert {
-                    conversion,
-                    d: self.dest(&d)?,
-                    a: self.source(&a)?,
-                })
-            }
+            "ld" | "ldu" => self.load(instruction, &parts),
+            "st" => self.store(instruction, &parts),
+            "atom" | "red" => self.atomic(instruction, &parts),
             "cvta" => {
                 let [d, a] = self.operands(instruction)?;
                 let (d, a) = (self.dest(&d)?, self.source(&a)?);
@@ -489,7 +603,7 @@ impl Decoder<'_> {
                     "global" | "const" | "param" => return Ok(Op::Mov { d, a }),
                     "shared" => SHARED_WINDOW,
                     "local" => LOCAL_WINDOW,
-                    _ => return Err(unsupported()),
+                    _ => return Err(control::not_supported(&instruction.opcode)),
                 };
                 Ok(if to {
                     Op::FromGeneric { d, a, window }
@@ -497,134 +611,7 @@ impl Decoder<'_> {
                     Op::ToGeneric { d, a, window }
                 })
             }
-            "ld" | "ldu" => self.load(instruction, &parts).ok_or_else(unsupported)?,
-            "st" => self.store(instruction, &parts).ok_or_else(unsupported)?,
-            "atom" | "red" => self.atomic(instruction, &parts).ok_or_else(unsupported)?,
-            "bra" => {
-                let [target] = self.operands(instruction)?;
-                let Operand::Symbol(label) = target else {
-                    return Err(unsupported());
-                };
-                self.pending.push((self.code.len(), label));
-                Ok(Op::Branch { target: 0 })
-            }
-            "ret" | "exit" => Ok(Op::Exit),
-            "call" => Err(CALLS_UNSUPPORTED.to_string()),
-            "bar" | "barrier" if parts.get(1) == Some(&"warp") => {
-                let [mask] = self.operands(instruction)?;
-                let mask = self.source(&mask)?;
-                Ok(self.warp(
-                    WarpOp::Sync,
-                    fixed::SINK,
-                    fixed::SINK,
-                    fixed::ZERO,
-                    fixed::ZERO,
-                    fixed::ZERO,
-                    mask,
-                ))
-            }
-            "bar" | "barrier"
-                if matches!(parts.get(1), Some(&"sync") | None)
-                    || parts.get(1) == Some(&"aligned") =>
-            {
-                if instruction.operands.len() > 1 {
-                    return Err(format!(
-                        "`{}` with a thread count is not supported",
-                        instruction.opcode
-                    ));
-                }
-                Ok(Op::Barrier)
-            }
-            "membar" | "fence" => Ok(Op::Mov {
-                d: fixed::SINK,
-                a: fixed::ZERO,
-            }),
-            "shfl" if parts.get(1) == Some(&"sync") => {
-                let mode = match parts.get(2) {
-                    Some(&"up") => ShuffleMode::Up,
-                    Some(&"down") => ShuffleMode::Down,
-                    Some(&"bfly") => ShuffleMode::Butterfly,
-                    Some(&"idx") => ShuffleMode::Index,
-                    _ => return Err(unsupported()),
-                };
-                let [d, a, b, c, mask] = self.operands(instruction)?;
-                let (d, d_pred) = match d {
-                    Operand::Pair(value, pred) => {
-                        (self.register(&value)?.0, self.register(&pred)?.0)
-                    }
-                    other => (self.dest(&other)?, fixed::SINK),
-                };
-                let (a, b, c, mask) = (
-                    self.source(&a)?,
-                    self.source(&b)?,
-                    self.source(&c)?,
-                    self.source(&mask)?,
-                );
-                Ok(self.warp(WarpOp::Shuffle(mode), d, d_pred, a, b, c, mask))
-            }
-            "vote" if parts.get(1) == Some(&"sync") => {
-                let op = match parts.get(2) {
-                    Some(&"all") => WarpOp::VoteAll,
-                    Some(&"any") => WarpOp::VoteAny,
-                    Some(&"uni") => WarpOp::VoteUni,
-                    Some(&"ballot") => WarpOp::VoteBallot,
-                    _ => return Err(unsupported()),
-                };
-                let [d, a, mask] = self.operands(instruction)?;
-                let (d, a, mask) = (self.dest(&d)?, self.source(&a)?, self.source(&mask)?);
-                Ok(self.warp(op, d, fixed::SINK, a, fixed::ZERO, fixed::ZERO, mask))
-            }
-            _ => Err(unsupported()),
+            _ => alu::instruction(self, instruction, &parts),
         }
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn warp(&self, op: WarpOp, d: Reg, d_pred: Reg, a: Reg, b: Reg, c: Reg, mask: Reg) -> Op {
-        Op::Warp {
-            op,
-            d,
-            d_pred,
-            a,
-            b,
-            c,
-            mask,
-        }
-    }
-
-    /// `setp.cmp[.bool].type d[|e], a, b[, c]`
-    fn setp(&mut self, instruction: &ast::Instruction, parts: &[&str]) -> Option<Decoded<Op>> {
-        let ty = *parts.last()?;
-        let cmp = parts.get(1)?;
-        let f = compare::compare(cmp, ty)?;
-        let combine = match parts.get(2) {
-            Some(&"and") => Combine::And,
-            Some(&"or") => Combine::Or,
-            Some(&"xor") => Combine::Xor,
-            _ if parts.len() == 3 || parts.get(2) == Some(&"ftz") => Combine::And,
-            _ => return None,
-        };
-        Some((|| {
-            let ops = &instruction.operands;
-            let (d, d_not) = match ops.first() {
-                Some(Operand::Pair(p, q)) => (self.register(p)?.0, self.register(q)?.0),
-                Some(other) => (self.dest(other)?, fixed::SINK),
-                None => return Err("setp needs operands".to_string()),
-            };
-            let a = self.source(ops.get(1).ok_or("setp needs a")?)?;
-            let b = self.source(ops.get(2).ok_or("setp needs b")?)?;
-            let c = match ops.get(3) {
-                Some(c) => self.source(c)?,
-                None => fixed::TRUE,
-            };
-            Ok(Op::Setp {
-                f,
-                combine,
-                d,
-                d_not,
-                a,
-                b,
-                c,
-            })
-        })())
     }
 }

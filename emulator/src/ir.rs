@@ -11,6 +11,10 @@ pub type UnaryFn = fn(u64) -> u64;
 pub type BinaryFn = fn(u64, u64) -> u64;
 pub type TernaryFn = fn(u64, u64, u64) -> u64;
 pub type CompareFn = fn(u64, u64) -> bool;
+pub type QuaternaryFn = fn(u64, u64, u64, u64) -> u64;
+/// An operation that reads and writes the carry flag (`add.cc`, `addc`,
+/// `madc`): (a, b, c, carry in) -> (d, carry out).
+pub type CarryFn = fn(u64, u64, u64, u64) -> (u64, u64);
 
 /// Registers every kernel has, at fixed indices.
 pub mod fixed {
@@ -36,8 +40,13 @@ pub mod fixed {
     pub const SMID: Reg = 23;
     pub const NSMID: Reg = 24;
     pub const WARP_SIZE: Reg = 25;
+    /// The carry flag of `add.cc` and friends (CC.CF).
+    pub const CARRY: Reg = 26;
+    /// `%dynamic_smem_size` and `%total_smem_size`, set at launch.
+    pub const DYNAMIC_SMEM_SIZE: Reg = 27;
+    pub const TOTAL_SMEM_SIZE: Reg = 28;
     /// The first register the kernel's own declarations get.
-    pub const FIRST_FREE: Reg = 26;
+    pub const FIRST_FREE: Reg = 29;
 }
 
 /// Where a load or store goes.
@@ -56,6 +65,7 @@ pub enum Space {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AtomicOp {
     Add,
+    AddF16,
     AddF32,
     AddF64,
     MinU,
@@ -82,6 +92,35 @@ pub enum WarpOp {
     VoteBallot,
     /// bar.warp.sync: only the meeting.
     Sync,
+    /// activemask: the lanes that arrived at this instruction together.
+    ActiveMask,
+    /// match.any.sync: the lanes whose value equals this lane's.
+    MatchAny,
+    /// match.all.sync: the mask if all lanes' values are equal, else 0,
+    /// and that as the predicate.
+    MatchAll,
+}
+
+/// The reductions of `bar.red` (`__syncthreads_count/and/or`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BarrierReduce {
+    Popc,
+    And,
+    Or,
+}
+
+/// Registers whose value is read when the instruction runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clock {
+    /// `%clock`: the low 32 bits of `%clock64`.
+    Clock32,
+    /// `%clock64`: a per-thread count that only grows (the emulator counts
+    /// instructions, not cycles).
+    Clock64,
+    /// `%globaltimer`: nanoseconds of the host's clock.
+    GlobalTimer,
+    GlobalTimerLo,
+    GlobalTimerHi,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -199,6 +238,67 @@ pub enum Op {
     /// An instruction the emulator cannot run: the launch stops with the
     /// message at this index of `Kernel::unsupported` if a thread gets here.
     Unsupported(u32),
+    /// `d` from `count` fields of `bits` each, the first lowest
+    /// (`mov.b64 %rd, {%r1, %r2}`).
+    Pack {
+        d: Reg,
+        parts: [Reg; 4],
+        count: u8,
+        bits: u8,
+    },
+    /// `count` fields of `bits` each from `a`, the first lowest
+    /// (`mov.b64 {%r1, %r2}, %rd`).
+    Unpack {
+        a: Reg,
+        parts: [Reg; 4],
+        count: u8,
+        bits: u8,
+    },
+    Quaternary {
+        f: QuaternaryFn,
+        d: Reg,
+        a: Reg,
+        b: Reg,
+        c: Reg,
+        e: Reg,
+    },
+    /// Reads `fixed::CARRY`, and writes it when `set` (`.cc`).
+    Carry {
+        f: CarryFn,
+        d: Reg,
+        a: Reg,
+        b: Reg,
+        c: Reg,
+        set: bool,
+    },
+    ReadClock {
+        d: Reg,
+        clock: Clock,
+    },
+    /// `__syncthreads_count/and/or`: a barrier whose `d` is the reduction
+    /// of every thread's `a`.
+    BarrierReduce {
+        reduce: BarrierReduce,
+        d: Reg,
+        a: Reg,
+    },
+    /// `printf`: the format's generic address, the argument buffer's; `d`
+    /// gets the number of arguments.
+    Printf {
+        d: Reg,
+        format: Reg,
+        args: Reg,
+    },
+    /// `assert` failed (`__assertfail`): the message, file and function
+    /// are generic addresses of strings.
+    AssertFail {
+        message: Reg,
+        file: Reg,
+        line: Reg,
+        function: Reg,
+    },
+    /// `trap` (`__trap()`): the kernel stops with an error.
+    Trap,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -253,4 +353,26 @@ pub struct Kernel {
     /// Per-thread `.local` bytes.
     pub local_bytes: u64,
     pub unsupported: Vec<String>,
+    /// Where each of `unsupported` is: "kernel.cu:35 (PTX line 120)".
+    pub unsupported_at: Vec<String>,
+    /// It has a device-wide fence (`__threadfence()`), with which blocks
+    /// may order their accesses through an atomic.
+    pub device_fence: bool,
+    /// `.maxntid`, `.reqntid` and the rest: what bounds its launches.
+    pub directives: ptx::ast::LaunchDirectives,
+    /// The PTX ISA version of its module, times ten (`.version 7.8` -> 78).
+    pub ptx_version: u32,
+}
+
+impl Kernel {
+    /// Threads a block of this kernel may have: the device's limit, or less
+    /// under `.maxntid` or `.reqntid`.
+    pub fn max_threads_per_block(&self) -> u32 {
+        let product = |shape: [u32; 3]| shape.iter().map(|&d| u64::from(d)).product::<u64>();
+        [self.directives.maxntid, self.directives.reqntid]
+            .into_iter()
+            .flatten()
+            .map(product)
+            .fold(u64::from(crate::device::MAX_THREADS_PER_BLOCK), u64::min) as u32
+    }
 }

@@ -7,6 +7,7 @@
 //! address and `kernel.cu` line, and fail the launch with a CUDA error code.
 
 pub mod decode;
+pub mod device;
 pub mod driver;
 pub mod exec;
 pub mod ir;

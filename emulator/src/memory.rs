@@ -2,8 +2,10 @@
 //! unmapped gaps between them, so every access can be checked against the
 //! bounds of the allocation it falls in.
 
+use std::alloc::{Layout, alloc_zeroed, handle_alloc_error};
 use std::cell::UnsafeCell;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 /// Where the first allocation starts: far from null and from the shared and
 /// local windows of the generic address space.
@@ -32,9 +34,32 @@ unsafe impl Sync for Bytes {}
 // SAFETY: as above; the buffer is plain memory with no thread affinity.
 unsafe impl Send for Bytes {}
 
+/// `count` zeroed `T`s from the allocator: the pages of a large buffer are
+/// only touched where it is used.
+///
+/// # Safety
+/// All-zero bits must be a valid `T`.
+unsafe fn zeroed_slice<T>(count: usize) -> Box<[T]> {
+    if count == 0 {
+        return Box::new([]);
+    }
+    let layout =
+        Layout::array::<T>(count).unwrap_or_else(|_| handle_alloc_error(Layout::new::<T>()));
+    // SAFETY: the layout has a non-zero size.
+    let ptr = unsafe { alloc_zeroed(layout) }.cast::<T>();
+    if ptr.is_null() {
+        handle_alloc_error(layout);
+    }
+    // SAFETY: `ptr` holds `count` zeroed elements allocated with the global
+    // allocator and this layout, which Box<[T]> frees with; zero is a
+    // valid T per this function's contract.
+    unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, count)) }
+}
+
 impl Bytes {
     fn zeroed(len: usize) -> Bytes {
-        let words = (0..len.div_ceil(8)).map(|_| UnsafeCell::new(0)).collect();
+        // SAFETY: zero is a valid UnsafeCell<u64>.
+        let words = unsafe { zeroed_slice::<UnsafeCell<u64>>(len.div_ceil(8)) };
         Bytes { words, len }
     }
 
@@ -52,12 +77,91 @@ impl Bytes {
     }
 }
 
+/// Which 4-byte words of an allocation something has written: a host copy
+/// or memset, a module's initialiser, a kernel's store. What compute-
+/// sanitizer's initcheck calls initialised.
+pub struct Written {
+    bits: Box<[AtomicU64]>,
+    /// Words in the allocation, and how many are marked: once all are (a
+    /// host copy of the whole buffer, most often), reads need no bit.
+    words: usize,
+    marked: AtomicUsize,
+}
+
+impl Written {
+    fn new(len: usize) -> Written {
+        let words = len.div_ceil(4);
+        // SAFETY: zero is a valid AtomicU64.
+        let bits = unsafe { zeroed_slice::<AtomicU64>(words.div_ceil(64)) };
+        Written {
+            bits,
+            words,
+            marked: AtomicUsize::new(0),
+        }
+    }
+
+    fn words(offset: usize, len: usize) -> std::ops::Range<usize> {
+        offset / 4..(offset + len.max(1)).div_ceil(4)
+    }
+
+    /// Marks the words covering `offset..offset + len` written, 64 of them
+    /// at a time.
+    pub fn mark(&self, offset: usize, len: usize) {
+        let words = Self::words(offset, len);
+        let mut word = words.start;
+        while word < words.end {
+            let Some(cell) = self.bits.get(word / 64) else {
+                return;
+            };
+            let first = word % 64;
+            let last = (words.end - (word - first)).min(64);
+            let bits = if last - first == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << (last - first)) - 1) << first
+            };
+            // Most stores land on words already written: read first.
+            if cell.load(Ordering::Relaxed) & bits != bits {
+                let before = cell.fetch_or(bits, Ordering::Relaxed);
+                let newly = (bits & !before).count_ones() as usize;
+                self.marked.fetch_add(newly, Ordering::Relaxed);
+            }
+            word += last - first;
+        }
+    }
+
+    /// Whether any word covering `offset..offset + len` was written.
+    #[inline]
+    pub fn any(&self, offset: usize, len: usize) -> bool {
+        if self.marked.load(Ordering::Relaxed) >= self.words {
+            return true;
+        }
+        let words = Self::words(offset, len);
+        // Accesses of up to 16 bytes, aligned (every load), lie in one
+        // 64-word cell.
+        if words.start / 64 == (words.end - 1) / 64 {
+            let Some(cell) = self.bits.get(words.start / 64) else {
+                return true;
+            };
+            let span = words.end - words.start;
+            let bits = (u64::MAX >> (64 - span)) << (words.start % 64);
+            return cell.load(Ordering::Relaxed) & bits != 0;
+        }
+        words.into_iter().any(|word| {
+            self.bits
+                .get(word / 64)
+                .is_none_or(|cell| cell.load(Ordering::Relaxed) & (1 << (word % 64)) != 0)
+        })
+    }
+}
+
 /// One allocation: device memory, a module's `.const` or `.global` variable.
 pub struct Allocation {
     pub base: u64,
     pub bytes: Bytes,
     /// What the allocation is, for messages ("cuMemAlloc", a variable name).
     pub label: String,
+    pub written: Written,
 }
 
 impl Allocation {
@@ -102,6 +206,7 @@ impl Heap {
         self.in_use += len;
         self.live.push(Arc::new(Allocation {
             base,
+            written: Written::new(bytes.len()),
             bytes,
             label: label.to_string(),
         }));
@@ -130,9 +235,20 @@ impl Heap {
     }
 
     /// A pointer to `len` bytes at `address` when they all lie in one
-    /// allocation: what host copies and memsets use.
+    /// allocation: what host copies read.
     pub fn range(&self, address: u64, len: u64) -> Option<*mut u8> {
         self.find(address)?.ptr(address, len)
+    }
+
+    /// As `range`, for bytes about to be written by the host (a copy, a
+    /// memset, an initialiser): they count as initialised from now on.
+    pub fn range_to_write(&self, address: u64, len: u64) -> Option<*mut u8> {
+        let allocation = self.find(address)?;
+        let ptr = allocation.ptr(address, len)?;
+        allocation
+            .written
+            .mark((address - allocation.base) as usize, len as usize);
+        Some(ptr)
     }
 
     /// The allocations as they are now, for a launch to run against.
@@ -151,6 +267,25 @@ pub fn find_in(live: &[Arc<Allocation>], address: u64) -> Option<&Arc<Allocation
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn written_words_are_marked_exactly() {
+        let written = Written::new(4 * 200);
+        written.mark(4 * 10, 4 * 100);
+        assert!(!written.any(4 * 9, 4));
+        assert!(written.any(4 * 10, 4) && written.any(4 * 109, 4));
+        assert!(!written.any(4 * 110, 4));
+        assert!(written.any(4 * 105, 4 * 20), "any word of the range");
+        written.mark(4 * 150 + 2, 1);
+        assert!(written.any(4 * 150, 4) && !written.any(4 * 151, 4));
+        written.mark(0, 4 * 200);
+        assert_eq!(
+            written.marked.load(Ordering::Relaxed),
+            200,
+            "each word once"
+        );
+        assert!(written.any(4 * 151, 4));
+    }
 
     #[test]
     fn allocations_are_apart_and_never_reused() {

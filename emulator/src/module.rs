@@ -33,6 +33,9 @@ impl Module {
                     &format!("__{}__ variable {}", variable.space, variable.name),
                 )
                 .ok_or_else(|| format!("no room for variable {}", variable.name))?;
+            // Variables are initialised (zero where the PTX gives no
+            // values), as the driver loads them.
+            heap.range_to_write(address, bytes);
             if let Some(ptr) = heap.range(address, variable.init.len() as u64) {
                 // SAFETY: `ptr` covers init.len() bytes of the fresh allocation.
                 unsafe {
@@ -42,17 +45,22 @@ impl Module {
             globals.insert(variable.name.clone(), (address, bytes));
             addresses.insert(variable.name.clone(), address);
         }
-        let shared: Vec<_> = parsed
-            .variables
-            .iter()
-            .filter(|v| v.space == "shared")
-            .cloned()
-            .collect();
-        let kernels = parsed
+        let kernels: Vec<Arc<Kernel>> = parsed
             .kernels
             .iter()
-            .map(|k| decode::decode_kernel(k, &addresses, &shared, &parsed.files).map(Arc::new))
+            .map(|k| decode::decode_kernel(&parsed, k, &addresses).map(Arc::new))
             .collect::<Result<_, _>>()?;
+        // What ptxas refuses when the driver compiles the PTX.
+        for kernel in &kernels {
+            if kernel.static_shared > u64::from(crate::device::SHARED_PER_BLOCK_OPTIN) {
+                return Err(format!(
+                    "kernel {} has {} bytes of static shared memory; a block may have at most {}",
+                    kernel.name,
+                    kernel.static_shared,
+                    crate::device::SHARED_PER_BLOCK_OPTIN
+                ));
+            }
+        }
         Ok(Module { kernels, globals })
     }
 

@@ -1,6 +1,7 @@
 //! Kernels compiled by nvcc 11.8 (ptx/checks.cu) run through the emulator's
 //! own API: correct kernels give the values computed here, and each mutant
 //! is stopped with the fault it has, its thread and its `checks.cu` line.
+//! (The PTX corpus, tests/corpus/, holds the correct kernels the GPU ran.)
 
 use std::sync::Arc;
 
@@ -23,10 +24,11 @@ impl Device {
         Device { heap, module }
     }
 
+    /// A copy of `data` on the device (written, as cuMemcpyHtoD writes).
     fn upload<T: Copy>(&mut self, data: &[T]) -> u64 {
         let bytes = std::mem::size_of_val(data) as u64;
         let address = self.heap.allocate(bytes, "test").unwrap();
-        let ptr = self.heap.range(address, bytes).unwrap();
+        let ptr = self.heap.range_to_write(address, bytes).unwrap();
         // SAFETY: `ptr` covers `bytes` bytes of the fresh allocation.
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr().cast::<u8>(), ptr, bytes as usize) };
         address
@@ -43,20 +45,35 @@ impl Device {
         out
     }
 
+    /// An allocation nothing has written (cuMemAlloc alone).
+    fn allocate(&mut self, bytes: u64) -> u64 {
+        self.heap.allocate(bytes, "cuMemAlloc").unwrap()
+    }
+
+    fn kernel(&self, name: &str) -> &emulator::ir::Kernel {
+        &self.module.kernels[self.module.kernel(name).expect("kernel exists")]
+    }
+
     /// Launches `name` with parameters given as 8-byte values (pointers) or
     /// 4-byte ones (ints), packed by the kernel's own layout.
     fn launch(&self, name: &str, grid: u32, block: u32, args: &[u64]) -> Result<(), Fault> {
+        self.run(name, grid, block, args).map(|_| ())
+    }
+
+    fn run(
+        &self,
+        name: &str,
+        grid: u32,
+        block: u32,
+        args: &[u64],
+    ) -> Result<launch::Report, Fault> {
         let kernel = &self.module.kernels[self.module.kernel(name).expect("kernel exists")];
         let mut params = vec![0u8; kernel.param_bytes];
         for (&(offset, size), value) in kernel.params.iter().zip(args) {
             params[offset..offset + size].copy_from_slice(&value.to_le_bytes()[..size]);
         }
-        let shape = Shape {
-            grid: [grid, 1, 1],
-            block: [block, 1, 1],
-            dynamic_shared: 0,
-        };
-        launch::launch(kernel, shape, params, self.heap.snapshot()).map(|_| ())
+        let shape = Shape::linear(grid, block);
+        launch::launch(kernel, shape, params, self.heap.snapshot())
     }
 }
 
@@ -75,13 +92,13 @@ fn a_missing_syncthreads_is_a_shared_memory_race_with_its_line() {
     // Thread 0 reads cache[1] (line 13) before thread 1 writes it (line 9).
     assert!(
         f.message
-            .contains("read it (`ld.shared.f32` at checks.cu:13"),
+            .contains("read it (`ld.shared.f32` at checks.cu:14"),
         "{}",
         f.message
     );
     assert!(
         f.message
-            .contains("wrote it (`st.shared.f32` at checks.cu:9"),
+            .contains("wrote it (`st.shared.f32` at checks.cu:10"),
         "{}",
         f.message
     );
@@ -98,7 +115,7 @@ fn every_block_adding_to_one_word_is_a_global_conflict() {
         "{}",
         f.message
     );
-    assert!(f.message.contains("checks.cu:19"), "{}", f.message);
+    assert!(f.message.contains("checks.cu:20"), "{}", f.message);
     // One block alone is fine.
     device.launch("global_conflict", 1, 32, &[a, c]).unwrap();
 }
@@ -121,7 +138,7 @@ fn running_off_the_end_of_an_allocation_is_named() {
         "{}",
         f.message
     );
-    assert!(f.message.contains("checks.cu:24"), "{}", f.message);
+    assert!(f.message.contains("checks.cu:25"), "{}", f.message);
     device
         .launch("out_of_bounds", 1, 100, &[a, c, 100])
         .unwrap();
@@ -135,7 +152,7 @@ fn a_misaligned_read_is_a_misaligned_address() {
     let c = device.upload(&[0.0f32; 32]);
     let f = fault(device.launch("misaligned", 1, 32, &[a, c]));
     assert_eq!(f.code, codes::MISALIGNED_ADDRESS);
-    assert!(f.message.contains("checks.cu:29"), "{}", f.message);
+    assert!(f.message.contains("checks.cu:30"), "{}", f.message);
 }
 
 #[test]
@@ -149,7 +166,7 @@ fn threads_at_different_barriers_are_reported() {
         f.message
     );
     assert!(
-        f.message.contains("checks.cu:36") && f.message.contains("checks.cu:39"),
+        f.message.contains("checks.cu:37") && f.message.contains("checks.cu:40"),
         "{}",
         f.message
     );
@@ -226,17 +243,145 @@ fn float_and_integer_arithmetic_match_rust() {
 }
 
 #[test]
-fn an_unsupported_instruction_stops_the_launch_and_is_named() {
+fn printf_output_comes_back_in_block_and_thread_order() {
     let mut device = Device::new();
     let c = device.upload(&[1.5f32]);
-    let f = fault(device.launch("prints", 1, 1, &[c]));
-    assert_eq!(f.code, codes::ILLEGAL_INSTRUCTION);
+    let report = device.run("prints", 2, 3, &[c]).unwrap();
+    let text = String::from_utf8(report.printed).unwrap();
+    let expected: String = (0..2)
+        .flat_map(|_| (0..3).map(|t| format!("hello 1.500000 from {t}\n")))
+        .collect();
+    assert_eq!(text, expected);
+}
+
+#[test]
+fn what_the_emulator_cannot_run_is_named_in_cuda_terms_before_it_runs() {
+    let device = Device::new();
+    let texture = device.kernel("texture_fetch");
     assert!(
-        f.message.contains("is not supported by the CPU emulator"),
+        texture.unsupported[0].starts_with("texture fetches (tex2D(), tex1Dfetch()"),
+        "{:?}",
+        texture.unsupported
+    );
+    assert!(
+        texture.unsupported_at[0].contains("checks.cu:"),
+        "{:?}",
+        texture.unsupported_at
+    );
+    let recursion = device.kernel("recursion");
+    assert!(
+        recursion
+            .unsupported
+            .iter()
+            .any(|m| m.contains("recursive device functions")),
+        "{:?}",
+        recursion.unsupported
+    );
+    // Every kernel that the emulator runs decodes completely.
+    for name in ["shared_race", "prints", "asserts", "warp_sum"] {
+        assert!(device.kernel(name).unsupported.is_empty(), "{name}");
+    }
+}
+
+#[test]
+fn an_unsynchronised_warp_tail_is_a_race_and_a_synchronised_one_is_not() {
+    let mut device = Device::new();
+    let a = device.upload(&[1.0f32; 64]);
+    let out = device.upload(&[0.0f32]);
+    let f = fault(device.launch("warp_tail_unsynced", 1, 64, &[a, out]));
+    assert!(f.message.contains("shared-memory race"), "{}", f.message);
+    assert!(f.message.contains("checks.cu:91"), "{}", f.message);
+    // The same tail with __syncwarp() is the corpus's `syncwarp_tail`,
+    // which must match the GPU.
+}
+
+#[test]
+fn lanes_of_one_warp_adding_into_one_word_conflict() {
+    let mut device = Device::new();
+    let a = device.upload(&[1i32; 32]);
+    let c = device.upload(&[0i32]);
+    let f = fault(device.launch("warp_global_race", 1, 32, &[a, c]));
+    assert!(
+        f.message.contains("global-memory conflict"),
         "{}",
         f.message
     );
-    assert!(f.message.contains("PTX line"), "{}", f.message);
+    assert!(f.message.contains("checks.cu:99"), "{}", f.message);
+}
+
+#[test]
+fn uninitialised_shared_memory_reaching_global_memory_is_named() {
+    let mut device = Device::new();
+    let a = device.upload(&[1.0f32; 64]);
+    let out = device.upload(&[0.0f32]);
+    // 64 threads write all 64 elements: fine.
+    device
+        .launch("unwritten_shared_sum", 1, 64, &[a, out])
+        .unwrap();
+    assert_eq!(device.download::<f32>(out, 1), vec![64.0]);
+    // 32 threads leave cache[32..64] unwritten, and the tree adds them in.
+    let f = fault(device.launch("unwritten_shared_sum", 1, 32, &[a, out]));
+    assert!(
+        f.message
+            .contains("computed from uninitialised shared memory"),
+        "{}",
+        f.message
+    );
+    assert!(
+        f.message.contains("checks.cu:110"),
+        "the read: {}",
+        f.message
+    );
+    assert!(
+        f.message.contains("checks.cu:113"),
+        "the store: {}",
+        f.message
+    );
+}
+
+#[test]
+fn reading_global_memory_nothing_wrote_is_named() {
+    let mut device = Device::new();
+    let a = device.upload(&[1.0f32; 32]);
+    let sum = device.allocate(128);
+    let f = fault(device.launch("accumulate", 1, 32, &[a, sum]));
+    assert!(
+        f.message.contains("uninitialised global read"),
+        "{}",
+        f.message
+    );
+    assert!(f.message.contains("checks.cu:118"), "{}", f.message);
+    let zeroed = device.upload(&[0.0f32; 32]);
+    device.launch("accumulate", 1, 32, &[a, zeroed]).unwrap();
+}
+
+#[test]
+fn a_failed_assert_is_a_device_side_assert_with_its_expression() {
+    let mut device = Device::new();
+    let a = device.upload(&[1i32, 2, 30, 4]);
+    device.launch("asserts", 1, 4, &[a, 50]).unwrap();
+    let f = fault(device.launch("asserts", 1, 4, &[a, 10]));
+    assert_eq!(f.code, codes::ASSERT);
+    assert!(
+        f.message.contains("Assertion `a[threadIdx.x] < n` failed"),
+        "{}",
+        f.message
+    );
+    assert!(f.message.contains("thread: [2,0,0]"), "{}", f.message);
+}
+
+#[test]
+fn launch_bounds_refuse_bigger_blocks_as_a_gpu_does() {
+    let mut device = Device::new();
+    let out = device.upload(&[0i32; 64]);
+    device.launch("bounded", 1, 32, &[out]).unwrap();
+    let f = fault(device.launch("bounded", 1, 64, &[out]));
+    assert_eq!(f.code, codes::INVALID_VALUE);
+    assert!(
+        f.message.contains("__launch_bounds__ allows at most 32"),
+        "{}",
+        f.message
+    );
 }
 
 #[test]

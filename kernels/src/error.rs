@@ -116,7 +116,7 @@ impl fmt::Display for CourseError {
                     None => f.write_str("CUDA error: ")?,
                 }
                 write!(f, "{} ({})", error_name(*error), error_description(*error))?;
-                if let Some(hint) = hint_for(*error) {
+                if let Some(hint) = hint_for(*error, crate::gpu::is_emulator()) {
                     write!(f, "\nhint: {hint}")?;
                 }
                 Ok(())
@@ -204,8 +204,13 @@ fn ptx_directive<'a>(ptx: &'a str, directive: &str) -> Option<&'a str> {
         .next()
 }
 
-/// What to look at for the errors students meet most.
-fn hint_for(error: CudaError) -> Option<&'static str> {
+/// What to look at for the errors students meet most. On the CPU emulator
+/// the finding it printed (block, thread, `kernel.cu` line) is where to
+/// look, and no hint sends the student to a tool that needs a GPU.
+fn hint_for(error: CudaError, on_emulator: bool) -> Option<&'static str> {
+    if on_emulator && let Some(hint) = emulator_hint_for(error) {
+        return Some(hint);
+    }
     Some(match error {
         CudaError::IllegalAddress => {
             "a thread read or wrote outside an allocation: check the kernel's bounds test \
@@ -234,6 +239,33 @@ fn hint_for(error: CudaError) -> Option<&'static str> {
         CudaError::LaunchTimeout => {
             "the kernel ran longer than the display driver allows: use a GPU without a \
              display attached, or a smaller problem"
+        }
+        _ => return None,
+    })
+}
+
+/// The hints that differ on the CPU emulator.
+fn emulator_hint_for(error: CudaError) -> Option<&'static str> {
+    Some(match error {
+        CudaError::IllegalAddress => {
+            "a thread read or wrote outside an allocation: the CPU emulator's finding above \
+             names the thread, the address and the kernel.cu line; check the kernel's bounds \
+             test against n and the sizes of the buffers"
+        }
+        CudaError::MisalignedAddress => {
+            "a thread accessed memory at an address not aligned to the access size: the CPU \
+             emulator's finding above names the thread and the kernel.cu line"
+        }
+        CudaError::LaunchFailed | CudaError::IllegalInstruction | CudaError::HardwareStackError => {
+            "the CPU emulator stopped the kernel: its finding above names the threads and the \
+             kernel.cu lines (a race, a barrier not every thread reaches, uninitialised memory)"
+        }
+        CudaError::AssertError => {
+            "an assert() in the kernel failed: the line above names it, its block and its thread"
+        }
+        CudaError::NotSupported => {
+            "the CPU emulator cannot run this kernel: the line above names what it cannot run \
+             (the book's chapter on the emulator lists it); run it on an NVIDIA GPU"
         }
         _ => return None,
     })
@@ -325,6 +357,34 @@ mod tests {
             Some("CUDA_ERROR_ILLEGAL_ADDRESS")
         );
         assert_eq!(err.kind(), ErrorKind::Cuda);
+    }
+
+    #[test]
+    fn on_the_emulator_no_hint_names_a_tool_that_needs_a_gpu() {
+        for error in [
+            CudaError::IllegalAddress,
+            CudaError::MisalignedAddress,
+            CudaError::LaunchFailed,
+            CudaError::IllegalInstruction,
+            CudaError::AssertError,
+            CudaError::NotSupported,
+        ] {
+            let hint = hint_for(error, true).unwrap();
+            assert!(!hint.contains("compute-sanitizer"), "{error:?}: {hint}");
+            assert!(
+                hint.contains("above") || hint.contains("line"),
+                "{error:?}: {hint}"
+            );
+        }
+        assert!(
+            hint_for(CudaError::LaunchFailed, false)
+                .unwrap()
+                .contains("compute-sanitizer")
+        );
+        assert_eq!(
+            hint_for(CudaError::OutOfMemory, true),
+            hint_for(CudaError::OutOfMemory, false)
+        );
     }
 
     #[test]

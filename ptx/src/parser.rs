@@ -1,10 +1,44 @@
-//! A recursive-descent parser for the PTX nvcc emits: module directives,
-//! variables, kernels and their statements. Directives the emulator has no
-//! use for (`.pragma`, `.section`, performance hints) are skipped; `.loc`
-//! and `.file` are kept so faults can name `kernel.cu` lines.
+//! A parser for the PTX nvcc emits: module directives, variables, kernels,
+//! device functions and their statements. Directives no reader needs
+//! (`.pragma`, `.section`, most performance hints) are skipped; `.loc` and
+//! `.file` are kept so faults can name `kernel.cu` lines.
+//!
+//! Its input is untrusted (a student's kernel, copied into the PTX by nvcc
+//! with any inline assembly unread), so its costs are bounded by the input:
+//!
+//! - **No recursion.** Nested scopes (`{ { ... } }`) are counted, not
+//!   recursed into, and at most [`MAX_SCOPE_DEPTH`] deep; an operand is
+//!   never nested (a vector holds plain operands), so no input can exhaust
+//!   the stack.
+//! - **Memory in proportion to the input.** Tokens are read from the lexer
+//!   as the parser needs them, with two of lookahead, never all at once.
+//!   What is kept is the syntax tree: dense instructions take about 15
+//!   bytes of it per byte of text (`tests/hostile.rs` holds it under 20); a
+//!   variable's initialiser is kept as its bytes (at most
+//!   [`MAX_INITIALISER_BYTES`], and never more than the variable holds),
+//!   about one byte per byte of text or less; a register range (`%r<N>`)
+//!   is kept as its size; skipped sections (`.section .debug_str { ... }`)
+//!   keep nothing.
+//! - **Time linear in the input**: every token is looked at a fixed number
+//!   of times.
+
+use std::collections::VecDeque;
+
+use logos::Logos;
 
 use crate::ast::*;
-use crate::lexer::{self, Token};
+use crate::lexer::Token;
+
+mod statements;
+
+/// How deep `{ ... }` scopes may nest inside a kernel or function. nvcc
+/// nests a few levels (a call sequence, inline assembly); deeper nesting
+/// is refused with a [`ParseError`] rather than followed.
+pub const MAX_SCOPE_DEPTH: usize = 256;
+
+/// The most initialised bytes one variable may have: 1 GiB, more than any
+/// device could load from PTX text.
+pub const MAX_INITIALISER_BYTES: u64 = 1 << 30;
 
 /// Why a PTX text could not be read, with its PTX line.
 #[derive(Debug, PartialEq)]
@@ -20,64 +54,114 @@ impl std::fmt::Display for ParseError {
 }
 
 pub fn parse(source: &str) -> Result<Module, ParseError> {
-    let tokens = lexer::tokens(source).map_err(|line| ParseError {
-        line,
-        message: "text that is not PTX".to_string(),
-    })?;
     let mut parser = Parser {
-        tokens,
-        at: 0,
-        source: None,
+        lexer: Token::lexer(source),
+        source,
+        counted: 0,
+        line: 1,
+        ahead: VecDeque::new(),
+        last_line: 1,
+        source_line: None,
+        inlined_at: None,
+        callers: std::collections::HashMap::new(),
     };
     parser.module()
 }
-
-struct Parser<'a> {
-    tokens: Vec<(Token<'a>, u32)>,
-    at: usize,
-    /// The last `.loc`: (file, line).
-    source: Option<(u32, u32)>,
-}
-
-type Parsed<T> = Result<T, ParseError>;
 
 /// Bytes of a PTX type name (`b32` -> 4).
 pub fn type_size(name: &str) -> Option<u64> {
     Some(match name {
         "b8" | "u8" | "s8" | "pred" => 1,
-        "b16" | "u16" | "s16" | "f16" => 2,
-        "b32" | "u32" | "s32" | "f32" | "f16x2" => 4,
+        "b16" | "u16" | "s16" | "f16" | "bf16" => 2,
+        "b32" | "u32" | "s32" | "f32" | "f16x2" | "bf16x2" => 4,
         "b64" | "u64" | "s64" | "f64" => 8,
         _ => return None,
     })
 }
 
+/// A token the lexer could not make: text that is no PTX.
+const NOT_PTX: &str = "text that is not PTX";
+
+struct Parser<'a> {
+    lexer: logos::Lexer<'a, Token<'a>>,
+    source: &'a str,
+    /// Bytes of `source` whose newlines are counted into `line`.
+    counted: usize,
+    line: u32,
+    /// Tokens read from the lexer and not yet consumed, with their lines;
+    /// None marks text the lexer rejected.
+    ahead: VecDeque<(Option<Token<'a>>, u32)>,
+    /// The line of the last token consumed, for errors at the end.
+    last_line: u32,
+    /// The last `.loc`: (file, line), and its `inlined_at` (file, line).
+    source_line: Option<(u32, u32)>,
+    inlined_at: Option<(u32, u32)>,
+    /// Each inlined `.loc` position seen, and where it was inlined: chained
+    /// to find the outermost caller (a kernel's own line).
+    callers: std::collections::HashMap<(u32, u32), (u32, u32)>,
+}
+
+type Parsed<T> = Result<T, ParseError>;
+
 impl<'a> Parser<'a> {
-    fn peek(&self) -> Option<&Token<'a>> {
-        self.tokens.get(self.at).map(|(t, _)| t)
+    /// Reads tokens from the lexer until `n` are waiting (or the text ends).
+    fn fill(&mut self, n: usize) {
+        while self.ahead.len() < n {
+            let Some(token) = self.lexer.next() else {
+                return;
+            };
+            let start = self.lexer.span().start;
+            self.line += self.source.as_bytes()[self.counted..start]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count() as u32;
+            self.counted = start;
+            self.ahead.push_back((token.ok(), self.line));
+        }
     }
 
-    fn peek_at(&self, ahead: usize) -> Option<&Token<'a>> {
-        self.tokens.get(self.at + ahead).map(|(t, _)| t)
+    fn peek(&mut self) -> Option<&Token<'a>> {
+        self.peek_at(0)
     }
 
-    fn line(&self) -> u32 {
-        self.tokens
-            .get(self.at)
-            .or(self.tokens.last())
-            .map_or(1, |(_, l)| *l)
+    fn peek_at(&mut self, ahead: usize) -> Option<&Token<'a>> {
+        self.fill(ahead + 1);
+        self.ahead.get(ahead).and_then(|(t, _)| t.as_ref())
+    }
+
+    fn at_end(&mut self) -> bool {
+        self.fill(1);
+        self.ahead.is_empty()
+    }
+
+    fn line(&mut self) -> u32 {
+        self.fill(1);
+        self.ahead.front().map_or(self.last_line, |(_, l)| *l)
     }
 
     fn next(&mut self) -> Parsed<Token<'a>> {
-        let token = self
-            .peek()
-            .cloned()
-            .ok_or_else(|| self.error("the PTX ends early"))?;
-        self.at += 1;
-        Ok(token)
+        self.fill(1);
+        match self.ahead.pop_front() {
+            Some((Some(token), line)) => {
+                self.last_line = line;
+                Ok(token)
+            }
+            Some((None, line)) => Err(ParseError {
+                line,
+                message: NOT_PTX.to_string(),
+            }),
+            None => Err(self.error("the PTX ends early")),
+        }
     }
 
-    fn error(&self, message: impl Into<String>) -> ParseError {
+    /// Drops the next token (one already peeked).
+    fn skip(&mut self) {
+        if let Some((_, line)) = self.ahead.pop_front() {
+            self.last_line = line;
+        }
+    }
+
+    fn error(&mut self, message: impl Into<String>) -> ParseError {
         ParseError {
             line: self.line(),
             message: message.into(),
@@ -99,7 +183,7 @@ impl<'a> Parser<'a> {
 
     fn eat(&mut self, want: &Token<'a>) -> bool {
         if self.peek() == Some(want) {
-            self.at += 1;
+            self.skip();
             true
         } else {
             false
@@ -125,21 +209,23 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Skips to just past the next `;` (directives the emulator ignores).
+    /// Skips to just past the next `;` (directives no reader needs).
     fn skip_statement(&mut self) -> Parsed<()> {
         while self.next()? != Token::Semicolon {}
         Ok(())
     }
 
-    /// Skips a balanced `{ ... }` (`.section` bodies).
-    fn skip_braces(&mut self) -> Parsed<()> {
-        self.expect(Token::LBrace)?;
-        let mut depth = 1;
+    /// Skips a balanced `open ... close` (`.section` bodies, parameter
+    /// lists of declarations), counting depth rather than recursing.
+    fn skip_balanced(&mut self, open: Token<'a>, close: Token<'a>) -> Parsed<()> {
+        self.expect(open.clone())?;
+        let mut depth = 1usize;
         while depth > 0 {
-            match self.next()? {
-                Token::LBrace => depth += 1,
-                Token::RBrace => depth -= 1,
-                _ => {}
+            let token = self.next()?;
+            if token == open {
+                depth += 1;
+            } else if token == close {
+                depth -= 1;
             }
         }
         Ok(())
@@ -154,37 +240,40 @@ impl<'a> Parser<'a> {
             };
             match name {
                 "version" | "target" | "address_size" | "pragma" => {
-                    self.at += 1;
+                    self.skip();
                     self.skip_to_line_end_or_semicolon()?;
                 }
                 "file" => {
-                    self.at += 1;
+                    self.skip();
                     let number = self.integer()? as u32;
                     let Token::Str(path) = self.next()? else {
                         return Err(self.error(".file needs a path"));
                     };
                     module.files.push((number, path.to_string()));
                     // Optional timestamp and size.
-                    while self.peek() == Some(&Token::Comma) {
-                        self.at += 2;
+                    while self.eat(&Token::Comma) {
+                        self.next()?;
                     }
                 }
                 "section" => {
-                    self.at += 2;
-                    self.skip_braces()?;
+                    self.skip();
+                    self.next()?;
+                    self.skip_balanced(Token::LBrace, Token::RBrace)?;
                 }
                 "visible" | "extern" | "weak" | "common" => {
-                    self.at += 1;
+                    self.skip();
                     linkage.push(name);
                 }
                 "entry" => {
-                    self.at += 1;
+                    self.skip();
                     module.kernels.push(self.kernel()?);
                     linkage.clear();
                 }
                 "func" => {
-                    self.at += 1;
-                    module.functions.push(self.function()?);
+                    self.skip();
+                    let function = self.function()?;
+                    module.functions.push(function.name.clone());
+                    module.device_functions.push(function);
                     linkage.clear();
                 }
                 "shared" | "const" | "global" | "local" => {
@@ -195,6 +284,10 @@ impl<'a> Parser<'a> {
                 other => return Err(self.error(format!("unknown module directive .{other}"))),
             }
         }
+        if !self.at_end() {
+            // The loop ends at the end or at text that is no token.
+            self.next()?;
+        }
         Ok(module)
     }
 
@@ -204,54 +297,71 @@ impl<'a> Parser<'a> {
         let line = self.line();
         while let Some(token) = self.peek() {
             if *token == Token::Semicolon {
-                self.at += 1;
+                self.skip();
                 break;
             }
             if self.line() != line {
                 break;
             }
-            self.at += 1;
+            self.skip();
         }
         Ok(())
     }
 
-    /// `.func` declarations and definitions: the name, body skipped.
-    fn function(&mut self) -> Parsed<String> {
-        if self.peek() == Some(&Token::LParen) {
-            self.skip_parens()?;
+    /// A parameter list `( .param ..., .param ... )`, empty allowed.
+    fn params(&mut self) -> Parsed<Vec<Param>> {
+        let mut params = Vec::new();
+        self.expect(Token::LParen)?;
+        while !self.eat(&Token::RParen) {
+            self.eat(&Token::Comma);
+            params.push(self.param()?);
         }
+        Ok(params)
+    }
+
+    /// `.func (.param .b32 r) name (.param .b32 a, ...) [directives] { body }`
+    /// or the same ending in `;` (a declaration).
+    fn function(&mut self) -> Parsed<Function> {
+        let ptx_line = self.line();
+        let returns = if self.peek() == Some(&Token::LParen) {
+            self.params()?
+        } else {
+            Vec::new()
+        };
         let name = self.word()?.to_string();
-        if self.peek() == Some(&Token::LParen) {
-            self.skip_parens()?;
-        }
+        let params = if self.peek() == Some(&Token::LParen) {
+            self.params()?
+        } else {
+            Vec::new()
+        };
+        // `.noreturn`, `.maxntid` ... up to the body or the `;`.
         loop {
             match self.peek() {
                 Some(Token::Semicolon) => {
-                    self.at += 1;
-                    break;
+                    self.skip();
+                    return Ok(Function {
+                        name,
+                        returns,
+                        params,
+                        body: None,
+                        ptx_line,
+                    });
                 }
-                Some(Token::LBrace) => {
-                    self.skip_braces()?;
-                    break;
+                Some(Token::LBrace) => break,
+                Some(_) => {
+                    self.next()?;
                 }
-                Some(_) => self.at += 1,
-                None => break,
+                None => return Err(self.error(format!("function {name} has no body or `;`"))),
             }
         }
-        Ok(name)
-    }
-
-    fn skip_parens(&mut self) -> Parsed<()> {
-        self.expect(Token::LParen)?;
-        let mut depth = 1;
-        while depth > 0 {
-            match self.next()? {
-                Token::LParen => depth += 1,
-                Token::RParen => depth -= 1,
-                _ => {}
-            }
-        }
-        Ok(())
+        let body = self.body(&name)?;
+        Ok(Function {
+            name,
+            returns,
+            params,
+            body: Some(body),
+            ptx_line,
+        })
     }
 
     /// `.shared .align 16 .b8 cache[];` and friends, with an optional
@@ -278,12 +388,19 @@ impl<'a> Parser<'a> {
                             continue;
                         }
                         let n = self.integer()? as u64;
-                        count = count.map(|c| c * n);
+                        count = count.and_then(|c| c.checked_mul(n));
+                        if count.is_none() {
+                            return Err(self.error(format!("the array {name} is too large")));
+                        }
                         self.expect(Token::RBracket)?;
                     }
                     let mut init = Vec::new();
                     if self.eat(&Token::Equals) {
-                        init = self.initializer(element)?;
+                        let capacity = count
+                            .and_then(|c| c.checked_mul(element))
+                            .unwrap_or(u64::MAX)
+                            .min(MAX_INITIALISER_BYTES);
+                        init = self.initializer(&name, element, capacity)?;
                     }
                     self.expect(Token::Semicolon)?;
                     if extern_ && count == Some(1) && space == "shared" {
@@ -303,21 +420,44 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn initializer(&mut self, element: u64) -> Parsed<Vec<u8>> {
+    /// `{1, 2, {3, 4}}`, or one value: little-endian bytes of `element` each,
+    /// no more than `capacity` of them. Braces of nested arrays are counted,
+    /// not recursed into.
+    fn initializer(&mut self, name: &str, element: u64, capacity: u64) -> Parsed<Vec<u8>> {
         let mut bytes = Vec::new();
-        let braced = self.eat(&Token::LBrace);
+        let mut depth = 0usize;
         loop {
             let value = match self.next()? {
                 Token::Integer(v) => v,
                 Token::Minus => (self.integer()?).wrapping_neg() as u64,
                 Token::F32Bits(bits) => u64::from(bits),
                 Token::F64Bits(bits) => bits,
-                Token::LBrace | Token::Comma => continue,
-                Token::RBrace => break,
+                Token::LBrace => {
+                    depth += 1;
+                    if depth > MAX_SCOPE_DEPTH {
+                        return Err(self.error(format!(
+                            "the initialiser of {name} nests more than {MAX_SCOPE_DEPTH} braces deep"
+                        )));
+                    }
+                    continue;
+                }
+                Token::Comma => continue,
+                Token::RBrace if depth > 0 => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                    continue;
+                }
                 other => return Err(self.error(format!("unexpected {other:?} in an initialiser"))),
             };
+            if bytes.len() as u64 + element > capacity {
+                return Err(self.error(format!(
+                    "the initialiser of {name} has more than the {capacity} bytes it may hold"
+                )));
+            }
             bytes.extend_from_slice(&value.to_le_bytes()[..element as usize]);
-            if !braced {
+            if depth == 0 {
                 break;
             }
         }
@@ -327,48 +467,59 @@ impl<'a> Parser<'a> {
     fn kernel(&mut self) -> Parsed<Kernel> {
         let ptx_line = self.line();
         let name = self.word()?.to_string();
-        let mut params = Vec::new();
-        if self.eat(&Token::LParen) {
-            while !self.eat(&Token::RParen) {
-                self.eat(&Token::Comma);
-                params.push(self.param()?);
-            }
-        }
-        // Performance directives (.maxntid 256, 1, 1 ...) up to the body.
-        while self.peek() != Some(&Token::LBrace) {
-            self.next()?;
-        }
-        self.expect(Token::LBrace)?;
-        let mut body = Vec::new();
-        let mut depth = 1;
-        while depth > 0 {
-            match self.peek().cloned() {
-                Some(Token::LBrace) => {
-                    self.at += 1;
-                    depth += 1;
-                    body.push(Statement::Open);
-                }
-                Some(Token::RBrace) => {
-                    self.at += 1;
-                    depth -= 1;
-                    if depth > 0 {
-                        body.push(Statement::Close);
-                    }
-                }
-                Some(_) => {
-                    if let Some(statement) = self.statement()? {
-                        body.push(statement);
-                    }
-                }
-                None => return Err(self.error(format!("kernel {name} has no closing brace"))),
-            }
-        }
+        let params = if self.peek() == Some(&Token::LParen) {
+            self.params()?
+        } else {
+            Vec::new()
+        };
+        let directives = self.launch_directives()?;
+        let body = self.body(&name)?;
         Ok(Kernel {
             name,
             params,
             body,
             ptx_line,
+            directives,
         })
+    }
+
+    /// Performance directives between a kernel's parameters and its body:
+    /// `.maxntid 256, 1, 1`, `.reqntid 64`, `.maxnreg 32`, `.minnctapersm 2`
+    /// (dimensions left out are 1); others (`.pragma`, `.noreturn`) are
+    /// skipped.
+    fn launch_directives(&mut self) -> Parsed<LaunchDirectives> {
+        let mut directives = LaunchDirectives::default();
+        while self.peek() != Some(&Token::LBrace) {
+            match self.next()? {
+                Token::Directive(name @ ("maxntid" | "reqntid")) => {
+                    let mut shape = [1u32; 3];
+                    for (axis, slot) in shape.iter_mut().enumerate() {
+                        if axis > 0 && !self.eat(&Token::Comma) {
+                            break;
+                        }
+                        *slot = self.count()?;
+                    }
+                    if name == "maxntid" {
+                        directives.maxntid = Some(shape);
+                    } else {
+                        directives.reqntid = Some(shape);
+                    }
+                }
+                Token::Directive("maxnreg") => directives.maxnreg = Some(self.count()?),
+                Token::Directive("minnctapersm") => directives.minnctapersm = Some(self.count()?),
+                _ => {}
+            }
+        }
+        Ok(directives)
+    }
+
+    /// A count in a directive: a positive 32-bit number.
+    fn count(&mut self) -> Parsed<u32> {
+        let value = self.integer()?;
+        u32::try_from(value)
+            .ok()
+            .filter(|&v| v > 0)
+            .ok_or_else(|| self.error(format!("{value} is not a count from 1 to 2^32-1")))
     }
 
     fn param(&mut self) -> Parsed<Param> {
@@ -376,7 +527,7 @@ impl<'a> Parser<'a> {
         let mut size = 0;
         loop {
             match self.next()? {
-                Token::Directive("param") => {}
+                Token::Directive("param" | "reg") => {}
                 Token::Directive("align") => align = self.integer()? as u64,
                 Token::Directive("ptr" | "global" | "const" | "shared" | "local") => {}
                 Token::Directive(ty) => {
@@ -391,175 +542,12 @@ impl<'a> Parser<'a> {
                     }
                     return Ok(Param {
                         name: name.to_string(),
-                        size: size * count,
+                        size: size.saturating_mul(count),
                         align: align.max(size).max(1),
                     });
                 }
                 other => return Err(self.error(format!("unexpected {other:?} in a parameter"))),
             }
-        }
-    }
-
-    fn statement(&mut self) -> Parsed<Option<Statement>> {
-        match self.peek().cloned() {
-            Some(Token::Directive("loc")) => {
-                self.at += 1;
-                let file = self.integer()? as u32;
-                let line = self.integer()? as u32;
-                self.integer()?;
-                // `, function_name $L__info_string0, inlined_at 1 41 25`: the
-                // line is the inlined function's own, which is what to show.
-                while self.eat(&Token::Comma) {
-                    match self.word()? {
-                        "function_name" => {
-                            self.word()?;
-                        }
-                        "inlined_at" => {
-                            for _ in 0..3 {
-                                self.integer()?;
-                            }
-                        }
-                        other => return Err(self.error(format!("unknown .loc attribute {other}"))),
-                    }
-                }
-                self.source = Some((file, line));
-                Ok(None)
-            }
-            Some(Token::Directive("reg")) => {
-                self.at += 1;
-                self.registers().map(Some)
-            }
-            Some(Token::Directive("pragma")) => {
-                self.skip_statement()?;
-                Ok(None)
-            }
-            Some(Token::Directive("shared" | "local" | "const" | "global" | "param")) => {
-                Ok(Some(Statement::Variable(self.variable(false)?)))
-            }
-            Some(Token::Directive(other)) => Err(self.error(format!("unknown directive .{other}"))),
-            Some(Token::Word(label)) if self.peek_at(1) == Some(&Token::Colon) => {
-                self.at += 2;
-                Ok(Some(Statement::Label(label.to_string())))
-            }
-            _ => self.instruction().map(|i| Some(Statement::Instruction(i))),
-        }
-    }
-
-    /// `.reg .b32 %r<14>;` or `.reg .b32 %r1, %r2;` (after `.reg`).
-    fn registers(&mut self) -> Parsed<Statement> {
-        let ty = match self.next()? {
-            Token::Directive(ty) => ty.to_string(),
-            other => return Err(self.error(format!("expected a register type, found {other:?}"))),
-        };
-        let mut names = Vec::new();
-        loop {
-            let name = self.word()?;
-            if self.eat(&Token::Less) {
-                let count = self.integer()?;
-                self.expect(Token::Greater)?;
-                names.extend((0..count).map(|i| format!("{name}{i}")));
-            } else {
-                names.push(name.to_string());
-            }
-            if !self.eat(&Token::Comma) {
-                break;
-            }
-        }
-        self.expect(Token::Semicolon)?;
-        Ok(Statement::Registers(ty, names))
-    }
-
-    fn instruction(&mut self) -> Parsed<Instruction> {
-        let ptx_line = self.line();
-        let mut guard = None;
-        if self.eat(&Token::At) {
-            let negated = self.eat(&Token::Bang);
-            guard = Some((self.word()?.to_string(), negated));
-        }
-        let opcode = self.word()?.to_string();
-        let mut operands = Vec::new();
-        if !self.eat(&Token::Semicolon) {
-            loop {
-                operands.push(self.operand()?);
-                if self.eat(&Token::Semicolon) {
-                    break;
-                }
-                self.expect(Token::Comma)?;
-            }
-        }
-        Ok(Instruction {
-            guard,
-            opcode,
-            operands,
-            ptx_line,
-            source: self.source,
-        })
-    }
-
-    fn operand(&mut self) -> Parsed<Operand> {
-        match self.next()? {
-            Token::Word("_") => Ok(Operand::Sink),
-            Token::Word(name) if name.starts_with('%') => {
-                if self.eat(&Token::Pipe) {
-                    Ok(Operand::Pair(name.to_string(), self.word()?.to_string()))
-                } else {
-                    Ok(Operand::Reg(name.to_string()))
-                }
-            }
-            Token::Bang => match self.operand()? {
-                Operand::Reg(name) => Ok(Operand::Reg(format!("!{name}"))),
-                _ => Err(self.error("`!` must precede a predicate register")),
-            },
-            Token::Word(name) => Ok(Operand::Symbol(name.to_string())),
-            Token::Integer(v) => Ok(Operand::Int(v as i64)),
-            Token::Minus => Ok(Operand::Int(self.integer_after_minus()?)),
-            Token::F32Bits(bits) => Ok(Operand::F32(bits)),
-            Token::F64Bits(bits) => Ok(Operand::F64(bits)),
-            // `{%f1, %f2}` vectors; `(param0, param1)` call argument lists.
-            open @ (Token::LBrace | Token::LParen) => {
-                let close = if open == Token::LBrace {
-                    Token::RBrace
-                } else {
-                    Token::RParen
-                };
-                let mut parts = Vec::new();
-                if self.eat(&close) {
-                    return Ok(Operand::Vector(parts));
-                }
-                loop {
-                    parts.push(self.operand()?);
-                    if self.eat(&close) {
-                        break;
-                    }
-                    self.expect(Token::Comma)?;
-                }
-                Ok(Operand::Vector(parts))
-            }
-            Token::LBracket => {
-                let mut base = None;
-                let mut offset = 0i64;
-                if let Some(Token::Word(name)) = self.peek().cloned() {
-                    self.at += 1;
-                    base = Some(name.to_string());
-                    if self.eat(&Token::Plus) {
-                        offset = self.integer()?;
-                    } else if self.eat(&Token::Minus) {
-                        offset = self.integer()?.wrapping_neg();
-                    }
-                } else {
-                    offset = self.integer()?;
-                }
-                self.expect(Token::RBracket)?;
-                Ok(Operand::Address(base, offset))
-            }
-            other => Err(self.error(format!("unexpected {other:?} as an operand"))),
-        }
-    }
-
-    fn integer_after_minus(&mut self) -> Parsed<i64> {
-        match self.next()? {
-            Token::Integer(v) => Ok((v as i64).wrapping_neg()),
-            other => Err(self.error(format!("expected a number after `-`, found {other:?}"))),
         }
     }
 }
@@ -636,6 +624,68 @@ $L__info_string0:
             Operand::Address(Some("%r3".to_string()), -4)
         );
         assert_eq!(instructions[3].ptx_line, 24);
+    }
+
+    #[test]
+    fn functions_directives_ranges_and_inlined_lines() {
+        let text = r#"
+.version 7.8
+.target sm_75
+.address_size 64
+.extern .func (.param .b32 func_retval0) vprintf (.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);
+.func (.param .b32 func_retval0) add(.param .b32 add_param_0)
+{
+	.reg .b32 %r<3>;
+	ld.param.u32 %r1, [add_param_0];
+	st.param.b32 [func_retval0+0], %r1;
+	ret;
+}
+.visible .entry k(.param .u64 k_param_0)
+.maxntid 64, 2, 1
+.minnctapersm 2
+{
+	.reg .b32 %r<100>, %x;
+	.loc 2 10 1, function_name $L__info_string0, inlined_at 2 20 3
+	.loc 2 20 1, function_name $L__info_string1, inlined_at 1 7 5
+	.loc 2 10 1, function_name $L__info_string0, inlined_at 2 20 3
+	tex.1d.v4.f32.s32 {%r1, %r2, %r3, %r4}, [%rd1, {%r5}];
+	ret;
+}
+	.file 1 "kernel.cu"
+"#;
+        let module = parse(text).unwrap();
+        assert_eq!(module.functions, vec!["vprintf", "add"]);
+        let vprintf = module.function("vprintf").unwrap();
+        assert!(vprintf.body.is_none() && vprintf.params.len() == 2);
+        let add = module.function("add").unwrap();
+        assert_eq!(add.returns[0].name, "func_retval0");
+        assert_eq!(add.body.as_ref().unwrap().len(), 4);
+        let kernel = &module.kernels[0];
+        assert_eq!(kernel.directives.maxntid, Some([64, 2, 1]));
+        assert_eq!(kernel.directives.minnctapersm, Some(2));
+        assert_eq!(kernel.directives.reqntid, None);
+        assert_eq!(
+            kernel.body[0],
+            Statement::Registers(
+                "b32".into(),
+                vec![
+                    Declared::Range("%r".into(), 100),
+                    Declared::One("%x".into())
+                ]
+            )
+        );
+        let Statement::Instruction(tex) = &kernel.body[1] else {
+            panic!("an instruction");
+        };
+        assert_eq!(tex.source, Some((2, 10)));
+        assert_eq!(tex.inlined_at, Some((1, 7)), "the outermost caller");
+        assert_eq!(
+            tex.operands[1],
+            Operand::Vector(vec![
+                Operand::Reg("%rd1".into()),
+                Operand::Reg("%r5".into())
+            ])
+        );
     }
 
     #[test]

@@ -30,6 +30,15 @@ impl Decoder<'_> {
         }
     }
 
+    /// The element type and its size, the opcode's last part.
+    fn element(instruction: &ast::Instruction, parts: &[&str]) -> Decoded<(String, u8)> {
+        let ty = parts.last().copied().unwrap_or("");
+        match type_size(ty) {
+            Some(size) => Ok((ty.to_string(), size as u8)),
+            None => Err(super::control::not_supported(&instruction.opcode)),
+        }
+    }
+
     fn registers_of(
         &mut self,
         operand: &Operand,
@@ -47,8 +56,10 @@ impl Decoder<'_> {
         }
         for (slot, part) in regs.iter_mut().zip(&parts) {
             *slot = if write {
-                if let Operand::Reg(name) = part {
-                    bits = self.register(name)?.1;
+                if let Operand::Reg(name) | Operand::Symbol(name) = part
+                    && let Some((_, b)) = self.declared(name)
+                {
+                    bits = b;
                 }
                 self.dest(part)?
             } else {
@@ -58,128 +69,116 @@ impl Decoder<'_> {
         Ok((regs, bits))
     }
 
-    pub(super) fn load(
-        &mut self,
-        instruction: &ast::Instruction,
-        parts: &[&str],
-    ) -> Option<Decoded<Op>> {
-        let ty = *parts.last()?;
-        let size = type_size(ty)? as u8;
-        if ty == "f16" || ty == "f16x2" {
-            return None;
+    /// The space of an access: what the opcode says, unless it says
+    /// `.param` of a call's argument, which lives in local memory.
+    fn resolved(stated: Space, by_symbol: Option<Space>) -> Space {
+        match (stated, by_symbol) {
+            (Space::Param | Space::Local, Some(Space::Local)) => Space::Local,
+            (stated, _) => stated,
         }
-        let space = Self::space(parts);
+    }
+
+    pub(super) fn load(&mut self, instruction: &ast::Instruction, parts: &[&str]) -> Decoded<Op> {
+        let (ty, size) = Self::element(instruction, parts)?;
         let count = Self::vector_count(parts);
         let read_only = parts.contains(&"nc") || parts[0] == "ldu";
         let signed = ty.starts_with('s');
-        Some((|| {
-            let [d, address] = self.operands(instruction)?;
-            let (d, bits) = self.registers_of(&d, count, true)?;
-            let (base, offset) = self.address(&address)?;
-            let sign_to = if signed && u32::from(size) * 8 < bits {
-                bits as u8
-            } else {
-                0
-            };
-            Ok(Op::Load {
-                space,
-                size,
-                sign_to,
-                read_only,
-                count,
-                d,
-                base,
-                offset,
-            })
-        })())
+        let [d, address] = self.operands(instruction)?;
+        let (d, bits) = self.registers_of(&d, count, true)?;
+        let (base, offset, by_symbol) = self.address(&address)?;
+        let sign_to = if signed && u32::from(size) * 8 < bits {
+            bits as u8
+        } else {
+            0
+        };
+        Ok(Op::Load {
+            space: Self::resolved(Self::space(parts), by_symbol),
+            size,
+            sign_to,
+            read_only,
+            count,
+            d,
+            base,
+            offset,
+        })
     }
 
-    pub(super) fn store(
-        &mut self,
-        instruction: &ast::Instruction,
-        parts: &[&str],
-    ) -> Option<Decoded<Op>> {
-        let ty = *parts.last()?;
-        let size = type_size(ty)? as u8;
-        let space = Self::space(parts);
-        if matches!(space, Space::Const | Space::Param) {
-            return None;
-        }
+    pub(super) fn store(&mut self, instruction: &ast::Instruction, parts: &[&str]) -> Decoded<Op> {
+        let (_, size) = Self::element(instruction, parts)?;
         let count = Self::vector_count(parts);
-        Some((|| {
-            let [address, s] = self.operands(instruction)?;
-            let (base, offset) = self.address(&address)?;
-            let (s, _) = self.registers_of(&s, count, false)?;
-            Ok(Op::Store {
-                space,
-                size,
-                count,
-                s,
-                base,
-                offset,
-            })
-        })())
+        let [address, s] = self.operands(instruction)?;
+        let (base, offset, by_symbol) = self.address(&address)?;
+        let space = Self::resolved(Self::space(parts), by_symbol);
+        if matches!(space, Space::Const | Space::Param) {
+            return Err(format!(
+                "`{}` writes to read-only memory",
+                instruction.opcode
+            ));
+        }
+        let (s, _) = self.registers_of(&s, count, false)?;
+        Ok(Op::Store {
+            space,
+            size,
+            count,
+            s,
+            base,
+            offset,
+        })
     }
 
     /// `atom[.sem][.scope][.space].op.type d, [a], b[, c]`; `red` without d.
-    pub(super) fn atomic(
-        &mut self,
-        instruction: &ast::Instruction,
-        parts: &[&str],
-    ) -> Option<Decoded<Op>> {
-        let ty = *parts.last()?;
-        let size = type_size(ty)? as u8;
-        if size < 4 {
-            return None;
-        }
+    pub(super) fn atomic(&mut self, instruction: &ast::Instruction, parts: &[&str]) -> Decoded<Op> {
+        let unsupported = || super::control::not_supported(&instruction.opcode);
+        let (ty, size) = Self::element(instruction, parts)?;
         let name = parts[parts.len() - 2];
         let signed = ty.starts_with('s');
-        let op = match (name, ty) {
-            ("add", "f32") => AtomicOp::AddF32,
-            ("add", "f64") => AtomicOp::AddF64,
-            (_, "f32" | "f64") => return None,
-            ("add", _) => AtomicOp::Add,
-            ("min", _) if signed => AtomicOp::MinS,
-            ("min", _) => AtomicOp::MinU,
-            ("max", _) if signed => AtomicOp::MaxS,
-            ("max", _) => AtomicOp::MaxU,
-            ("inc", _) if size == 4 => AtomicOp::Inc,
-            ("dec", _) if size == 4 => AtomicOp::Dec,
-            ("and", _) => AtomicOp::And,
-            ("or", _) => AtomicOp::Or,
-            ("xor", _) => AtomicOp::Xor,
-            ("exch", _) => AtomicOp::Exch,
-            ("cas", _) => AtomicOp::Cas,
-            _ => return None,
+        let op = match (name, ty.as_str(), size) {
+            ("add" | "noftz", "f16", _) => AtomicOp::AddF16,
+            ("add", "f32", _) => AtomicOp::AddF32,
+            ("add", "f64", _) => AtomicOp::AddF64,
+            ("cas", _, 2) => AtomicOp::Cas,
+            (_, _, 1 | 2) => return Err(unsupported()),
+            (_, "f32" | "f64" | "f16x2" | "bf16" | "bf16x2", _) => return Err(unsupported()),
+            ("add", _, _) => AtomicOp::Add,
+            ("min", _, _) if signed => AtomicOp::MinS,
+            ("min", _, _) => AtomicOp::MinU,
+            ("max", _, _) if signed => AtomicOp::MaxS,
+            ("max", _, _) => AtomicOp::MaxU,
+            ("inc", _, 4) => AtomicOp::Inc,
+            ("dec", _, 4) => AtomicOp::Dec,
+            ("and", _, _) => AtomicOp::And,
+            ("or", _, _) => AtomicOp::Or,
+            ("xor", _, _) => AtomicOp::Xor,
+            ("exch", _, _) => AtomicOp::Exch,
+            ("cas", _, _) => AtomicOp::Cas,
+            _ => return Err(unsupported()),
         };
-        let space = Self::space(parts);
         let reduction = parts[0] == "red";
-        Some((|| {
-            let ops = &instruction.operands;
-            let (d, rest) = if reduction {
-                (fixed::SINK, &ops[..])
-            } else {
-                (
-                    self.dest(ops.first().ok_or("atom needs operands")?)?,
-                    &ops[1..],
-                )
-            };
-            let (base, offset) = self.address(rest.first().ok_or("atom needs an address")?)?;
-            let b = self.source(rest.get(1).ok_or("atom needs a value")?)?;
-            let c = match rest.get(2) {
-                Some(c) => self.source(c)?,
-                None => fixed::ZERO,
-            };
-            Ok(Op::Atomic {
-                space,
-                op,
-                size,
-                d,
-                base,
-                offset,
-                b,
-                c,
-            })
-        })())
+        let ops = &instruction.operands;
+        let (d, rest) = if reduction {
+            (fixed::SINK, &ops[..])
+        } else {
+            (
+                self.dest(ops.first().ok_or("atom needs operands")?)?,
+                &ops[1..],
+            )
+        };
+        let (base, offset, by_symbol) =
+            self.address(rest.first().ok_or("atom needs an address")?)?;
+        let b = self.source(rest.get(1).ok_or("atom needs a value")?)?;
+        let c = match rest.get(2) {
+            Some(c) => self.source(c)?,
+            None => fixed::ZERO,
+        };
+        Ok(Op::Atomic {
+            space: Self::resolved(Self::space(parts), by_symbol),
+            op,
+            size,
+            d,
+            base,
+            offset,
+            b,
+            c,
+        })
     }
 }

@@ -17,6 +17,7 @@ pub const INVALID_HANDLE: CuResult = 400;
 pub const NOT_FOUND: CuResult = 500;
 pub const ILLEGAL_ADDRESS: CuResult = 700;
 pub const LAUNCH_OUT_OF_RESOURCES: CuResult = 701;
+pub const ASSERT: CuResult = 710;
 pub const ILLEGAL_INSTRUCTION: CuResult = 715;
 pub const MISALIGNED_ADDRESS: CuResult = 716;
 pub const LAUNCH_FAILED: CuResult = 719;
@@ -88,6 +89,11 @@ const TABLE: &[(CuResult, &str, &str)] = &[
         "too many resources requested for launch\0",
     ),
     (
+        ASSERT,
+        "CUDA_ERROR_ASSERT\0",
+        "device-side assert triggered\0",
+    ),
+    (
         ILLEGAL_INSTRUCTION,
         "CUDA_ERROR_ILLEGAL_INSTRUCTION\0",
         "an illegal instruction was encountered\0",
@@ -123,7 +129,7 @@ pub fn describe(code: CuResult) -> Option<(&'static str, &'static str)> {
 pub fn is_sticky(code: CuResult) -> bool {
     matches!(
         code,
-        ILLEGAL_ADDRESS | ILLEGAL_INSTRUCTION | MISALIGNED_ADDRESS | LAUNCH_FAILED
+        ILLEGAL_ADDRESS | ILLEGAL_INSTRUCTION | MISALIGNED_ADDRESS | LAUNCH_FAILED | ASSERT
     )
 }
 

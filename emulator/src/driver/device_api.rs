@@ -10,6 +10,7 @@ use std::ffi::{c_char, c_int, c_uint, c_void};
 
 use super::codes::{self, CuResult};
 use super::state::{self, write_out};
+use crate::device;
 use crate::memory::TOTAL_BYTES;
 
 /// What `cuDeviceGetName` answers: it says plainly that this is no GPU.
@@ -23,21 +24,20 @@ const PRIMARY_CONTEXT: usize = 0xc0;
 /// compute capability 7.5 device with 2 multiprocessors, so the course's
 /// default grids stay small on a CPU.
 fn attribute(number: c_int) -> Option<c_int> {
+    let int = |v: u32| v as c_int;
     Some(match number {
-        1 => 1024,             // max threads per block
-        2 | 3 => 1024,         // max block dim x, y
-        4 => 64,               // max block dim z
-        5 => i32::MAX,         // max grid dim x
-        6 | 7 => 65535,        // max grid dim y, z
-        8 => 48 * 1024,        // shared memory per block
-        9 => 64 * 1024,        // constant memory
-        10 => 32,              // warp size
-        11 => i32::MAX,        // max pitch
-        12 => 65536,           // registers per block
-        13 => 1_000_000,       // clock rate, kHz
-        14 => 512,             // texture alignment
-        15 => 1,               // gpu overlap
-        16 => 2,               // multiprocessors
+        1 => int(device::MAX_THREADS_PER_BLOCK),
+        2..=4 => int(device::MAX_BLOCK[number as usize - 2]),
+        5..=7 => int(device::MAX_GRID[number as usize - 5]),
+        8 => int(device::SHARED_PER_BLOCK),
+        9 => 64 * 1024, // constant memory
+        10 => int(device::WARP_SIZE),
+        11 => i32::MAX, // max pitch
+        12 => int(device::REGISTERS_PER_BLOCK),
+        13 => 1_000_000, // clock rate, kHz
+        14 => 512,       // texture alignment
+        15 => 1,         // gpu overlap
+        16 => int(device::MULTIPROCESSORS),
         19 => 1,               // can map host memory
         31 => 1,               // concurrent kernels
         36 => 1_000_000,       // memory clock rate, kHz
@@ -46,12 +46,12 @@ fn attribute(number: c_int) -> Option<c_int> {
         39 => 1024,            // max threads per multiprocessor (sm_75)
         40 => 1,               // async engines
         41 => 1,               // unified addressing
-        75 => 7,               // compute capability major
-        76 => 5,               // compute capability minor
-        81 => 64 * 1024,       // shared memory per multiprocessor
-        82 => 65536,           // registers per multiprocessor
-        97 => 64 * 1024,       // shared memory per block, opt-in
-        106 => 16,             // max blocks per multiprocessor
+        75 => int(device::COMPUTE.0),
+        76 => int(device::COMPUTE.1),
+        81 => int(device::SHARED_PER_MULTIPROCESSOR),
+        82 => int(device::REGISTERS_PER_BLOCK),
+        97 => int(device::SHARED_PER_BLOCK_OPTIN),
+        106 => 16, // max blocks per multiprocessor
         0 | 141.. => return None,
         _ => 0,
     })
@@ -92,14 +92,14 @@ pub unsafe extern "C" fn cuDriverGetVersion(version: *mut c_int) -> CuResult {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuDeviceGetCount(count: *mut c_int) -> CuResult {
     // SAFETY: the caller's out-pointer, per the module's contract.
-    state::with_driver("cuDeviceGetCount", |_| unsafe { write_out(count, 1) })
+    state::with_device("cuDeviceGetCount", |_| unsafe { write_out(count, 1) })
 }
 
 /// # Safety
 /// See the module's contract.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuDeviceGet(device: *mut c_int, ordinal: c_int) -> CuResult {
-    state::with_driver("cuDeviceGet", |_| {
+    state::with_device("cuDeviceGet", |_| {
         if ordinal != 0 {
             return Err(codes::INVALID_DEVICE);
         }
@@ -124,7 +124,7 @@ pub unsafe extern "C" fn cuDeviceGetAttribute(
     number: c_int,
     device: c_int,
 ) -> CuResult {
-    state::with_driver("cuDeviceGetAttribute", |_| {
+    state::with_device("cuDeviceGetAttribute", |_| {
         check_device(device)?;
         let answer = attribute(number).ok_or(codes::INVALID_VALUE)?;
         // SAFETY: the caller's out-pointer, per the module's contract.
@@ -136,7 +136,7 @@ pub unsafe extern "C" fn cuDeviceGetAttribute(
 /// See the module's contract; `name` has room for `len` bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuDeviceGetName(name: *mut c_char, len: c_int, device: c_int) -> CuResult {
-    state::with_driver("cuDeviceGetName", |_| {
+    state::with_device("cuDeviceGetName", |_| {
         check_device(device)?;
         if name.is_null() || len <= 0 {
             return Err(codes::INVALID_VALUE);
@@ -156,7 +156,7 @@ pub unsafe extern "C" fn cuDeviceGetName(name: *mut c_char, len: c_int, device: 
 /// See the module's contract.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuDeviceTotalMem_v2(bytes: *mut usize, device: c_int) -> CuResult {
-    state::with_driver("cuDeviceTotalMem_v2", |_| {
+    state::with_device("cuDeviceTotalMem_v2", |_| {
         check_device(device)?;
         // SAFETY: the caller's out-pointer, per the module's contract.
         unsafe { write_out(bytes, TOTAL_BYTES as usize) }
@@ -181,7 +181,10 @@ pub unsafe extern "C" fn cuDevicePrimaryCtxRetain(
 /// See the module's contract.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuDevicePrimaryCtxRelease_v2(device: c_int) -> CuResult {
-    state::with_driver("cuDevicePrimaryCtxRelease_v2", |_| check_device(device))
+    state::with_driver("cuDevicePrimaryCtxRelease_v2", |driver| {
+        driver.flush_printf();
+        check_device(device)
+    })
 }
 
 /// # Safety
@@ -210,7 +213,10 @@ pub unsafe extern "C" fn cuCtxGetCurrent(context: *mut *mut c_void) -> CuResult 
 /// See the module's contract.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuCtxSynchronize() -> CuResult {
-    state::with_driver("cuCtxSynchronize", |_| Ok(()))
+    state::with_driver("cuCtxSynchronize", |driver| {
+        driver.flush_printf();
+        Ok(())
+    })
 }
 
 /// # Safety

@@ -67,12 +67,27 @@ fn device_range(driver: &Driver, address: DevicePtr, bytes: usize) -> Result<*mu
         .ok_or(codes::INVALID_VALUE)
 }
 
+/// As `device_range`, for bytes the call writes: initialised from now on.
+fn device_destination(
+    driver: &Driver,
+    address: DevicePtr,
+    bytes: usize,
+) -> Result<*mut u8, CuResult> {
+    driver
+        .heap
+        .range_to_write(address, bytes as u64)
+        .ok_or(codes::INVALID_VALUE)
+}
+
 fn copy(
     name: &str,
     bytes: usize,
     ends: impl FnOnce(&Driver) -> Result<(*const u8, *mut u8), CuResult>,
 ) -> CuResult {
     state::with_driver(name, |driver| {
+        // A blocking copy waits for the kernels before it, whose printf
+        // output comes out then.
+        driver.flush_printf();
         if bytes == 0 {
             return Ok(());
         }
@@ -101,7 +116,7 @@ pub unsafe extern "C" fn cuMemcpyHtoD_v2(
     bytes: usize,
 ) -> CuResult {
     copy("cuMemcpyHtoD_v2", bytes, |d| {
-        Ok((host_ptr(src)?, device_range(d, dst, bytes)?))
+        Ok((host_ptr(src)?, device_destination(d, dst, bytes)?))
     })
 }
 
@@ -123,7 +138,10 @@ pub unsafe extern "C" fn cuMemcpyDtoH_v2(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuMemcpyDtoD_v2(dst: DevicePtr, src: DevicePtr, bytes: usize) -> CuResult {
     copy("cuMemcpyDtoD_v2", bytes, |d| {
-        Ok((device_range(d, src, bytes)?, device_range(d, dst, bytes)?))
+        Ok((
+            device_range(d, src, bytes)?,
+            device_destination(d, dst, bytes)?,
+        ))
     })
 }
 
@@ -181,7 +199,7 @@ fn fill<const N: usize>(
         if address % N as u64 != 0 {
             return Err(codes::INVALID_VALUE);
         }
-        let start = device_range(driver, address, bytes)?;
+        let start = device_destination(driver, address, bytes)?;
         for i in 0..count {
             // SAFETY: element i lies inside the range checked above.
             unsafe { std::ptr::copy_nonoverlapping(pattern.as_ptr(), start.add(i * N), N) };

@@ -3,6 +3,7 @@
 
 pub mod codes;
 pub mod device_api;
+pub mod function_api;
 pub mod memory_api;
 pub mod module_api;
 pub mod state;

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::codes::{self, CuResult};
-use super::state::{self, Driver, write_out};
+use super::state::{self, Driver, Function, write_out};
 use crate::exec::launch::{self, Shape};
 use crate::module::Module;
 
@@ -30,6 +30,7 @@ unsafe fn text<'a>(ptr: *const c_void) -> Result<&'a str, CuResult> {
 }
 
 fn load(driver: &mut Driver, image: &str) -> Result<usize, CuResult> {
+    driver.flush_printf();
     let module = Module::load(image, &mut driver.heap).map_err(|message| {
         eprintln!("{FINDING_PREFIX}the PTX cannot be loaded: {message}");
         codes::INVALID_PTX
@@ -76,6 +77,7 @@ pub unsafe extern "C" fn cuModuleLoadDataEx(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuModuleUnload(module: *mut c_void) -> CuResult {
     state::with_driver("cuModuleUnload", |driver| {
+        driver.flush_printf();
         let module = driver
             .modules
             .remove(&(module as usize))
@@ -104,8 +106,20 @@ pub unsafe extern "C" fn cuModuleGetFunction(
             .ok_or(codes::INVALID_HANDLE)?;
         let index = module.kernel(name).ok_or(codes::NOT_FOUND)?;
         let kernel = Arc::clone(&module.kernels[index]);
+        // A kernel the emulator cannot run all of is refused here, before it
+        // runs, naming what it cannot run.
+        if let Some(first) = kernel.unsupported.first() {
+            eprintln!(
+                "{FINDING_PREFIX}kernel `{name}` cannot run on the CPU emulator: {first}{}",
+                kernel
+                    .unsupported_at
+                    .first()
+                    .map_or(String::new(), |at| format!(" ({at})"))
+            );
+            return Err(codes::NOT_SUPPORTED);
+        }
         let handle = driver.handle();
-        driver.functions.insert(handle, kernel);
+        driver.functions.insert(handle, Function::new(kernel));
         // SAFETY: the caller's out-pointer, per the module's contract.
         unsafe { write_out(function, handle as *mut c_void) }
     })
@@ -163,12 +177,9 @@ pub unsafe extern "C" fn cuLaunchKernel(
     extra: *mut *mut c_void,
 ) -> CuResult {
     state::with_driver("cuLaunchKernel", |driver| {
-        let kernel = Arc::clone(
-            driver
-                .functions
-                .get(&(function as usize))
-                .ok_or(codes::INVALID_HANDLE)?,
-        );
+        let function = driver.function(function)?;
+        let kernel = Arc::clone(&function.kernel);
+        let dynamic_limit = Some(function.max_dynamic_shared);
         if !extra.is_null() || (params.is_null() && !kernel.params.is_empty()) {
             return Err(codes::INVALID_VALUE);
         }
@@ -192,9 +203,16 @@ pub unsafe extern "C" fn cuLaunchKernel(
             grid: [grid_x, grid_y, grid_z],
             block: [block_x, block_y, block_z],
             dynamic_shared: shared_bytes,
+            dynamic_limit,
         };
+        driver.flush_printf();
         let started = Instant::now();
-        match launch::launch(&kernel, shape, buffer, driver.heap.snapshot()) {
+        let result = launch::launch(&kernel, shape, buffer, driver.heap.snapshot());
+        match &result {
+            Ok(report) => driver.printed.extend_from_slice(&report.printed),
+            Err(fault) => driver.printed.extend_from_slice(&fault.printed),
+        }
+        match result {
             Ok(report) => {
                 if std::env::var_os(STATS_VARIABLE).is_some() {
                     let seconds = started.elapsed().as_secs_f64();

@@ -65,7 +65,10 @@ pub unsafe extern "C" fn cuStreamDestroy_v2(stream: *mut c_void) -> CuResult {
 /// See the module's contract.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuStreamSynchronize(stream: *mut c_void) -> CuResult {
-    state::with_driver("cuStreamSynchronize", |driver| check_stream(driver, stream))
+    state::with_driver("cuStreamSynchronize", |driver| {
+        driver.flush_printf();
+        check_stream(driver, stream)
+    })
 }
 
 /// # Safety
@@ -138,6 +141,7 @@ pub unsafe extern "C" fn cuEventRecord(event: *mut c_void, stream: *mut c_void) 
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn cuEventSynchronize(event: *mut c_void) -> CuResult {
     state::with_driver("cuEventSynchronize", |driver| {
+        driver.flush_printf();
         driver
             .events
             .get(&(event as usize))

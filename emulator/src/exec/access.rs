@@ -4,11 +4,13 @@
 //! with another thread's access (see `race`).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64};
 
-use super::race::{Access, Conflict, Shadow};
+use super::atomic::{rmw16, rmw32, rmw64};
+use super::race::{Access, Conflict, Shadow, SharedShadow, TRACKED_THREADS, View};
+use super::taint::{POISON, Taint};
 use crate::ir::{AtomicOp, Space};
-use crate::memory::{Allocation, find_in};
+use crate::memory::Allocation;
 
 /// Generic addresses of shared memory: this window plus the offset.
 pub const SHARED_WINDOW: u64 = 0x0000_1000_0000_0000;
@@ -38,6 +40,22 @@ pub enum AccessError {
         write: bool,
         conflict: Conflict,
     },
+    /// A value from shared memory no thread of the block wrote, stored to
+    /// global memory.
+    Poisoned {
+        address: u64,
+        /// The first read of unwritten shared memory: (thread in the block,
+        /// instruction, shared offset).
+        origin: (usize, u32, u64),
+    },
+    /// A read of global memory nothing ever wrote (no copy, memset or
+    /// store): compute-sanitizer's initcheck finding.
+    Uninitialised {
+        address: u64,
+        len: u64,
+        /// (base, length, label) of the allocation.
+        allocation: (u64, u64, String),
+    },
 }
 
 /// What every block of a launch shares: the allocations as they were at the
@@ -47,33 +65,108 @@ pub struct LaunchMemory {
     shadows: Vec<Shadow>,
     pub params: Vec<u8>,
     pub threads_per_block: u64,
+    /// The kernel has a device-wide fence: accesses of different blocks
+    /// may be ordered by it and an atomic, which the checker does not
+    /// follow, so it takes them as ordered.
+    pub blocks_may_order: bool,
+    /// Global memory is tracked (the launch has fewer than
+    /// [`TRACKED_THREADS`] threads).
+    tracked: bool,
+    /// The kernel synchronises lanes of a warp (a shuffle, vote, match or
+    /// `__syncwarp`): without, every warp clock stays zero, unread.
+    pub warp_syncs: bool,
 }
 
 impl LaunchMemory {
-    pub fn new(allocations: Vec<Arc<Allocation>>, params: Vec<u8>, threads_per_block: u64) -> Self {
+    pub fn new(
+        allocations: Vec<Arc<Allocation>>,
+        params: Vec<u8>,
+        threads_per_block: u64,
+        threads: u64,
+        blocks_may_order: bool,
+        warp_syncs: bool,
+    ) -> Self {
+        let tracked = threads < TRACKED_THREADS;
         let shadows = allocations
             .iter()
-            .map(|a| Shadow::new(a.bytes.len()))
+            .map(|a| Shadow::new(if tracked { a.bytes.len() } else { 0 }))
             .collect();
         LaunchMemory {
             allocations,
             shadows,
             params,
             threads_per_block,
+            blocks_may_order,
+            tracked,
+            warp_syncs,
+        }
+    }
+}
+
+/// Each thread's warp-level synchronisations since its block's last
+/// barrier (`counts`), and what it knows of its warp's lanes (`lanes`: each
+/// lane's count at their latest synchronisation, direct or through others),
+/// valid while `epochs` holds the block's epoch: a barrier makes them all
+/// stale (zero) at once. Apart, so the small arrays every access reads stay
+/// in the cache.
+struct WarpClocks {
+    epochs: Vec<u32>,
+    counts: Vec<u32>,
+    lanes: Vec<[u32; 32]>,
+}
+
+const NO_LANES: [u32; 32] = [0; 32];
+
+impl WarpClocks {
+    fn new(threads: usize) -> WarpClocks {
+        WarpClocks {
+            epochs: vec![u32::MAX; threads],
+            counts: vec![0; threads],
+            lanes: vec![NO_LANES; threads],
+        }
+    }
+
+    fn count(&self, t: usize, epoch: u32) -> u32 {
+        if self.epochs[t] == epoch {
+            self.counts[t]
+        } else {
+            0
+        }
+    }
+
+    fn lanes(&self, t: usize, epoch: u32) -> &[u32; 32] {
+        if self.epochs[t] == epoch {
+            &self.lanes[t]
+        } else {
+            &NO_LANES
         }
     }
 }
 
 /// One block's own memory, reused from block to block by a worker.
 pub struct BlockMemory {
-    shared: Vec<u64>,
-    shared_len: usize,
-    shared_shadow: Shadow,
-    local: Vec<u64>,
-    local_per_thread: usize,
-    /// The allocation the last global access hit: most hit it again.
-    cached: usize,
+    pub(super) shared: Vec<u64>,
+    pub(super) shared_len: usize,
+    pub(super) shared_shadow: SharedShadow,
+    pub(super) local: Vec<u64>,
+    pub(super) local_per_thread: usize,
+    /// The allocations the last global accesses hit: most hit them again.
+    cached: [usize; 2],
+    /// Barriers the block has passed.
     pub epoch: u32,
+    warp: WarpClocks,
+    /// What the block's threads printed, in the order they printed it.
+    pub printf: Vec<u8>,
+    /// Set by the first read of unwritten shared memory, before tracking
+    /// starts: (thread, instruction, offset).
+    pub first_unwritten_read: Option<(usize, u32, u64)>,
+    /// Whether the last shared access touched a word no thread had written.
+    pub(super) unwritten: bool,
+    /// The first store of a tainted value to global memory: (thread,
+    /// instruction, address). Reported when the block ends, unless another
+    /// finding (a race, most often the cause) comes first.
+    pub poisoned: Option<(usize, u32, u64)>,
+    pub taint: Option<Box<Taint>>,
 }
 
 impl BlockMemory {
@@ -81,19 +174,57 @@ impl BlockMemory {
         BlockMemory {
             shared: vec![0; shared_len.div_ceil(8)],
             shared_len,
-            shared_shadow: Shadow::new(shared_len),
+            shared_shadow: SharedShadow::new(shared_len),
             local: vec![0; (local_per_thread * threads).div_ceil(8)],
             local_per_thread,
-            cached: 0,
+            cached: [0, 0],
             epoch: 0,
+            warp: WarpClocks::new(threads),
+            printf: Vec::new(),
+            first_unwritten_read: None,
+            unwritten: false,
+            poisoned: None,
+            taint: None,
         }
     }
 
-    /// Fresh for the next block: shared memory keeps its bytes (a GPU does
-    /// not clear it either) but forgets who touched them.
+    /// Fresh for the next block: shared memory poisoned, its accesses and
+    /// the warps' clocks forgotten.
     pub fn reset(&mut self) {
         self.shared_shadow.clear();
+        let poison = u64::from(POISON) << 32 | u64::from(POISON);
+        self.shared.fill(poison);
         self.epoch = 0;
+        self.warp.epochs.fill(u32::MAX);
+        self.first_unwritten_read = None;
+        self.poisoned = None;
+        self.taint = None;
+    }
+
+    /// A barrier: every thread is ordered with every other, and counts
+    /// warp synchronisations afresh.
+    pub fn barrier(&mut self) {
+        self.epoch += 1;
+    }
+
+    /// A warp-level synchronisation of `members` (threads of one warp, by
+    /// index in the block): each counts it, and each learns what the others
+    /// know.
+    pub fn warp_sync(&mut self, members: &[usize]) {
+        let mut joined = [0u32; 32];
+        for &t in members {
+            for (slot, &k) in joined.iter_mut().zip(self.warp.lanes(t, self.epoch)) {
+                *slot = (*slot).max(k);
+            }
+        }
+        for &t in members {
+            joined[t % 32] = self.warp.count(t, self.epoch) + 1;
+        }
+        for &t in members {
+            self.warp.epochs[t] = self.epoch;
+            self.warp.counts[t] = joined[t % 32];
+            self.warp.lanes[t] = joined;
+        }
     }
 }
 
@@ -108,7 +239,7 @@ pub struct ThreadMemory<'a> {
 }
 
 /// Where an access resolved to.
-enum Place {
+pub(super) enum Place {
     Global(usize, *mut u8),
     Shared(usize, *mut u8),
     Local(*mut u8),
@@ -120,8 +251,15 @@ impl ThreadMemory<'_> {
         Access {
             thread: self.global_thread,
             atomic,
+            bytes: 0xf,
             epoch: self.block.epoch,
-            at,
+            epoch_bits: 32,
+            warp: Some(if self.launch.warp_syncs {
+                self.block.warp.count(self.thread, self.block.epoch)
+            } else {
+                0
+            }),
+            at: Some(at),
         }
     }
 
@@ -152,23 +290,24 @@ impl ThreadMemory<'_> {
         match space {
             Space::Global | Space::Const | Space::Generic => {
                 let allocations = &self.launch.allocations;
-                if let Some(ptr) = allocations
-                    .get(self.block.cached)
-                    .and_then(|a| a.ptr(address, len))
-                {
-                    return Ok(Place::Global(self.block.cached, ptr));
-                }
-                if let Some(found) = find_in(allocations, address)
-                    && let Some(ptr) = found.ptr(address, len)
-                {
-                    let index = allocations
-                        .iter()
-                        .position(|a| Arc::ptr_eq(a, found))
-                        .unwrap_or(0);
-                    self.block.cached = index;
-                    return Ok(Place::Global(index, ptr));
+                // The two allocations hit last (a kernel reads a and b in
+                // turn), then a search by address.
+                for slot in 0..2 {
+                    let index = self.block.cached[slot];
+                    if let Some(ptr) = allocations.get(index).and_then(|a| a.ptr(address, len)) {
+                        if slot == 1 {
+                            self.block.cached.swap(0, 1);
+                        }
+                        return Ok(Place::Global(index, ptr));
+                    }
                 }
                 let below = allocations.partition_point(|a| a.base <= address);
+                if let Some(index) = below.checked_sub(1)
+                    && let Some(ptr) = allocations[index].ptr(address, len)
+                {
+                    self.block.cached = [index, self.block.cached[0]];
+                    return Ok(Place::Global(index, ptr));
+                }
                 let near = below
                     .checked_sub(1)
                     .and_then(|i| allocations.get(i))
@@ -224,25 +363,30 @@ impl ThreadMemory<'_> {
         write: bool,
         access: Access,
     ) -> Result<(), AccessError> {
-        let per_block = self.launch.threads_per_block;
+        let block = &mut *self.block;
+        let lanes = if self.launch.warp_syncs {
+            block.warp.lanes(self.thread, block.epoch)
+        } else {
+            &NO_LANES
+        };
+        let view = View {
+            epoch: block.epoch,
+            lanes,
+            threads_per_block: self.launch.threads_per_block,
+            block_base: self.global_thread - self.thread as u64,
+            blocks_may_order: self.launch.blocks_may_order,
+        };
         let result = match *place {
-            Place::Global(index, ptr) => {
+            Place::Global(index, ptr) if self.launch.tracked => {
                 let offset =
                     ptr as usize - self.launch.allocations[index].bytes.base_ptr() as usize;
-                self.launch.shadows[index].record(
-                    offset,
-                    len as usize,
-                    write,
-                    access,
-                    Some(per_block),
-                )
+                self.launch.shadows[index].record(offset, len as usize, write, access, &view)
             }
-            Place::Shared(offset, _) => {
-                self.block
-                    .shared_shadow
-                    .record(offset, len as usize, write, access, None)
-            }
-            Place::Local(_) | Place::Param(_) => Ok(()),
+            Place::Shared(offset, _) => block
+                .shared_shadow
+                .record(offset, len as usize, write, access, &view)
+                .map(|unwritten| block.unwritten |= unwritten),
+            Place::Global(..) | Place::Local(_) | Place::Param(_) => Ok(()),
         };
         result.map_err(|conflict| AccessError::Race {
             space,
@@ -252,7 +396,52 @@ impl ThreadMemory<'_> {
         })
     }
 
+    /// Checks that a global read touches bytes something wrote (at least
+    /// one of its words), or marks a write's words written.
+    #[inline]
+    fn initialised(
+        &self,
+        place: &Place,
+        address: u64,
+        len: u64,
+        write: bool,
+    ) -> Result<(), AccessError> {
+        let Place::Global(index, ptr) = *place else {
+            return Ok(());
+        };
+        let allocation = &self.launch.allocations[index];
+        let offset = ptr as usize - allocation.bytes.base_ptr() as usize;
+        if write {
+            allocation.written.mark(offset, len as usize);
+            return Ok(());
+        }
+        if allocation.written.any(offset, len as usize) {
+            return Ok(());
+        }
+        Err(AccessError::Uninitialised {
+            address,
+            len,
+            allocation: (
+                allocation.base,
+                allocation.bytes.len() as u64,
+                allocation.label.clone(),
+            ),
+        })
+    }
+
+    /// `size` bytes at a generic address, bounds-checked but not tracked:
+    /// what printf and a failed assert read (strings, their arguments).
+    pub fn read_generic(&mut self, address: u64, size: u8) -> Result<u64, AccessError> {
+        let ptr = match self.resolve(Space::Generic, address, u64::from(size))? {
+            Place::Global(_, p) | Place::Shared(_, p) | Place::Local(p) => p.cast_const(),
+            Place::Param(p) => p,
+        };
+        // SAFETY: `resolve` checked that the bytes lie in one buffer.
+        Ok(unsafe { read(ptr, size) })
+    }
+
     /// Loads `count` elements of `size` bytes from `address`, checked.
+    /// Returns which elements are tainted (see `Taint`).
     #[allow(clippy::too_many_arguments)]
     pub fn load(
         &mut self,
@@ -263,12 +452,26 @@ impl ThreadMemory<'_> {
         read_only: bool,
         at: u32,
         out: &mut [u64; 4],
-    ) -> Result<(), AccessError> {
+    ) -> Result<u8, AccessError> {
         let len = u64::from(size) * u64::from(count);
         let place = self.resolve(space, address, len)?;
+        if let Place::Global(..) = place {
+            self.initialised(&place, address, len, false)?;
+        }
+        self.block.unwritten = false;
         if !read_only {
             self.track(&place, space, address, len, false, self.access(at, false))?;
         }
+        // Taint, where there can be any: a read of unwritten shared memory,
+        // or once the block tracks it.
+        let tracking = self.block.taint.is_some();
+        let tainted = match place {
+            Place::Shared(..) if tracking || self.block.unwritten => {
+                self.loaded_taint(&place, size, count, at)
+            }
+            Place::Local(_) if tracking => self.loaded_taint(&place, size, count, at),
+            _ => 0,
+        };
         let ptr = match place {
             Place::Global(_, p) | Place::Shared(_, p) | Place::Local(p) => p.cast_const(),
             Place::Param(p) => p,
@@ -278,10 +481,11 @@ impl ThreadMemory<'_> {
             // buffer; element i is inside them.
             *slot = unsafe { read(ptr.add(i * size as usize), size) };
         }
-        Ok(())
+        Ok(tainted)
     }
 
-    /// Stores `count` elements of `size` bytes to `address`, checked.
+    /// Stores `count` elements of `size` bytes to `address`, checked;
+    /// `tainted` marks the values that are (see `Taint`).
     pub fn store(
         &mut self,
         space: Space,
@@ -289,10 +493,13 @@ impl ThreadMemory<'_> {
         size: u8,
         values: &[u64],
         at: u32,
+        tainted: u8,
     ) -> Result<(), AccessError> {
         let len = u64::from(size) * values.len() as u64;
         let place = self.resolve(space, address, len)?;
+        self.store_taint(&place, address, size, values.len(), tainted, at);
         self.track(&place, space, address, len, true, self.access(at, false))?;
+        self.initialised(&place, address, len, true)?;
         let ptr = match place {
             Place::Global(_, p) | Place::Shared(_, p) | Place::Local(p) => p,
             Place::Param(_) => {
@@ -311,7 +518,8 @@ impl ThreadMemory<'_> {
         Ok(())
     }
 
-    /// An atomic read-modify-write; returns the old value.
+    /// An atomic read-modify-write; returns the old value and whether it
+    /// is tainted (`tainted`: whether the operands are).
     #[allow(clippy::too_many_arguments)]
     pub fn atomic(
         &mut self,
@@ -322,8 +530,19 @@ impl ThreadMemory<'_> {
         b: u64,
         c: u64,
         at: u32,
-    ) -> Result<u64, AccessError> {
+        tainted: bool,
+    ) -> Result<(u64, bool), AccessError> {
         let place = self.resolve(space, address, u64::from(size))?;
+        self.initialised(&place, address, u64::from(size), false)?;
+        let old_tainted = self.loaded_taint(&place, size, 1, at) != 0;
+        self.store_taint(
+            &place,
+            address,
+            size,
+            1,
+            u8::from(tainted || old_tainted),
+            at,
+        );
         self.track(
             &place,
             space,
@@ -345,15 +564,31 @@ impl ThreadMemory<'_> {
         };
         // SAFETY: `resolve` checked bounds and natural alignment; device
         // memory is only ever accessed through raw pointers and atomics.
-        Ok(unsafe {
-            if size == 8 {
-                let cell = AtomicU64::from_ptr(ptr.cast());
-                rmw64(cell, op, b, c)
-            } else {
-                let cell = AtomicU32::from_ptr(ptr.cast());
-                u64::from(rmw32(cell, op, b as u32, c as u32))
+        // A 2-byte atomic works on the aligned 4-byte word around it, which
+        // lies in the same buffer: buffers are whole 8-byte words.
+        let old = unsafe {
+            match size {
+                8 => rmw64(AtomicU64::from_ptr(ptr.cast()), op, b, c),
+                2 => {
+                    let shift = (ptr as usize & 2) * 8;
+                    let word = ptr.map_addr(|a| a & !3).cast::<u32>();
+                    u64::from(rmw16(
+                        AtomicU32::from_ptr(word),
+                        shift as u32,
+                        op,
+                        b as u16,
+                        c as u16,
+                    ))
+                }
+                _ => u64::from(rmw32(
+                    AtomicU32::from_ptr(ptr.cast()),
+                    op,
+                    b as u32,
+                    c as u32,
+                )),
             }
-        })
+        };
+        Ok((old, old_tainted))
     }
 }
 
@@ -382,93 +617,5 @@ unsafe fn write(ptr: *mut u8, size: u8, value: u64) {
             4 => ptr.cast::<u32>().write_unaligned(value as u32),
             _ => ptr.cast::<u64>().write_unaligned(value),
         }
-    }
-}
-
-/// `$name`: one atomic read-modify-write on `$atomic` cells of `$uint`
-/// (`$int` signed); `$float_add` is the float add of that width, the other
-/// width's float add leaves the cell as it is (decoding never pairs them).
-macro_rules! read_modify_write {
-    ($name:ident, $atomic:ty, $uint:ty, $int:ty, $float_add:expr, $float_op:expr) => {
-        fn $name(cell: &$atomic, op: AtomicOp, b: $uint, c: $uint) -> $uint {
-            let update = |old: $uint| -> $uint {
-                match op {
-                    AtomicOp::Add => old.wrapping_add(b),
-                    AtomicOp::AddF32 | AtomicOp::AddF64 if op == $float_op => $float_add(old, b),
-                    AtomicOp::AddF32 | AtomicOp::AddF64 => old,
-                    AtomicOp::MinU => old.min(b),
-                    AtomicOp::MaxU => old.max(b),
-                    AtomicOp::MinS => (old as $int).min(b as $int) as $uint,
-                    AtomicOp::MaxS => (old as $int).max(b as $int) as $uint,
-                    AtomicOp::Inc => {
-                        if old >= b {
-                            0
-                        } else {
-                            old + 1
-                        }
-                    }
-                    AtomicOp::Dec => {
-                        if old == 0 || old > b {
-                            b
-                        } else {
-                            old - 1
-                        }
-                    }
-                    AtomicOp::And => old & b,
-                    AtomicOp::Or => old | b,
-                    AtomicOp::Xor => old ^ b,
-                    AtomicOp::Exch => b,
-                    AtomicOp::Cas => {
-                        if old == b {
-                            c
-                        } else {
-                            old
-                        }
-                    }
-                }
-            };
-            match cell.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |old| Some(update(old))) {
-                Ok(old) | Err(old) => old,
-            }
-        }
-    };
-}
-
-read_modify_write!(
-    rmw32,
-    AtomicU32,
-    u32,
-    i32,
-    |old: u32, b: u32| (f32::from_bits(old) + f32::from_bits(b)).to_bits(),
-    AtomicOp::AddF32
-);
-read_modify_write!(
-    rmw64,
-    AtomicU64,
-    u64,
-    i64,
-    |old: u64, b: u64| (f64::from_bits(old) + f64::from_bits(b)).to_bits(),
-    AtomicOp::AddF64
-);
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn atomic_operations_return_the_old_value() {
-        let cell = AtomicU32::new(5);
-        assert_eq!(rmw32(&cell, AtomicOp::Add, 3, 0), 5);
-        assert_eq!(cell.load(Ordering::Relaxed), 8);
-        assert_eq!(rmw32(&cell, AtomicOp::Cas, 8, 1), 8);
-        assert_eq!(cell.load(Ordering::Relaxed), 1);
-        assert_eq!(rmw32(&cell, AtomicOp::Inc, 1, 0), 1);
-        assert_eq!(cell.load(Ordering::Relaxed), 0, "inc wraps at b");
-        let f = AtomicU32::new(1.5f32.to_bits());
-        rmw32(&f, AtomicOp::AddF32, 2.25f32.to_bits(), 0);
-        assert_eq!(f32::from_bits(f.load(Ordering::Relaxed)), 3.75);
-        let s = AtomicU32::new((-3i32) as u32);
-        rmw32(&s, AtomicOp::MaxS, 2, 0);
-        assert_eq!(s.load(Ordering::Relaxed), 2);
     }
 }

@@ -3,10 +3,10 @@
 //! arrived, barriers once every live thread has. A barrier some live threads
 //! wait at while others wait at another is reported.
 
-use super::access::{BlockMemory, LaunchMemory, ThreadMemory};
+use super::access::{AccessError, BlockMemory, LaunchMemory, ThreadMemory};
 use super::thread::{self, Stop, ThreadError};
 use super::warp::{self, LaneInput};
-use crate::ir::{Kernel, Op, fixed};
+use crate::ir::{BarrierReduce, Kernel, Op, WarpOp, fixed};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Status {
@@ -89,33 +89,126 @@ impl BlockRunner {
             state.status = Status::Ready;
         }
         loop {
-            for (t, state) in self.threads.iter_mut().enumerate() {
-                if state.status != Status::Ready {
-                    continue;
+            for t in 0..self.threads.len() {
+                // Once more after `Stop::Taint`, now tracking taint.
+                while self.threads[t].status == Status::Ready {
+                    self.step(kernel, launch, t, linear * per_block + t as u64)?;
                 }
-                let mut memory = ThreadMemory {
-                    launch,
-                    block: &mut self.memory,
-                    thread: t,
-                    global_thread: linear * per_block + t as u64,
-                };
-                let stop = thread::run(
-                    kernel,
-                    &mut state.regs,
-                    &mut state.pc,
-                    &mut memory,
-                    &mut self.executed,
-                )
-                .map_err(|(pc, e)| BlockError::Thread(t, pc, e))?;
-                state.status = Status::Waiting(stop);
             }
             if self.resolve_warps(kernel)? {
                 continue;
             }
-            if !self.release_barrier()? {
-                return Ok(());
+            if !self.release_barrier(kernel)? {
+                // The block ended: a tainted store is reported now, no other
+                // finding having come first.
+                return match (self.memory.poisoned, &self.memory.taint) {
+                    (Some((t, pc, address)), Some(taint)) => Err(BlockError::Thread(
+                        t,
+                        pc,
+                        ThreadError::Access(AccessError::Poisoned {
+                            address,
+                            origin: taint.origin,
+                        }),
+                    )),
+                    _ => Ok(()),
+                };
             }
         }
+    }
+
+    /// Runs thread `t` (launch-wide `global_thread`) to its next stop.
+    fn step(
+        &mut self,
+        kernel: &Kernel,
+        launch: &LaunchMemory,
+        t: usize,
+        global_thread: u64,
+    ) -> Result<(), BlockError> {
+        let state = &mut self.threads[t];
+        let mut memory = ThreadMemory {
+            launch,
+            block: &mut self.memory,
+            thread: t,
+            global_thread,
+        };
+        // Taint tracking, once a block reads unwritten shared memory.
+        let mut taint = memory
+            .block
+            .taint
+            .as_mut()
+            .map(|taint| std::mem::take(&mut taint.registers[t]));
+        let stop = match taint.as_mut() {
+            None => thread::run::<false>(
+                kernel,
+                &mut state.regs,
+                &mut [],
+                &mut state.pc,
+                &mut memory,
+                &mut self.executed,
+            ),
+            Some(bits) => thread::run::<true>(
+                kernel,
+                &mut state.regs,
+                bits,
+                &mut state.pc,
+                &mut memory,
+                &mut self.executed,
+            ),
+        };
+        if let (Some(bits), Some(tracking)) = (taint, self.memory.taint.as_mut()) {
+            tracking.registers[t] = bits;
+        }
+        let stop = stop.map_err(|(pc, e)| BlockError::Thread(t, pc, e))?;
+        self.threads[t].status = match stop {
+            Stop::Taint { registers, mask } => {
+                self.start_taint(kernel, t, registers, mask);
+                Status::Ready
+            }
+            stop => Status::Waiting(stop),
+        };
+        Ok(())
+    }
+
+    /// Starts taint tracking for the block: thread `t` just loaded shared
+    /// memory no thread wrote into `registers` (those `mask` names).
+    fn start_taint(&mut self, kernel: &Kernel, t: usize, registers: [crate::ir::Reg; 4], mask: u8) {
+        if self.memory.taint.is_none() {
+            let origin = self.memory.first_unwritten_read.unwrap_or((t, 0, 0));
+            self.memory
+                .start_taint(self.threads.len(), kernel.template.len(), origin);
+        }
+        if let Some(taint) = self.memory.taint.as_mut() {
+            for (i, &reg) in registers.iter().enumerate() {
+                if mask & (1 << i) != 0 {
+                    taint.registers[t][usize::from(reg) / 64] |= 1 << (reg % 64);
+                }
+            }
+        }
+    }
+
+    /// Whether register `reg` of thread `t` is tainted.
+    fn tainted(&self, t: usize, reg: crate::ir::Reg) -> bool {
+        self.memory
+            .taint
+            .as_ref()
+            .is_some_and(|taint| taint.registers[t][usize::from(reg) / 64] & (1 << (reg % 64)) != 0)
+    }
+
+    /// Sets the taint of register `reg` of thread `t` (when tracking).
+    fn set_tainted(&mut self, t: usize, reg: crate::ir::Reg, value: bool) {
+        if let Some(taint) = self.memory.taint.as_mut() {
+            let (word, bit) = (usize::from(reg) / 64, 1u64 << (reg % 64));
+            if value {
+                taint.registers[t][word] |= bit;
+            } else {
+                taint.registers[t][word] &= !bit;
+            }
+        }
+    }
+
+    /// What the last block printed, taken.
+    pub fn take_printed(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.memory.printf)
     }
 
     /// Runs every warp operation whose lanes have all arrived; true when any
@@ -141,10 +234,21 @@ impl BlockRunner {
                     unreachable!("threads wait for warp operations only at one");
                 };
                 let mask = self.threads[first].regs[mask as usize] as u32;
-                let members: Vec<usize> = (warp_start..warp_end)
-                    .filter(|&t| mask & (1 << (t - warp_start)) != 0)
-                    .filter(|&t| self.threads[t].status != Status::Waiting(Stop::Exit))
-                    .collect();
+                let members: Vec<usize> = if op == WarpOp::ActiveMask {
+                    // The lanes that reached it together: every lane has run
+                    // to a stop, and those elsewhere took another path.
+                    (warp_start..warp_end)
+                        .filter(|&t| {
+                            self.threads[t].status == Status::Waiting(Stop::Warp)
+                                && self.threads[t].pc == pc
+                        })
+                        .collect()
+                } else {
+                    (warp_start..warp_end)
+                        .filter(|&t| mask & (1 << (t - warp_start)) != 0)
+                        .filter(|&t| self.threads[t].status != Status::Waiting(Stop::Exit))
+                        .collect()
+                };
                 let arrived = members.iter().all(|&t| {
                     self.threads[t].status == Status::Waiting(Stop::Warp)
                         && self.threads[t].pc == pc
@@ -169,6 +273,27 @@ impl BlockRunner {
                     values[lane.lane as usize] = Some(lane.a);
                 }
                 let outputs = warp::collective(op, &lanes, &values);
+                if op != WarpOp::ActiveMask {
+                    self.memory.warp_sync(&members);
+                }
+                // A shuffle's value carries its source lane's taint; a vote or
+                // a match, any voter's.
+                let taints: Vec<bool> = members
+                    .iter()
+                    .zip(&outputs)
+                    .map(|(&t, out)| match op {
+                        WarpOp::Shuffle(_) => {
+                            let source = out.source.map_or(t, |lane| warp_start + lane as usize);
+                            self.tainted(source, a)
+                        }
+                        WarpOp::ActiveMask | WarpOp::Sync => false,
+                        _ => members.iter().any(|&m| self.tainted(m, a)),
+                    })
+                    .collect();
+                for (&t, &tainted) in members.iter().zip(&taints) {
+                    self.set_tainted(t, d, tainted);
+                    self.set_tainted(t, d_pred, false);
+                }
                 for (&t, out) in members.iter().zip(outputs) {
                     let state = &mut self.threads[t];
                     state.regs[d as usize] = out.d;
@@ -182,9 +307,10 @@ impl BlockRunner {
         Ok(progressed)
     }
 
-    /// When every live thread waits at one barrier, lets them through and
-    /// returns true; false when all have exited.
-    fn release_barrier(&mut self) -> Result<bool, BlockError> {
+    /// When every live thread waits at one barrier, lets them through (with
+    /// `bar.red`'s reduction of their values) and returns true; false when
+    /// all have exited.
+    fn release_barrier(&mut self, kernel: &Kernel) -> Result<bool, BlockError> {
         let mut at_barrier: Option<(usize, u32)> = None;
         for (t, state) in self.threads.iter().enumerate() {
             match state.status {
@@ -199,8 +325,30 @@ impl BlockRunner {
                 _ => return Err(BlockError::Deadlock(t, state.pc)),
             }
         }
-        if at_barrier.is_none() {
+        let Some((_, pc)) = at_barrier else {
             return Ok(false);
+        };
+        if let Op::BarrierReduce { reduce, d, a } = kernel.code[pc as usize].op {
+            let waiting = || {
+                self.threads
+                    .iter()
+                    .filter(|s| s.status == Status::Waiting(Stop::Barrier))
+                    .map(|s| s.regs[a as usize] != 0)
+            };
+            let value = match reduce {
+                BarrierReduce::Popc => waiting().filter(|&v| v).count() as u64,
+                BarrierReduce::And => u64::from(waiting().all(|v| v)),
+                BarrierReduce::Or => u64::from(waiting().any(|v| v)),
+            };
+            let tainted = (0..self.threads.len()).any(|t| {
+                self.threads[t].status == Status::Waiting(Stop::Barrier) && self.tainted(t, a)
+            });
+            for t in 0..self.threads.len() {
+                if self.threads[t].status == Status::Waiting(Stop::Barrier) {
+                    self.threads[t].regs[d as usize] = value;
+                    self.set_tainted(t, d, tainted);
+                }
+            }
         }
         for state in &mut self.threads {
             if state.status == Status::Waiting(Stop::Barrier) {
@@ -208,7 +356,7 @@ impl BlockRunner {
                 state.status = Status::Ready;
             }
         }
-        self.memory.epoch += 1;
+        self.memory.barrier();
         Ok(true)
     }
 }

@@ -1,14 +1,16 @@
 //! `cvt`: between integer widths (truncating, extending, saturating), from
-//! integers to floats and back (with the named rounding), and between f32
-//! and f64.
+//! integers to floats and back (with the named rounding), and between f16,
+//! f32 and f64.
 
 use crate::exec::float::{RM, RN, RP, RZ, round_f32, round_f64};
+use crate::exec::half;
 use crate::exec::int::int_type;
 
 /// A PTX numeric type.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Num {
     Int { bits: u32, signed: bool },
+    F16,
     F32,
     F64,
 }
@@ -16,6 +18,7 @@ pub enum Num {
 impl Num {
     pub fn parse(ty: &str) -> Option<Num> {
         match ty {
+            "f16" => Some(Num::F16),
             "f32" => Some(Num::F32),
             "f64" => Some(Num::F64),
             _ => int_type(ty).map(|(bits, signed)| Num::Int { bits, signed }),
@@ -75,7 +78,8 @@ impl Conversion {
             (Num::Int { bits, signed }, _) => {
                 let f = self.read_float(x);
                 if f.is_nan() {
-                    return 0;
+                    // As NVIDIA GPUs convert it: 0, or 2^63 into 64 bits.
+                    return if bits == 64 { 1 << 63 } else { 0 };
                 }
                 let r = round_integral(f, self.int_mode.unwrap_or(RZ));
                 // Float to integer always saturates in PTX.
@@ -87,6 +91,25 @@ impl Conversion {
                     r as i128
                 };
                 truncate(clamp(v, bits, signed), bits)
+            }
+            (Num::F16, from) => {
+                let (hi, lo) = match from {
+                    Num::Int { .. } => {
+                        let v = self.read_int(x);
+                        let hi = v as f64;
+                        (hi, (v - hi as i128) as f64)
+                    }
+                    _ => {
+                        let f = self.read_float(x);
+                        (self.int_mode.map_or(f, |mode| round_integral(f, mode)), 0.0)
+                    }
+                };
+                let bits = half::round(hi, lo, self.float_mode);
+                if self.sat {
+                    half::round(self.saturate(half::to_f64(bits)), 0.0, RN)
+                } else {
+                    bits
+                }
             }
             (Num::F32, from) => {
                 let r = match from {
@@ -100,7 +123,8 @@ impl Conversion {
                             round_f32(self.float_mode, hi, lo)
                         }
                     }
-                    Num::F32 => {
+                    // A half is exact in f32.
+                    Num::F32 | Num::F16 => {
                         let f = self.read_float(x);
                         match self.int_mode {
                             Some(mode) => round_integral(f, mode) as f32,
@@ -114,7 +138,14 @@ impl Conversion {
                 } else {
                     r
                 };
-                u64::from((self.saturate(f64::from(r)) as f32).to_bits())
+                // A NaN keeps its payload, as the GPU converts it, except
+                // from a half, which gives the canonical NaN.
+                let r = self.saturate(f64::from(r)) as f32;
+                if self.from == Num::F16 {
+                    crate::exec::float::out32(r)
+                } else {
+                    u64::from(r.to_bits())
+                }
             }
             (Num::F64, from) => {
                 let r = match from {
@@ -165,6 +196,7 @@ impl Conversion {
 
     fn read_float(&self, x: u64) -> f64 {
         match self.from {
+            Num::F16 => half::to_f64(x & 0xffff),
             Num::F32 => {
                 let f = f32::from_bits(x as u32);
                 let f = if self.ftz && f.is_subnormal() {

@@ -108,8 +108,15 @@ fn f32_of(x: u64) -> f32 {
     f32::from_bits(x as u32)
 }
 
-fn out32(x: f32) -> u64 {
-    u64::from(x.to_bits())
+/// The bits of an f32 result: a NaN is the canonical 0x7fffffff, as every
+/// f32 instruction of an NVIDIA GPU makes it (f64 instructions propagate
+/// NaN payloads, as the host's do).
+pub fn out32(x: f32) -> u64 {
+    if x.is_nan() {
+        0x7fff_ffff
+    } else {
+        u64::from(x.to_bits())
+    }
 }
 
 fn ftz32<const FTZ: bool>(x: f32) -> f32 {
@@ -186,6 +193,17 @@ pub fn div32<const M: u8, const FTZ: bool>(a: u64, b: u64) -> u64 {
     finish32::<FTZ, false>(r)
 }
 
+/// `div.approx` and `div.full`: within 2 ulps of a / b, and like the
+/// GPU's (a times an approximate reciprocal), zero when 1/b is subnormal
+/// (|b| of 2^126 and more).
+pub fn div_approx32<const FTZ: bool>(a: u64, b: u64) -> u64 {
+    let (a, b) = (ftz32::<FTZ>(f32_of(a)), ftz32::<FTZ>(f32_of(b)));
+    if b.is_finite() && b.abs() >= f32::powi(2.0, 126) {
+        return finish32::<FTZ, false>(a * 0.0 * b.signum());
+    }
+    finish32::<FTZ, false>(a / b)
+}
+
 pub fn sqrt32<const M: u8, const FTZ: bool>(a: u64) -> u64 {
     let a = ftz32::<FTZ>(f32_of(a));
     let r = if M == RN {
@@ -222,18 +240,39 @@ pub fn tanh32<const FTZ: bool>(a: u64) -> u64 {
     finish32::<FTZ, false>(ftz32::<FTZ>(f32_of(a)).tanh())
 }
 
-/// min/max: a NaN operand yields the other operand, as in PTX.
+/// min/max as PTX defines them: a NaN operand yields the other, and -0 is
+/// below +0.
+fn minimum(a: f64, b: f64, max: bool) -> f64 {
+    if a.is_nan() {
+        return b;
+    }
+    if b.is_nan() {
+        return a;
+    }
+    if a == b {
+        // Equal: only the zeros' signs can differ.
+        return if (a.is_sign_negative() && !max) || (b.is_sign_negative() && max) {
+            a
+        } else {
+            b
+        };
+    }
+    if (a < b) != max { a } else { b }
+}
 pub fn min32<const FTZ: bool>(a: u64, b: u64) -> u64 {
-    finish32::<FTZ, false>(ftz32::<FTZ>(f32_of(a)).min(ftz32::<FTZ>(f32_of(b))))
+    let (a, b) = (ftz32::<FTZ>(f32_of(a)), ftz32::<FTZ>(f32_of(b)));
+    finish32::<FTZ, false>(minimum(f64::from(a), f64::from(b), false) as f32)
 }
 pub fn max32<const FTZ: bool>(a: u64, b: u64) -> u64 {
-    finish32::<FTZ, false>(ftz32::<FTZ>(f32_of(a)).max(ftz32::<FTZ>(f32_of(b))))
+    let (a, b) = (ftz32::<FTZ>(f32_of(a)), ftz32::<FTZ>(f32_of(b)));
+    finish32::<FTZ, false>(minimum(f64::from(a), f64::from(b), true) as f32)
 }
+/// abs and neg change the sign bit alone, NaN payloads included.
 pub fn abs32<const FTZ: bool>(a: u64) -> u64 {
-    finish32::<FTZ, false>(ftz32::<FTZ>(f32_of(a)).abs())
+    u64::from(ftz32::<FTZ>(f32_of(a)).to_bits() & 0x7fff_ffff)
 }
 pub fn neg32<const FTZ: bool>(a: u64) -> u64 {
-    finish32::<FTZ, false>(-ftz32::<FTZ>(f32_of(a)))
+    u64::from(ftz32::<FTZ>(f32_of(a)).to_bits() ^ 0x8000_0000)
 }
 
 fn f64_of(x: u64) -> f64 {
@@ -252,8 +291,17 @@ pub fn mul64<const M: u8>(a: u64, b: u64) -> u64 {
     let p = a * b;
     round_f64(M, p, a.mul_add(b, -p)).to_bits()
 }
-pub fn fma64(a: u64, b: u64, c: u64) -> u64 {
-    f64_of(a).mul_add(f64_of(b), f64_of(c)).to_bits()
+pub fn fma64<const M: u8>(a: u64, b: u64, c: u64) -> u64 {
+    let (a, b, c) = (f64_of(a), f64_of(b), f64_of(c));
+    let r = a.mul_add(b, c);
+    if M == RN || !r.is_finite() {
+        return r.to_bits();
+    }
+    // exact = p + e + c with p + e = a*b exactly; its error against r.
+    let p = a * b;
+    let e = a.mul_add(b, -p);
+    let (s, t) = two_sum(p, c);
+    round_f64(M, r, ((s - r) + t) + e).to_bits()
 }
 pub fn div64<const M: u8>(a: u64, b: u64) -> u64 {
     let (a, b) = (f64_of(a), f64_of(b));
@@ -269,16 +317,16 @@ pub fn rcp64<const M: u8>(a: u64) -> u64 {
     div64::<M>(1f64.to_bits(), a)
 }
 pub fn min64(a: u64, b: u64) -> u64 {
-    f64_of(a).min(f64_of(b)).to_bits()
+    minimum(f64_of(a), f64_of(b), false).to_bits()
 }
 pub fn max64(a: u64, b: u64) -> u64 {
-    f64_of(a).max(f64_of(b)).to_bits()
+    minimum(f64_of(a), f64_of(b), true).to_bits()
 }
 pub fn abs64(a: u64) -> u64 {
-    f64_of(a).abs().to_bits()
+    a & !(1 << 63)
 }
 pub fn neg64(a: u64) -> u64 {
-    (-f64_of(a)).to_bits()
+    a ^ (1 << 63)
 }
 pub fn rsqrt64(a: u64) -> u64 {
     (1.0 / f64_of(a).sqrt()).to_bits()
@@ -349,7 +397,7 @@ pub fn binary(base: &str, mods: &[&str], ty: &str) -> Option<BinaryFn> {
         ("f32", "sub") => pick3!(sub32, m, ftz, sat),
         ("f32", "mul") => pick3!(mul32, m, ftz, sat),
         ("f32", "div") if mods.contains(&"approx") || mods.contains(&"full") => {
-            pick2!(div32, RN, ftz)
+            pick_ftz!(div_approx32, ftz)
         }
         ("f32", "div") => pick2!(div32, m, ftz),
         ("f32", "min") => pick_ftz!(min32, ftz),
@@ -390,6 +438,46 @@ pub fn unary(base: &str, mods: &[&str], ty: &str) -> Option<UnaryFn> {
     })
 }
 
+/// `testp.op.type`: a property of a float, as a predicate.
+pub fn testp(mods: &[&str], ty: &str) -> Option<UnaryFn> {
+    macro_rules! tests {
+        ($conv:expr) => {{
+            fn finite(a: u64) -> u64 {
+                u64::from(($conv)(a).is_finite())
+            }
+            fn infinite(a: u64) -> u64 {
+                u64::from(($conv)(a).is_infinite())
+            }
+            fn number(a: u64) -> u64 {
+                u64::from(!($conv)(a).is_nan())
+            }
+            fn notanumber(a: u64) -> u64 {
+                u64::from(($conv)(a).is_nan())
+            }
+            fn normal(a: u64) -> u64 {
+                u64::from(($conv)(a).is_normal())
+            }
+            fn subnormal(a: u64) -> u64 {
+                u64::from(($conv)(a).is_subnormal())
+            }
+            match *mods.first()? {
+                "finite" => finite as UnaryFn,
+                "infinite" => infinite,
+                "number" => number,
+                "notanumber" => notanumber,
+                "normal" => normal,
+                "subnormal" => subnormal,
+                _ => return None,
+            }
+        }};
+    }
+    Some(match ty {
+        "f32" => tests!(f32_of),
+        "f64" => tests!(f64_of),
+        _ => return None,
+    })
+}
+
 /// fma and mad (fused on every GPU the course targets).
 pub fn ternary(base: &str, mods: &[&str], ty: &str) -> Option<TernaryFn> {
     let m = rounding(mods);
@@ -397,7 +485,7 @@ pub fn ternary(base: &str, mods: &[&str], ty: &str) -> Option<TernaryFn> {
     let sat = mods.contains(&"sat");
     Some(match (ty, base) {
         ("f32", "fma" | "mad") => pick3!(fma32, m, ftz, sat),
-        ("f64", "fma" | "mad") if m == RN => fma64,
+        ("f64", "fma" | "mad") => pick_mode!(fma64, m),
         _ => return None,
     })
 }
@@ -445,6 +533,10 @@ mod tests {
         assert!(back(div(f(0.0), f(0.0))).is_nan());
         let min = binary("min", &[], "f32").unwrap();
         assert_eq!(back(min(f(f32::NAN), f(2.0))), 2.0, "min ignores one NaN");
+        let max = binary("max", &[], "f32").unwrap();
+        assert_eq!(max(f(-0.0), f(0.0)), f(0.0), "-0 is below +0");
+        assert_eq!(max(f(0.0), f(-0.0)), f(0.0));
+        assert_eq!(min(f(0.0), f(-0.0)), f(-0.0));
         assert!(back(unary("sqrt", &["rn"], "f32").unwrap()(f(-1.0))).is_nan());
     }
 

@@ -165,6 +165,45 @@ width!(w16, u16, i16, u32, i32);
 width!(w32, u32, i32, u64, i64);
 width!(w64, u64, i64, u128, i128);
 
+/// The 48-bit product of two 24-bit operands (`mul24`, `mad24`): the low
+/// 24 bits of each, sign-extended for signed types.
+fn product24(a: u64, b: u64, signed: bool) -> i64 {
+    let take = |x: u64| {
+        let low = x & 0xff_ffff;
+        if signed {
+            ((low << 40) as i64) >> 40
+        } else {
+            low as i64
+        }
+    };
+    take(a) * take(b)
+}
+fn mul24_lo_u(a: u64, b: u64) -> u64 {
+    product24(a, b, false) as u64 & 0xffff_ffff
+}
+fn mul24_lo_s(a: u64, b: u64) -> u64 {
+    product24(a, b, true) as u64 & 0xffff_ffff
+}
+/// `.hi`: bits 16 to 47 of the product.
+fn mul24_hi_u(a: u64, b: u64) -> u64 {
+    (product24(a, b, false) >> 16) as u64 & 0xffff_ffff
+}
+fn mul24_hi_s(a: u64, b: u64) -> u64 {
+    (product24(a, b, true) >> 16) as u64 & 0xffff_ffff
+}
+fn mad24_lo_u(a: u64, b: u64, c: u64) -> u64 {
+    mul24_lo_u(a, b).wrapping_add(c) & 0xffff_ffff
+}
+fn mad24_lo_s(a: u64, b: u64, c: u64) -> u64 {
+    mul24_lo_s(a, b).wrapping_add(c) & 0xffff_ffff
+}
+fn mad24_hi_u(a: u64, b: u64, c: u64) -> u64 {
+    mul24_hi_u(a, b).wrapping_add(c) & 0xffff_ffff
+}
+fn mad24_hi_s(a: u64, b: u64, c: u64) -> u64 {
+    mul24_hi_s(a, b).wrapping_add(c) & 0xffff_ffff
+}
+
 /// Picks `$f` from the width module for `$bits`.
 macro_rules! by_width {
     ($bits:expr, $f:ident) => {
@@ -195,7 +234,12 @@ pub fn binary(base: &str, mods: &[&str], ty: &str) -> Option<BinaryFn> {
             false => by_width!(bits, mul_hi_u),
         },
         "mul" if has("lo") || mods.is_empty() => by_width!(bits, mul_lo),
-        "mul24" if has("lo") => by_width!(bits, mul_lo),
+        "mul24" if bits == 32 => match (has("hi"), signed) {
+            (false, false) => mul24_lo_u,
+            (false, true) => mul24_lo_s,
+            (true, false) => mul24_hi_u,
+            (true, true) => mul24_hi_s,
+        },
         "div" if signed => by_width!(bits, div_s),
         "div" => by_width!(bits, div_u),
         "rem" if signed => by_width!(bits, rem_s),
@@ -232,7 +276,7 @@ pub fn ternary(base: &str, mods: &[&str], ty: &str) -> Option<TernaryFn> {
     let (bits, signed) = int_type(ty)?;
     let has = |m: &str| mods.contains(&m);
     Some(match base {
-        "mad" | "mad24" if has("wide") && bits < 64 => match signed {
+        "mad" if has("wide") && bits < 64 => match signed {
             true => by_width!(bits, mad_wide_s),
             false => by_width!(bits, mad_wide_u),
         },
@@ -240,7 +284,13 @@ pub fn ternary(base: &str, mods: &[&str], ty: &str) -> Option<TernaryFn> {
             true => by_width!(bits, mad_hi_s),
             false => by_width!(bits, mad_hi_u),
         },
-        "mad" | "mad24" if has("lo") => by_width!(bits, mad_lo),
+        "mad" if has("lo") => by_width!(bits, mad_lo),
+        "mad24" if bits == 32 && !has("sat") => match (has("hi"), signed) {
+            (false, false) => mad24_lo_u,
+            (false, true) => mad24_lo_s,
+            (true, false) => mad24_hi_u,
+            (true, true) => mad24_hi_s,
+        },
         _ => return None,
     })
 }
@@ -278,6 +328,14 @@ mod tests {
         assert_eq!(mad(s32(7), s32(6), s32(-2)), 40);
         let wide = ternary("mad", &["wide"], "s16").unwrap();
         assert_eq!(wide(0xffff, 2, 0), (-2i32) as u32 as u64);
+        // mul24 takes the low 24 bits, sign-extended for .s32.
+        let m24 = bin("mul24", &["lo"], "s32");
+        assert_eq!(m24(0x0180_0000, 2), s32(-0x0100_0000));
+        assert_eq!(bin("mul24", &["lo"], "u32")(0x0180_0000, 2), 0x0100_0000);
+        assert_eq!(
+            bin("mul24", &["hi"], "u32")(0xff_ffff, 0xff_ffff),
+            0xffff_fe00
+        );
     }
 
     #[test]

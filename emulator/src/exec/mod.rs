@@ -2,12 +2,19 @@
 //! thread interpreter, the block scheduler, and launches.
 
 pub mod access;
+pub mod atomic;
+pub mod bits;
 pub mod block;
 pub mod compare;
 pub mod convert;
+pub mod fault;
 pub mod float;
+pub mod half;
 pub mod int;
 pub mod launch;
+pub mod limits;
+pub mod printf;
 pub mod race;
+pub mod taint;
 pub mod thread;
 pub mod warp;

@@ -1,6 +1,6 @@
 //! Warp-wide operations, run once every participating lane has arrived:
-//! `shfl.sync` (up, down, butterfly, index) and `vote.sync` (all, any, uni,
-//! ballot), as PTX defines them.
+//! `shfl.sync` (up, down, butterfly, index), `vote.sync` (all, any, uni,
+//! ballot), `match.sync` (any, all) and `activemask`, as PTX defines them.
 
 use crate::ir::{ShuffleMode, WarpOp};
 
@@ -19,6 +19,8 @@ pub struct LaneInput {
 pub struct LaneOutput {
     pub d: u64,
     pub pred: bool,
+    /// A shuffle's source lane, when it read another lane's value.
+    pub source: Option<u32>,
 }
 
 /// Runs `op` over the lanes that arrived. `values[lane]` is each present
@@ -30,6 +32,8 @@ pub fn collective(op: WarpOp, lanes: &[LaneInput], values: &[Option<u64>; 32]) -
         .filter(|l| l.a != 0)
         .map(|l| 1u64 << l.lane)
         .sum();
+    let present: u64 = lanes.iter().map(|l| 1u64 << l.lane).sum();
+    let all_equal = lanes.windows(2).all(|w| w[0].a == w[1].a);
     lanes
         .iter()
         .map(|lane| match op {
@@ -37,23 +41,50 @@ pub fn collective(op: WarpOp, lanes: &[LaneInput], values: &[Option<u64>; 32]) -
             WarpOp::VoteAll => LaneOutput {
                 d: u64::from(votes().all(|v| v)),
                 pred: true,
+                source: None,
             },
             WarpOp::VoteAny => LaneOutput {
                 d: u64::from(votes().any(|v| v)),
                 pred: true,
+                source: None,
             },
             WarpOp::VoteUni => {
                 let first = lanes.first().is_some_and(|l| l.a != 0);
                 LaneOutput {
                     d: u64::from(votes().all(|v| v == first)),
                     pred: true,
+                    source: None,
                 }
             }
             WarpOp::VoteBallot => LaneOutput {
                 d: ballot,
                 pred: true,
+                source: None,
             },
-            WarpOp::Sync => LaneOutput { d: 0, pred: true },
+            WarpOp::Sync => LaneOutput {
+                d: 0,
+                pred: true,
+                source: None,
+            },
+            WarpOp::ActiveMask => LaneOutput {
+                d: present,
+                pred: true,
+                source: None,
+            },
+            WarpOp::MatchAny => LaneOutput {
+                d: lanes
+                    .iter()
+                    .filter(|other| other.a == lane.a)
+                    .map(|other| 1u64 << other.lane)
+                    .sum(),
+                pred: true,
+                source: None,
+            },
+            WarpOp::MatchAll => LaneOutput {
+                d: if all_equal { present } else { 0 },
+                pred: all_equal,
+                source: None,
+            },
         })
         .collect()
 }
@@ -85,8 +116,12 @@ fn shuffle(mode: ShuffleMode, lane: &LaneInput, values: &[Option<u64>; 32]) -> L
     };
     let from = if valid { source as usize } else { me as usize };
     // A source lane that did not take part reads as this lane's own value.
-    let d = values.get(from).copied().flatten().unwrap_or(lane.a);
-    LaneOutput { d, pred: valid }
+    let read = values.get(from).copied().flatten();
+    LaneOutput {
+        d: read.unwrap_or(lane.a),
+        pred: valid,
+        source: read.map(|_| from as u32),
+    }
 }
 
 #[cfg(test)]
@@ -112,21 +147,15 @@ mod tests {
     #[test]
     fn shuffle_down_reads_higher_lanes_and_keeps_its_own_past_the_end() {
         let out = run(WarpOp::Shuffle(ShuffleMode::Down), 16, 0x1f);
-        assert_eq!(out[0], LaneOutput { d: 160, pred: true });
+        assert_eq!((out[0].d, out[0].pred), (160, true));
         assert_eq!(out[15].d, 310);
-        assert_eq!(
-            out[16],
-            LaneOutput {
-                d: 160,
-                pred: false
-            }
-        );
+        assert_eq!((out[16].d, out[16].pred), (160, false));
     }
 
     #[test]
     fn shuffle_up_butterfly_and_index() {
         let up = run(WarpOp::Shuffle(ShuffleMode::Up), 1, 0);
-        assert_eq!(up[0], LaneOutput { d: 0, pred: false });
+        assert_eq!((up[0].d, up[0].pred), (0, false));
         assert_eq!(up[5].d, 40);
         let xor = run(WarpOp::Shuffle(ShuffleMode::Butterfly), 1, 0x1f);
         assert_eq!(xor[4].d, 50);
@@ -153,5 +182,15 @@ mod tests {
         assert_eq!(collective(WarpOp::VoteAll, &lanes, &values)[0].d, 0);
         assert_eq!(collective(WarpOp::VoteUni, &lanes, &values)[0].d, 0);
         assert_eq!(collective(WarpOp::VoteBallot, &lanes, &values)[0].d, 0b1010);
+        assert_eq!(collective(WarpOp::MatchAny, &lanes, &values)[1].d, 0b1010);
+        assert_eq!(collective(WarpOp::MatchAny, &lanes, &values)[2].d, 0b0101);
+        let all = collective(WarpOp::MatchAll, &lanes, &values)[0];
+        assert_eq!((all.d, all.pred), (0, false));
+        let one = collective(WarpOp::MatchAll, &lanes[..1], &values)[0];
+        assert_eq!((one.d, one.pred), (1, true));
+        assert_eq!(
+            collective(WarpOp::ActiveMask, &lanes[1..3], &values)[0].d,
+            0b0110
+        );
     }
 }

@@ -1,6 +1,7 @@
 // Kernels for the emulator's tests: correct ones with known results, and
 // mutants with one fault each. Rebuild checks.ptx with
 //   nvcc -ptx -lineinfo -arch=compute_75 checks.cu -o checks.ptx
+#include <cassert>
 #include <cstdio>
 
 extern "C" __global__ void shared_race(const float *a, float *out) {
@@ -73,5 +74,60 @@ extern "C" __global__ void math(const float *x, float *out, int *iout) {
 }
 
 extern "C" __global__ void prints(float *c) {
-    printf("hello %f\n", c[0]);
+    printf("hello %f from %d\n", c[0], threadIdx.x);
 }
+
+// The last steps of a tree without __syncwarp(): lane t reads v[t + s]
+// while lane t + s may not have written it yet (a race in the CUDA memory
+// model, whatever a warp's lockstep made of it on older GPUs).
+extern "C" __global__ void warp_tail_unsynced(const float *a, float *out) {
+    __shared__ float cache[64];
+    int t = threadIdx.x;
+    cache[t] = a[t];
+    __syncthreads();
+    if (t < 32) {
+        volatile float *v = cache;
+        for (int s = 32; s > 0; s /= 2) {
+            if (t < s) v[t] += v[t + s];
+        }
+    }
+    if (t == 0) out[0] = cache[0];
+}
+
+// Lanes of one warp adding into one global word with a plain +=.
+extern "C" __global__ void warp_global_race(const int *a, int *c) {
+    *c += a[threadIdx.x];
+}
+
+// A tree that reads past the part of shared memory the block wrote (only
+// blockDim.x of 64 elements), into the sum that reaches global memory.
+extern "C" __global__ void unwritten_shared_sum(const float *a, float *out) {
+    __shared__ float cache[64];
+    int t = threadIdx.x;
+    cache[t] = a[t];
+    __syncthreads();
+    for (int s = 32; s > 0; s /= 2) {
+        if (t < s) cache[t] += cache[t + s];
+        __syncthreads();
+    }
+    if (t == 0) out[0] = cache[0];
+}
+
+// Reads an output buffer the host never filled.
+extern "C" __global__ void accumulate(const float *a, float *sum) {
+    sum[threadIdx.x] += a[threadIdx.x];
+}
+
+extern "C" __global__ void texture_fetch(cudaTextureObject_t t, float *out) {
+    out[threadIdx.x] = tex1Dfetch<float>(t, threadIdx.x);
+}
+
+__device__ __noinline__ int fibonacci(int n) { return n < 2 ? n : fibonacci(n - 1) + fibonacci(n - 2); }
+
+extern "C" __global__ void recursion(int *out) { out[threadIdx.x] = fibonacci(threadIdx.x); }
+
+extern "C" __global__ void asserts(const int *a, int n) {
+    assert(a[threadIdx.x] < n);
+}
+
+extern "C" __global__ void __launch_bounds__(32) bounded(int *out) { out[threadIdx.x] = 1; }
