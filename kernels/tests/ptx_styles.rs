@@ -4,12 +4,17 @@
 //! other types and scopes, compare-and-swap loops, vector loads) as each
 //! nvcc compiled them (one folder per nvcc, made by scripts/ptx-styles.sh):
 //! a correct kernel meets every need of its exercise, and each wrong one
-//! lacks exactly the need its first line names.
+//! lacks exactly the need its first line names. Each PTX file starts with
+//! its source's digest: PTX older than its source fails here.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use kernels::catalogue;
+use sha2::{Digest, Sha256};
+
+/// The first line scripts/ptx-styles.sh writes, before the source's digest.
+const STAMP: &str = "// ptx-style source sha256 ";
 
 fn styles() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ptx_styles")
@@ -69,6 +74,13 @@ fn every_style_meets_its_exercises_needs_and_every_wrong_one_lacks_its_own() {
                 );
                 continue;
             };
+            let digest = format!("{:x}", Sha256::digest(fs::read(&source).unwrap()));
+            assert_eq!(
+                text.lines().next().and_then(|l| l.strip_prefix(STAMP)),
+                Some(digest.as_str()),
+                "{} was compiled from another {stem}.cu: run scripts/ptx-styles.sh",
+                ptx.display()
+            );
             let name = stem.split('.').next().unwrap();
             let exercise =
                 catalogue::find(name).unwrap_or_else(|| panic!("{stem}: no exercise {name}"));

@@ -158,43 +158,83 @@ pub fn lack(module: &Module, kernel: Option<&str>, meaning: Meaning) -> Option<L
 }
 
 fn lack_in(module: &Module, kernel: &Kernel, meaning: Meaning) -> Option<Lack> {
-    let code: Vec<&Instruction> = instructions(kernel).collect();
-    let spaces = || {
-        let pointers = pointer_spaces(module, kernel, &code);
-        code.iter()
-            .filter_map(move |i| Some((*i, access(i, &pointers)?)))
-            .collect::<Vec<_>>()
+    // The kernel's own code and each device function it calls, each read
+    // on its own: registers are a body's own.
+    let bodies = bodies(module, kernel);
+    let accesses = |body| accesses(module, body);
+    let any_access = |kind: Kind, space: Space| {
+        bodies.iter().any(|body| {
+            let (_, found) = accesses(body);
+            found
+                .iter()
+                .any(|(_, a)| a.kind == kind && a.space == space)
+        })
     };
     let shown = match meaning {
-        Meaning::SpecialRegister(register) => code
+        Meaning::SpecialRegister(register) => bodies
             .iter()
-            .any(|i| i.operands.iter().any(|o| names(o, register))),
-        Meaning::BlockBarrier => code.iter().any(|i| is_block_barrier(&i.opcode)),
-        Meaning::Atomic(space) => spaces()
+            .any(|body| instructions(body).any(|i| i.operands.iter().any(|o| names(o, register)))),
+        Meaning::BlockBarrier => bodies
             .iter()
-            .any(|(_, a)| a.kind == Kind::Atomic && a.space == space),
-        Meaning::Loads(space) => spaces()
-            .iter()
-            .any(|(_, a)| a.kind == Kind::Load && a.space == space),
-        Meaning::Stores(space) => spaces()
-            .iter()
-            .any(|(_, a)| a.kind == Kind::Store && a.space == space),
+            .any(|body| instructions(body).any(|i| is_block_barrier(&i.opcode))),
+        Meaning::Atomic(space) => any_access(Kind::Atomic, space),
+        Meaning::Loads(space) => any_access(Kind::Load, space),
+        Meaning::Stores(space) => any_access(Kind::Store, space),
         Meaning::DataFrom(space) => {
-            let accesses = spaces();
-            if !accesses
-                .iter()
-                .any(|(_, a)| a.kind == Kind::Load && a.space == space)
-            {
+            if !any_access(Kind::Load, space) {
                 return Some(Lack::NoInstruction);
             }
-            return computed_from_another_space(&code, &accesses, space);
+            return bodies.iter().find_map(|body| {
+                let (code, found) = accesses(body);
+                computed_from_another_space(&code, &found, space)
+            });
         }
     };
     (!shown).then_some(Lack::NoInstruction)
 }
 
-fn instructions(kernel: &Kernel) -> impl Iterator<Item = &Instruction> {
-    kernel.body.iter().filter_map(|s| match s {
+/// A body's instructions, and the memory accesses among them.
+type Accesses<'a> = (Vec<&'a Instruction>, Vec<(&'a Instruction, Access)>);
+
+fn accesses<'a>(module: &'a Module, body: &'a [Statement]) -> Accesses<'a> {
+    let code: Vec<&Instruction> = instructions(body).collect();
+    let pointers = pointer_spaces(module, body, &code);
+    let found = code
+        .iter()
+        .filter_map(|i| Some((*i, access(i, &pointers)?)))
+        .collect();
+    (code, found)
+}
+
+/// The kernel's body and the bodies of the device functions it calls,
+/// directly or through another (nvcc inlines most; `__noinline__` ones and
+/// recursive ones stay calls).
+fn bodies<'a>(module: &'a Module, kernel: &'a Kernel) -> Vec<&'a [Statement]> {
+    let mut bodies: Vec<&[Statement]> = vec![&kernel.body];
+    let mut called: Vec<&str> = Vec::new();
+    let mut at = 0;
+    while let Some(body) = bodies.get(at) {
+        for call in instructions(body).filter(|i| parts(&i.opcode).0 == "call") {
+            for operand in &call.operands {
+                let Operand::Symbol(name) = operand else {
+                    continue;
+                };
+                let Some(function) = module.function(name) else {
+                    continue;
+                };
+                if let (Some(body), false) = (&function.body, called.contains(&name.as_str())) {
+                    called.push(name);
+                    bodies.push(body);
+                }
+            }
+        }
+        at += 1;
+    }
+    bodies
+}
+
+fn instructions(body: &[Statement]) -> impl Iterator<Item = &Instruction> {
+    body.iter().filter_map(|s| match s {
         Statement::Instruction(i) => Some(i),
         _ => None,
     })
@@ -266,13 +306,13 @@ fn access(instruction: &Instruction, pointers: &BTreeMap<&str, Space>) -> Option
 /// or a variable of that space, and anything computed from one.
 fn pointer_spaces<'a>(
     module: &'a Module,
-    kernel: &'a Kernel,
+    body: &'a [Statement],
     code: &[&'a Instruction],
 ) -> BTreeMap<&'a str, Space> {
     let declared = module
         .variables
         .iter()
-        .chain(kernel.body.iter().filter_map(|s| match s {
+        .chain(body.iter().filter_map(|s| match s {
             Statement::Variable(v) => Some(v),
             _ => None,
         }));
