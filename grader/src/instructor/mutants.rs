@@ -83,6 +83,28 @@ const HOST_ADDS: Edit = edit(
     "    d_c.copy_to(&mut c)?;\n    for (i, x) in c.iter_mut().enumerate() {\n        *x = task.a[i] + task.b[i];\n    }\n",
 );
 
+/// dot-sm's and dot-atomic's tree, after the first barrier.
+const TREE: &str = "    for (unsigned int half = blockDim.x / 2; half > 0; half /= 2) {\n        if (threadIdx.x < half) {\n            cache[threadIdx.x] += cache[threadIdx.x + half];\n        }\n        // Outside the if: every thread of the block must reach the barrier.\n        __syncthreads();\n    }\n";
+
+/// The tree with block barriers while more than 32 slots are live, then
+/// the first warp alone, with `__syncwarp` between its steps.
+const SYNCWARP_TAIL: &str = "    for (unsigned int half = blockDim.x / 2; half > 16; half /= 2) {\n        if (threadIdx.x < half) {\n            cache[threadIdx.x] += cache[threadIdx.x + half];\n        }\n        __syncthreads();\n    }\n    if (threadIdx.x < 32) {\n        volatile float* v = cache;\n        for (unsigned int half = min(16u, blockDim.x / 2); half > 0; half /= 2) {\n            if (threadIdx.x < half) {\n                v[threadIdx.x] += v[threadIdx.x + half];\n            }\n            __syncwarp();\n        }\n    }\n";
+
+/// Each warp sums its lanes' floats with shuffles (lanes past the block's
+/// end add nothing), lane 0 keeps the warp's sum in cache[warp], and the
+/// first warp sums those the same way into cache[0].
+const WARP_SUM_FLOAT: &str = "    const unsigned int lane = threadIdx.x % 32;\n    const unsigned int warp = threadIdx.x / 32;\n    const unsigned int lanes = min(32u, blockDim.x - warp * 32);\n    for (unsigned int offset = 16; offset > 0; offset /= 2) {\n        const float other = __shfl_down_sync(__activemask(), sum, offset);\n        if (lane + offset < lanes) {\n            sum += other;\n        }\n    }\n    if (lane == 0) {\n        cache[warp] = sum;\n    }\n    __syncthreads();\n    if (warp == 0) {\n        const unsigned int warps = (blockDim.x + 31) / 32;\n        float total = lane < warps ? cache[lane] : 0.0f;\n        for (unsigned int offset = 16; offset > 0; offset /= 2) {\n            const float other = __shfl_down_sync(__activemask(), total, offset);\n            if (lane + offset < lanes) {\n                total += other;\n            }\n        }\n        if (lane == 0) {\n            cache[0] = total;\n        }\n    }\n    __syncthreads();\n";
+
+/// Each warp sums its lanes' products in double with double shuffles.
+const WARP_SUM_DOUBLE: &str = "    const unsigned int lane = threadIdx.x % 32;\n    const unsigned int lanes = min(32u, blockDim.x - threadIdx.x / 32 * 32);\n    double total = sum;\n    for (unsigned int offset = 16; offset > 0; offset /= 2) {\n        const double other = __shfl_down_sync(__activemask(), total, offset);\n        if (lane + offset < lanes) {\n            total += other;\n        }\n    }\n";
+
+const CG_INCLUDE: &str =
+    "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n\n// extern \"C\" keeps";
+
+const CG_REDUCE_INCLUDE: &str = "#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\nnamespace cg = cooperative_groups;\n\n// extern \"C\" keeps";
+
+const CG_INCLUDE_BEFORE_TEMPLATE: &str = "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n\n// The kernel for one tile size;";
+
 /// The mutants and the correct variants.
 pub const MUTANTS: &[Mutant] = &[
     Mutant {
@@ -462,6 +484,186 @@ pub const MUTANTS: &[Mutant] = &[
             "    for (unsigned int s = 1; s < blockDim.x; s *= 2) {\n        if (threadIdx.x % (2 * s) == 0) {\n            cache[threadIdx.x] += cache[threadIdx.x + s];",
         )],
         expect: Expect::Full,
+        on_emulator: None,
+    },
+    // Correct in the styles issue 23 names; the PTX is read by meaning, so
+    // each keeps every point (kernels/tests/ptx_styles/ has more).
+    Mutant {
+        exercise: DotSm,
+        name: "variant-cg-block-sync",
+        bug: "none: cooperative groups' block.sync() and cg::sync (barrier.sync in the PTX)",
+        edits: &[
+            edit("kernel.cu", "// extern \"C\" keeps", CG_INCLUDE),
+            edit(
+                "kernel.cu",
+                "    cache[threadIdx.x] = sum;\n    __syncthreads();\n",
+                "    cache[threadIdx.x] = sum;\n    cg::this_thread_block().sync();\n",
+            ),
+            edit(
+                "kernel.cu",
+                "        // Outside the if: every thread of the block must reach the barrier.\n        __syncthreads();\n",
+                "        cg::sync(cg::this_thread_block());\n",
+            ),
+        ],
+        expect: Expect::Full,
+        on_emulator: None,
+    },
+    Mutant {
+        exercise: DotSm,
+        name: "variant-syncwarp-tail",
+        bug: "none: block barriers down to 32 slots, then the first warp finishes with __syncwarp on a volatile view",
+        edits: &[edit("kernel.cu", TREE, SYNCWARP_TAIL)],
+        expect: Expect::Full,
+        on_emulator: None,
+    },
+    Mutant {
+        exercise: DotSm,
+        name: "variant-float-shuffles",
+        bug: "none: each warp sums with float shuffles, one shared slot per warp, the first warp sums those",
+        edits: &[
+            edit(
+                "kernel.cu",
+                "    cache[threadIdx.x] = sum;\n    __syncthreads();\n",
+                WARP_SUM_FLOAT,
+            ),
+            edit("kernel.cu", TREE, ""),
+        ],
+        expect: Expect::Full,
+        on_emulator: None,
+    },
+    Mutant {
+        exercise: DotAtomic,
+        name: "variant-cg-reduce",
+        bug: "none: cg::reduce over each warp's coalesced group, one atomicAdd per warp",
+        edits: &[
+            edit("kernel.cu", "// extern \"C\" keeps", CG_REDUCE_INCLUDE),
+            edit(
+                "kernel.cu",
+                "    cache[threadIdx.x] = sum;\n    __syncthreads();\n",
+                "    cg::coalesced_group active = cg::coalesced_threads();\n    const float warp_total = cg::reduce(active, sum, cg::plus<float>());\n",
+            ),
+            edit("kernel.cu", TREE, ""),
+            edit(
+                "kernel.cu",
+                "    if (threadIdx.x == 0) {\n        atomicAdd(result, cache[0]);",
+                "    if (active.thread_rank() == 0) {\n        atomicAdd(result, warp_total);",
+            ),
+        ],
+        expect: Expect::Full,
+        on_emulator: None,
+    },
+    Mutant {
+        exercise: DotAtomic,
+        name: "variant-double-shuffles",
+        bug: "none: each warp sums in double with double shuffles, one atomicAdd per warp",
+        edits: &[
+            edit(
+                "kernel.cu",
+                "    cache[threadIdx.x] = sum;\n    __syncthreads();\n",
+                WARP_SUM_DOUBLE,
+            ),
+            edit("kernel.cu", TREE, ""),
+            edit(
+                "kernel.cu",
+                "    if (threadIdx.x == 0) {\n        atomicAdd(result, cache[0]);",
+                "    if (lane == 0) {\n        atomicAdd(result, (float)total);",
+            ),
+        ],
+        expect: Expect::Full,
+        on_emulator: None,
+    },
+    Mutant {
+        exercise: DotAtomic,
+        name: "variant-block-scope-atomics",
+        bug: "none: threads add into a shared total with atomicAdd_block, then one atomicAdd per block",
+        edits: &[
+            edit(
+                "kernel.cu",
+                "    extern __shared__ float cache[];\n",
+                "    extern __shared__ float cache[];\n    if (threadIdx.x == 0) {\n        cache[0] = 0.0f;\n    }\n    __syncthreads();\n",
+            ),
+            edit(
+                "kernel.cu",
+                "    cache[threadIdx.x] = sum;\n    __syncthreads();\n",
+                "    atomicAdd_block(&cache[0], sum);\n    __syncthreads();\n",
+            ),
+            edit("kernel.cu", TREE, ""),
+        ],
+        expect: Expect::Full,
+        on_emulator: None,
+    },
+    Mutant {
+        exercise: MatmulTiled,
+        name: "variant-cg-block-sync",
+        bug: "none: cooperative groups' block.sync() between loading and using a tile",
+        edits: &[
+            edit(
+                "kernel.cu",
+                "// The kernel for one tile size;",
+                CG_INCLUDE_BEFORE_TEMPLATE,
+            ),
+            edit(
+                "kernel.cu",
+                "        n_tile[ty][tx] = (n_row < width && col < width) ? n[n_row * width + col] : 0.0f;\n        __syncthreads();\n",
+                "        n_tile[ty][tx] = (n_row < width && col < width) ? n[n_row * width + col] : 0.0f;\n        cg::this_thread_block().sync();\n",
+            ),
+            edit(
+                "kernel.cu",
+                "            sum += m_tile[ty][k] * n_tile[k][tx];\n        }\n        __syncthreads();\n",
+                "            sum += m_tile[ty][k] * n_tile[k][tx];\n        }\n        cg::this_thread_block().sync();\n",
+            ),
+        ],
+        expect: Expect::Full,
+        on_emulator: None,
+    },
+    Mutant {
+        exercise: MemspaceTiming,
+        name: "variant-vector-loads",
+        bug: "none: the global kernel's uniform loop and the shared kernel's copy move four floats at a time",
+        edits: &[
+            edit(
+                "kernel.cu",
+                "        for (int j = 0; j < SIZE; ++j) {\n            sum += data[j];\n        }\n",
+                "        const float4* four = reinterpret_cast<const float4*>(data);\n        for (int j = 0; j < SIZE / 4; ++j) {\n            const float4 v = four[j];\n            sum += v.x;\n            sum += v.y;\n            sum += v.z;\n            sum += v.w;\n        }\n",
+            ),
+            edit(
+                "kernel.cu",
+                "    __shared__ float tile[SIZE];",
+                "    __shared__ __align__(16) float tile[SIZE];",
+            ),
+            edit(
+                "kernel.cu",
+                "    for (int j = threadIdx.x; j < SIZE; j += blockDim.x) {\n        tile[j] = data[j];\n    }\n",
+                "    for (int j = threadIdx.x; j < SIZE / 4; j += blockDim.x) {\n        reinterpret_cast<float4*>(tile)[j] = reinterpret_cast<const float4*>(data)[j];\n    }\n",
+            ),
+        ],
+        expect: Expect::Full,
+        on_emulator: None,
+    },
+    // Each memspace kernel must read its own space and no other (issue 23):
+    // these compute the right sums, so only the PTX point says so.
+    Mutant {
+        exercise: MemspaceTiming,
+        name: "shared-sums-global",
+        bug: "sum_shared fills its tile, then sums the uniform pattern from global memory",
+        edits: &[edit(
+            "kernel.cu",
+            "            sum += tile[j];",
+            "            sum += data[j];",
+        )],
+        expect: Expect::LosesPtx,
+        on_emulator: None,
+    },
+    Mutant {
+        exercise: MemspaceTiming,
+        name: "register-reads-memory",
+        bug: "sum_register keeps its running sum in out, in global memory, not in a register",
+        edits: &[edit(
+            "kernel.cu",
+            "    float sum = 0.0f;\n    for (int j = 0; j < SIZE; ++j) {\n        sum += value;\n    }\n    out[thread_index()] = sum;\n",
+            "    volatile float* sum = &out[thread_index()];\n    *sum = 0.0f;\n    for (int j = 0; j < SIZE; ++j) {\n        *sum += value;\n    }\n",
+        )],
+        expect: Expect::LosesPtx,
         on_emulator: None,
     },
     Mutant {
