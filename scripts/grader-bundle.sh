@@ -6,7 +6,9 @@
 # and verifies every expectation (no cargo needed there);
 # grader-bundle/instructor.sh grades the instructor's four-student class
 # (scripts/instructor-class.sh) and prints its Canvas and Moodle exports;
-# grader-bundle/scale.sh grades the class over --gpus and in merged shards.
+# grader-bundle/scale.sh grades the class over --gpus and in merged shards;
+# grader-bundle/confinement.sh grades it with each run's peak memory logged
+# against its cap, and again without control groups.
 # The bundle also carries bubblewrap's .deb (the GPU machine has no network;
 # bwrap.sh unpacks it with dpkg -x for both scripts) and a GPU-hostile class
 # (grader/tests/fixtures/hostile-gpu) graded in the sandbox between honest
@@ -106,7 +108,8 @@ students = json.load(open(sys.argv[1]))["students"]
 # code): a hostile kernel fails both, a hostile main.rs only its own.
 expected = {"gpu-infinite": ("timed-out", "timed-out"),
             "gpu-oob": ("cuda-error", "cuda-error"),
-            "gpu-oom": ("garbage", "passed"), "gpu-setsid": ("garbage", "passed")}
+            "gpu-oom": ("garbage", "passed"), "gpu-setsid": ("garbage", "passed"),
+            "gpu-hidden": ("garbage", "passed")}
 broken = 0
 for name, record in sorted(students.items()):
     runs = record["exercises"]["dot-sm"]["runs"]
@@ -115,6 +118,8 @@ for name, record in sorted(students.items()):
     kinds = tuple(sorted({r["verdict"]["kind"] for r in rs}) for rs in (host, kernel))
     want = expected.get(name, ("passed", "passed"))
     ok = kinds == ([want[0]], [want[1]])
+    if name == "gpu-hidden":
+        ok = ok and "blocked" in host[0]["verdict"]["message"]
     broken += not ok
     print(f"{'ok ' if ok else 'BROKEN'} {name}: {kinds} (expected {want}): {json.dumps(host[0]['verdict'])[:160]}")
 
@@ -178,4 +183,42 @@ done
 echo "scale.sh: GPUs $gpus; results in $out"
 RUN
 chmod +x "$out/scale.sh"
+# Issue 25: how runs are confined on the GPU machine. The class graded with
+# every run's peak memory logged against its cap, then again without
+# control groups (rlimits only, RLIMIT_DATA under CUDA): both must keep
+# every expectation (the solutions' sanitizer point proves
+# compute-sanitizer's folders are bound), and no cell may be left.
+cat >"$out/confinement.sh" <<'RUN'
+#!/usr/bin/env bash
+# Grades the class with each run's peak memory logged, then with
+# GRADER_CGROUP=none; prints the confinement line of each, the peaks
+# against the caps, and mutants verify's count for both.
+# Usage: confinement.sh [OUT_DIR]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=${1:-$(mktemp -d)}
+. "$here/bwrap.sh"
+for way in cells rlimits; do
+    cgroup=$([ "$way" = rlimits ] && echo none || echo "${GRADER_CGROUP:-}")
+    env ${cgroup:+GRADER_CGROUP=$cgroup} GRADER_LOG_MEMORY=1 "$here/grader" run "$here/class" \
+        --timeout 120 --out "$out/$way" >/dev/null 2>"$out/$way.log"
+    grep -m1 "grader: confinement" "$out/$way.log"
+    "$here/grader" mutants verify "$out/$way"
+    python3 - "$out/$way.log" <<'PEAKS'
+import re, sys
+peaks = [(int(p), int(c), "killed" in l) for l in open(sys.argv[1])
+         for p, c in re.findall(r"grader: memory: peak (\d+) MiB of (\d+) MiB", l)]
+for cap in sorted({c for _, c, _ in peaks}):
+    mine = [p for p, c, _ in peaks if c == cap]
+    print(f"confinement.sh: cap {cap} MiB: {len(mine)} runs, peak {max(mine)} MiB, "
+          f"{sum(k for _, c, k in peaks if c == cap)} killed at the cap")
+if not peaks:
+    print("confinement.sh: no peaks logged (no control group)")
+PEAKS
+done
+left=$(ls /sys/fs/cgroup/cuda-course-grader 2>/dev/null | grep -E '^[0-9]+-' || true)
+[ -z "$left" ] || { echo "confinement.sh: cells left: $left" >&2; exit 1; }
+echo "confinement.sh: results in $out"
+RUN
+chmod +x "$out/confinement.sh"
 echo "grader-bundle: $(ls "$out/class/bin" | wc -l) binaries, $(du -sh "$out" | cut -f1) in $out/"

@@ -17,6 +17,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::Value;
 
+#[path = "hostile/unstoppable.rs"]
+mod unstoppable;
+
 /// The instructor's secret, in the grader's environment.
 const SECRET: &str = "s3cr3t-9f2c71";
 

@@ -21,7 +21,6 @@ use crate::build::emulator_library::{self, Library};
 use crate::build::ptx_check;
 use crate::build::reference::{self, Kept, PTX_DIR, Reference};
 use crate::discover::discovery::{Problem, discover};
-use crate::discover::overlay;
 use kernels::catalogue::{ALL_IDS, ExerciseId};
 
 use crate::atomic_file;
@@ -129,10 +128,10 @@ pub fn build(request: Request) -> Result<Bundle> {
                 |p| matches!(p, Problem::Ambiguous { exercise: e, .. } if e == exercise.name()),
             );
             let (files, refused, absent) = match submission.exercises.get(exercise.name()) {
-                Some(folder) => {
-                    let (files, refused) = overlay::select(folder);
-                    let refused: Vec<String> = refused.iter().map(|r| r.to_string()).collect();
-                    (files, refused, None)
+                Some(found) => {
+                    let selection = &found.selection;
+                    let refused = selection.refused.iter().map(|r| r.to_string()).collect();
+                    (selection.taken.clone(), refused, None)
                 }
                 None if ambiguous => (
                     vec![],
@@ -253,8 +252,9 @@ pub fn build(request: Request) -> Result<Bundle> {
             kept_ptx.insert(name);
         }
         let exercise = item.exercise.exercise();
-        item.ptx_missing = match result.ptx.as_ref().and_then(|p| fs::read_to_string(p).ok()) {
-            Some(ptx) => ptx_check::missing(exercise, &ptx),
+        item.ptx_missing = match result.ptx.as_ref().map(|p| ptx_check::read(p)) {
+            Some(Ok(ptx)) => ptx_check::missing(exercise, &ptx),
+            Some(Err(why)) => vec![why],
             None if result.binary.is_some() => vec!["no PTX was found for the kernel".into()],
             None => vec![],
         };

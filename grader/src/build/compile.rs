@@ -20,8 +20,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::build::relative;
 use crate::build::workspace::{self, Entry, Member};
-use crate::confine::runner::{self, Ended, Limits};
+use crate::confine::runner::{self, Ended, Job, Limits};
 use crate::confine::sandbox::{self, BuildMounts, Isolation, Sandbox};
 use crate::discover::overlay::{self, Taken};
 use crate::error::{Error, Result};
@@ -300,7 +301,7 @@ impl Builder<'_> {
                         "the build took longer than {} s and was stopped",
                         self.timeout.as_secs()
                     ),
-                    _ => outcome.stderr,
+                    _ => self.shown(&folders, &outcome.stderr),
                 })
             };
             built.push(Built {
@@ -313,6 +314,28 @@ impl Builder<'_> {
         Ok(built)
     }
 
+    /// A build's messages with its folders named, not shown: the
+    /// instructor's paths (without the sandbox) and the sandbox's alike.
+    fn shown(&self, folders: &Folders, text: &str) -> String {
+        let toolchain = Toolchain::find(&self.course).ok();
+        let mut named: Vec<(&Path, &str)> = vec![
+            (&folders.workspace, ""),
+            (Path::new(sandbox::WORKSPACE_DIR), ""),
+            (&folders.target, "target"),
+            (Path::new(sandbox::TARGET_DIR), "target"),
+            (self.root, "target"),
+            (&self.course, "course"),
+            (Path::new(sandbox::COURSE_DIR), "course"),
+            (Path::new(sandbox::TOOLCHAIN_DIR), "toolchain"),
+            (Path::new(sandbox::CARGO_HOME_DIR), "cargo"),
+        ];
+        if let Some(toolchain) = &toolchain {
+            named.push((&toolchain.sysroot, "toolchain"));
+            named.push((&toolchain.registry, "cargo/registry"));
+        }
+        relative::relative(text, &named)
+    }
+
     /// A path cargo reported, on this machine.
     fn on_host(&self, folders: &Folders, seen: &Path) -> PathBuf {
         match seen.strip_prefix(sandbox::TARGET_DIR) {
@@ -322,7 +345,7 @@ impl Builder<'_> {
     }
 
     /// cargo with `args` in `folders`: in the sandbox, or plain.
-    fn cargo(&self, folders: &Folders, args: &[&str]) -> Result<Command> {
+    fn cargo(&self, folders: &Folders, args: &[&str]) -> Result<Job> {
         let toolchain = Toolchain::find(&self.course)?;
         Ok(match self.isolation {
             Isolation::Sandboxed(sandbox) => self.sandboxed(sandbox, &toolchain, folders, args),
@@ -333,7 +356,7 @@ impl Builder<'_> {
                     .env("CARGO_TARGET_DIR", &folders.target)
                     .env("RUSTC", toolchain.sysroot.join("bin/rustc"))
                     .args(args);
-                command
+                Job::from(command)
             }
         })
     }
@@ -344,7 +367,7 @@ impl Builder<'_> {
         toolchain: &Toolchain,
         folders: &Folders,
         args: &[&str],
-    ) -> Command {
+    ) -> Job {
         sandbox.build_command(
             &BuildMounts {
                 course: &self.course,

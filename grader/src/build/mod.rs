@@ -1,6 +1,7 @@
 //! `grader build`: the bundle a GPU node grades without cargo. Each
 //! student's scratch workspace ([`workspace`]) built in the sandbox
-//! ([`compile`]), the course's trusted host code and tracer
+//! ([`compile`]) with its messages shown relative to it ([`relative`]), the
+//! course's trusted host code and tracer
 //! ([`reference`](mod@reference)), the CPU emulator's library ([`emulator_library`]), each
 //! kernel's PTX inspected ([`ptx_check`]), digests of all of it
 //! ([`digest`]), and bundle.json ([`bundle`]); the command itself, with its
@@ -13,4 +14,5 @@ pub mod digest;
 pub mod emulator_library;
 pub mod ptx_check;
 pub mod reference;
+pub mod relative;
 pub mod workspace;

@@ -1,8 +1,13 @@
 //! How student code is started, for a build or a run: one child process
-//! with a timeout and an output cap ([`runner`]), inside the bubblewrap
-//! sandbox ([`sandbox`]), seeing one GPU where the grading is spread over
-//! several ([`gpus`]).
+//! with a timeout, an output cap and only the descriptors it is given
+//! ([`runner`], [`descriptors`]), inside the bubblewrap sandbox
+//! ([`sandbox`]) that shows it only the folders it needs ([`binds`]), in a
+//! cell of its own that bounds its processes and memory ([`cell`]), seeing
+//! one GPU where the grading is spread over several ([`gpus`]).
 
+pub mod binds;
+pub mod cell;
+pub mod descriptors;
 pub mod gpus;
 pub mod runner;
 pub mod sandbox;

@@ -1,14 +1,24 @@
 //! Runs one exercise binary the way the grader must: a wall-clock timeout,
 //! a cap on what it may print (it keeps being drained, so it cannot block),
-//! and its own process group, terminated at the end with everything it
-//! started. Reports what happened; judging it is `verdict`'s job.
+//! only the descriptors it is given, and its own process group (and cell,
+//! where it has one), terminated at the end with everything it started.
+//! Reports what happened, and what its cell saw; judging it is `verdict`'s
+//! job.
 
 use std::io::Read;
+use std::os::fd::RawFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
+
+use crate::confine::cell::{Cell, Slot};
+use crate::confine::descriptors;
+
+/// Set to 1 to have every run's peak memory and cap logged (to measure
+/// what the caps must allow, on a GPU node say).
+pub const LOG_MEMORY_ENV: &str = "GRADER_LOG_MEMORY";
 
 /// How long and how loud a run may be.
 #[derive(Clone, Copy, Debug)]
@@ -22,6 +32,31 @@ pub struct Limits {
 const GRACE: Duration = Duration::from_millis(500);
 /// How often a running child is checked on.
 const POLL: Duration = Duration::from_millis(5);
+
+/// A child to start: its command, what it is given, and what confines it
+/// for as long as it runs.
+#[derive(Debug)]
+pub struct Job {
+    pub command: Command,
+    /// Descriptors it is given on purpose, at their own numbers; every
+    /// other one (but stdin, stdout and stderr) is closed when it execs.
+    pub keep: Vec<RawFd>,
+    /// Its cell: read when it ends, then emptied and removed.
+    pub cell: Option<Cell>,
+    /// The run slot (uid) it holds, released when it ends.
+    pub slot: Option<Slot>,
+}
+
+impl From<Command> for Job {
+    fn from(command: Command) -> Job {
+        Job {
+            command,
+            keep: Vec::new(),
+            cell: None,
+            slot: None,
+        }
+    }
+}
 
 /// How the process ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,6 +76,10 @@ pub struct Outcome {
     /// Either stream printed more than `max_output` bytes.
     pub flooded: bool,
     pub duration: Duration,
+    /// The most memory its cell held at once, where it had one.
+    pub peak_memory: Option<u64>,
+    /// Its cell's memory cap, when the cap killed one of its processes.
+    pub out_of_memory: Option<u64>,
 }
 
 /// Runs `program` with `args` and `env` added to the environment.
@@ -50,8 +89,17 @@ pub fn run(program: &Path, args: &[&str], env: &[(&str, &str)], limits: Limits) 
     run_command(command, limits)
 }
 
-/// Runs `command` (a sandbox's, or a plain one) within `limits`.
-pub fn run_command(mut command: Command, limits: Limits) -> Outcome {
+/// Runs `job` (a sandbox's, or a plain command) within `limits`.
+pub fn run_command(job: impl Into<Job>, limits: Limits) -> Outcome {
+    let Job {
+        mut command,
+        keep,
+        cell,
+        slot,
+    } = job.into();
+    // SAFETY: the sweep only makes system calls on descriptor numbers,
+    // safe between fork and exec; `keep` is moved in, nothing allocates.
+    unsafe { command.pre_exec(move || descriptors::close_others_at_exec(&keep)) };
     let started = Instant::now();
     command
         .stdin(Stdio::null())
@@ -69,23 +117,49 @@ pub fn run_command(mut command: Command, limits: Limits) -> Outcome {
                 stderr: String::new(),
                 flooded: false,
                 duration: started.elapsed(),
+                peak_memory: None,
+                out_of_memory: None,
             };
         }
     };
     let stdout = drain(child.stdout.take(), limits.max_output);
     let stderr = drain(child.stderr.take(), limits.max_output);
     let ended = wait(&mut child, started + limits.timeout);
-    // Whatever it left running goes too; then the pipes close and the
-    // readers finish.
+    // Whatever it left running goes too, in its group and in its cell;
+    // then the pipes close and the readers finish.
     end_group(&child);
+    let usage = cell.as_ref().map(|c| (c.usage(), c.quota));
+    drop(command);
+    drop(cell);
+    drop(slot);
     let (stdout, flooded_out) = stdout.join().unwrap_or_default();
     let (stderr, flooded_err) = stderr.join().unwrap_or_default();
+    if std::env::var_os(LOG_MEMORY_ENV).is_some_and(|v| v == "1") {
+        if let Some((usage, quota)) = usage {
+            eprintln!(
+                "grader: memory: peak {} MiB of {} MiB{}",
+                usage
+                    .peak_memory
+                    .map_or("?".to_owned(), |p| (p >> 20).to_string()),
+                quota.memory >> 20,
+                if usage.memory_killed {
+                    ", killed at the cap"
+                } else {
+                    ""
+                }
+            );
+        }
+    }
     Outcome {
         ended,
         stdout,
         stderr,
         flooded: flooded_out || flooded_err,
         duration: started.elapsed(),
+        peak_memory: usage.and_then(|(u, _)| u.peak_memory),
+        out_of_memory: usage
+            .filter(|(u, _)| u.memory_killed)
+            .map(|(_, q)| q.memory),
     }
 }
 

@@ -1,35 +1,61 @@
 //! Where student code builds and runs: a bubblewrap sandbox per build and
 //! per run. No network, a PID namespace (nothing outlives it), an empty
 //! environment but for what the job needs, and a minimal root: the system
-//! read-only, a private `/tmp`, and nothing of the instructor's home, the
-//! course's solutions, other submissions or the grader's output. Student
-//! code runs as an unprivileged uid, also when the grader is root.
+//! read-only and only the folders the job needs of the rest (`binds`), a
+//! private `/tmp`, and nothing of the instructor's home, the course's
+//! solutions, other submissions or the grader's output. Each build and run
+//! has a cell of its own (`cell`): its processes and memory counted apart
+//! from every other's, with the CPU emulator's amplification of a run's
+//! memory counted in its cap. Student code runs as an unprivileged uid,
+//! one of its own for each run, also when the grader is root.
 //! `--no-sandbox` (and only that) gives [`Isolation::Unsandboxed`].
 
 use std::ffi::OsString;
-use std::io;
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Once;
 
+use crate::confine::binds;
+use crate::confine::cell::{self, Cell, Cells, Quota, Slot};
 use crate::confine::gpus::Pin;
-use crate::confine::runner::Ended;
+use crate::confine::runner::{Ended, Job};
 use crate::error::{Error, Result};
 
-/// The uid and gid student code runs as when the grader is root: nobody.
+/// The uid and gid student code runs as when the grader is root and no
+/// run slot can be had: nobody.
 pub const NOBODY: u32 = 65534;
 /// Where a run finds its binary inside the sandbox.
 pub const RUN_DIR: &str = "/grader";
-/// Processes and threads a run or a build may have at once (as nobody):
-/// enough for CUDA's threads and a parallel build, not for a fork bomb.
-const MAX_PROCESSES: libc::rlim_t = 1024;
+/// Processes and threads a run may have at once: enough for CUDA's
+/// threads and the emulator's (one per core), not for a fork bomb.
+const RUN_PROCESSES: u64 = 1024;
+/// A build's: cargo's jobs, each rustc's threads, nvcc's stages.
+const BUILD_PROCESSES: u64 = 2048;
 /// The largest file a run may write (in its private /tmp).
 const MAX_RUN_FILE: libc::rlim_t = 64 << 20;
-/// The address space of a build (rustc, nvcc): a memory cap where the
-/// machine has no cgroup v2 to give a real one. Never used for runs: CUDA
-/// reserves a large host range.
-const MAX_BUILD_MEMORY: libc::rlim_t = 8 << 30;
+/// A build's memory (rustc, nvcc); without a cell, its address space.
+const BUILD_MEMORY: u64 = 8 << 30;
+/// A run's memory on a GPU besides the data its plan names: the driver's
+/// host memory, page-locked buffers and the largest ordinary plan's
+/// arrays (2^28 floats in a few arrays) several times over.
+const GPU_RUN_MEMORY: u64 = 16 << 30;
+/// A run's memory on the CPU emulator besides its data: the binary, the
+/// emulator and its decoded kernel, a worker thread per core (about
+/// 2 MiB each, measured with 16).
+const EMULATED_RUN_MEMORY: u64 = 512 << 20;
+/// The course's copy-bandwidth probe (`kernels::copy_probe`): two device
+/// buffers of 512 MiB, which the emulator keeps in host memory. An honest
+/// dot-sm or vecadd-anyN run peaks at 1.03 GiB on the emulator, most of
+/// it this.
+const EMULATED_COPY_PROBE: u64 = 2 * (512 << 20);
+/// The most data an emulated run holds: three arrays of 2^20 floats (the
+/// emulated plans' largest n), on the host and again as device memory.
+const EMULATED_RUN_DATA: u64 = (2 * 3 * 4) << 20;
+/// Bytes the emulator spends per byte of a run's data: its shadow of
+/// every allocation's accesses and per-thread registers; about 5.
+const EMULATOR_AMPLIFICATION: u64 = 5;
 /// The size of a sandbox's private /tmp and /dev/shm (each a tmpfs, in
 /// memory); the root around the mounts is read-only.
 const TMP_BYTES: &str = "1073741824";
@@ -60,6 +86,9 @@ pub struct Extras<'a> {
     pub descriptor: Option<(&'a str, OwnedFd)>,
     /// The CPU emulator's `libcuda.so.1`, in place of the system's driver.
     pub driver: Option<&'a Path>,
+    /// Bytes of data the run holds beyond an ordinary run's (its plan's
+    /// `memory`, above 2^31 elements): its memory cap grows by as much.
+    pub memory: u64,
 }
 
 /// A working bubblewrap and how it is started, for runs and for builds.
@@ -75,12 +104,14 @@ pub struct Sandbox {
     build_mode: Mode,
     /// With `--gpus`: the one GPU runs see; all of the machine's when `None`.
     gpu: Option<Pin>,
+    /// How each build and run gets a cell of its own.
+    cells: Cells,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mode {
-    /// The grader is root: bwrap is started as nobody, so what runs inside
-    /// is nobody outside too.
+    /// The grader is root: bwrap is started as a run slot's uid (else
+    /// nobody), so what runs inside is that uid outside too.
     DropToNobody,
     /// The grader is root and unprivileged user namespaces are refused
     /// (e.g. AppArmor): bwrap runs as root and maps nobody inside; outside
@@ -121,18 +152,21 @@ pub const TARGET_DIR: &str = "/build/target";
 
 impl Isolation {
     /// The sandbox, or why there is none: `no_sandbox` is the instructor's
-    /// explicit choice to go without.
+    /// explicit choice to go without. Says on stderr how student code will
+    /// be confined.
     pub fn choose(no_sandbox: bool) -> Result<Isolation> {
         if no_sandbox {
             return Ok(Isolation::Unsandboxed);
         }
-        Sandbox::find().map(Isolation::Sandboxed).map_err(|why| {
+        let sandbox = Sandbox::find().map_err(|why| {
             Error::NoSandbox(format!(
                 "{why}; the grader builds and runs student code only in a bubblewrap sandbox: \
                  install bubblewrap (apt-get install bubblewrap) or name its binary in \
                  ${BWRAP_ENV}, or pass --no-sandbox to give student code your rights"
             ))
-        })
+        })?;
+        eprintln!("grader: confinement: {}", sandbox.description());
+        Ok(Isolation::Sandboxed(sandbox))
     }
 
     /// The GPU runs are pinned to (`--gpus`), if any.
@@ -159,7 +193,7 @@ impl Isolation {
     /// the sandbox.
     pub fn description(&self) -> Option<String> {
         match self {
-            Isolation::Sandboxed(sandbox) => Some(sandbox.description().to_owned()),
+            Isolation::Sandboxed(sandbox) => Some(sandbox.description()),
             Isolation::Unsandboxed => None,
         }
     }
@@ -168,9 +202,9 @@ impl Isolation {
         matches!(self, Isolation::Sandboxed(_))
     }
 
-    /// The command that runs `binary` with `args`, through `wrapper`
+    /// The job that runs `binary` with `args`, through `wrapper`
     /// (compute-sanitizer and its arguments) when given.
-    pub fn run_command(&self, binary: &Path, args: &[&str], wrapper: &[&str]) -> Command {
+    pub fn run_command(&self, binary: &Path, args: &[&str], wrapper: &[&str]) -> Job {
         self.run_command_with(binary, args, wrapper, Extras::default())
     }
 
@@ -178,62 +212,71 @@ impl Isolation {
     /// the run sees read-only, each named by a variable (how the course's
     /// reference binary finds a student's PTX, and how the tracer is
     /// preloaded); a descriptor inherited at its own number, which its
-    /// variable names (the trace's pipe; the command holds it until it is
-    /// dropped); and the CPU emulator's `libcuda.so.1`, loaded in place of
-    /// the system's driver, first on the library path.
+    /// variable names (the trace's pipe; the job holds it until it is
+    /// dropped); the CPU emulator's `libcuda.so.1`, loaded in place of the
+    /// system's driver, first on the library path; and the data the run
+    /// holds beyond an ordinary run's, which its memory cap allows.
     pub fn run_command_with(
         &self,
         binary: &Path,
         args: &[&str],
         wrapper: &[&str],
         extras: Extras,
-    ) -> Command {
+    ) -> Job {
         match self {
-            Isolation::Unsandboxed => {
-                let mut command;
-                if let Some((program, rest)) = wrapper.split_first() {
-                    command = Command::new(program);
-                    command.args(rest).arg(binary);
-                } else {
-                    command = Command::new(binary);
-                }
-                command.args(args);
-                let Extras {
-                    files,
-                    descriptor,
-                    driver,
-                } = extras;
-                for (name, file) in files {
-                    command.env(name, file);
-                }
-                if let Some((name, fd)) = descriptor {
-                    command.env(name, fd.as_raw_fd().to_string());
-                    // SAFETY: fcntl on a descriptor the closure owns, in
-                    // the child between fork and exec (async-signal-safe).
-                    unsafe {
-                        command.pre_exec(move || {
-                            if libc::fcntl(fd.as_raw_fd(), libc::F_SETFD, 0) != 0 {
-                                return Err(io::Error::last_os_error());
-                            }
-                            Ok(())
-                        });
-                    }
-                }
-                if let Some(folder) = driver.and_then(Path::parent) {
-                    let mut path = OsString::from(folder);
-                    if let Some(rest) = std::env::var_os("LD_LIBRARY_PATH") {
-                        path.push(":");
-                        path.push(rest);
-                    }
-                    // Its statistics lines would read as findings.
-                    command
-                        .env("LD_LIBRARY_PATH", path)
-                        .env_remove("CUDA_COURSE_EMULATOR_STATS");
-                }
-                command
-            }
+            Isolation::Unsandboxed => unsandboxed(binary, args, wrapper, extras),
             Isolation::Sandboxed(sandbox) => sandbox.run_command(binary, args, wrapper, extras),
         }
+    }
+}
+
+/// A run with the grader's rights (`--no-sandbox`): only its descriptors
+/// and its process group are the runner's to confine.
+fn unsandboxed(binary: &Path, args: &[&str], wrapper: &[&str], extras: Extras) -> Job {
+    let mut command;
+    if let Some((program, rest)) = wrapper.split_first() {
+        command = Command::new(program);
+        command.args(rest).arg(binary);
+    } else {
+        command = Command::new(binary);
+    }
+    command.args(args);
+    let Extras {
+        files,
+        descriptor,
+        driver,
+        memory: _,
+    } = extras;
+    for (name, file) in files {
+        command.env(name, file);
+    }
+    let mut keep = Vec::new();
+    if let Some((name, fd)) = descriptor {
+        command.env(name, fd.as_raw_fd().to_string());
+        keep.push(fd.as_raw_fd());
+        // SAFETY: the closure only owns the descriptor, which stays open
+        // until exec; nothing runs in the child.
+        unsafe {
+            command.pre_exec(move || {
+                let _held = &fd;
+                Ok(())
+            });
+        }
+    }
+    if let Some(folder) = driver.and_then(Path::parent) {
+        let mut path = OsString::from(folder);
+        if let Some(rest) = std::env::var_os("LD_LIBRARY_PATH") {
+            path.push(":");
+            path.push(rest);
+        }
+        // Its statistics lines would read as findings.
+        command
+            .env("LD_LIBRARY_PATH", path)
+            .env_remove("CUDA_COURSE_EMULATOR_STATS");
+    }
+    Job {
+        keep,
+        ..Job::from(command)
     }
 }
 
@@ -246,9 +289,28 @@ pub fn ended_inside(ended: Ended) -> Ended {
     }
 }
 
+/// The memory cap of a run, on the emulator or on a GPU, holding `data`
+/// bytes beyond an ordinary run's.
+fn run_memory(emulated: bool, data: u64) -> u64 {
+    if emulated {
+        EMULATED_RUN_MEMORY
+            + EMULATED_COPY_PROBE
+            + EMULATOR_AMPLIFICATION * (EMULATED_RUN_DATA + data)
+    } else {
+        GPU_RUN_MEMORY + data
+    }
+}
+
+/// Says once that something the confinement wanted was missing, and what
+/// stands in for it.
+fn warn_once(once: &'static Once, what: String) {
+    once.call_once(|| eprintln!("grader: warning: {what}"));
+}
+
 impl Sandbox {
     /// Finds bwrap ($GRADER_BWRAP, else on PATH) and checks that it can
-    /// start a sandbox here, as nobody when the grader is root.
+    /// start a sandbox here, as nobody when the grader is root; and how
+    /// cells are made here.
     pub fn find() -> Result<Sandbox> {
         let bwrap = match std::env::var_os(BWRAP_ENV) {
             Some(path) => PathBuf::from(path),
@@ -293,30 +355,67 @@ impl Sandbox {
             run_mode,
             build_mode,
             gpu: None,
+            cells: Cells::find(),
         })
     }
 
-    /// Who student code runs as, outside the sandbox too.
-    pub fn description(&self) -> &'static str {
-        match self.run_mode {
-            Mode::DropToNobody => "bubblewrap, as nobody",
-            Mode::MappedRoot => "bubblewrap, as root mapped to nobody without capabilities",
-            Mode::AsCaller => "bubblewrap, as the grader's user",
-        }
+    /// Who student code runs as, outside the sandbox too, and what bounds
+    /// each build and run.
+    pub fn description(&self) -> String {
+        let who = match self.run_mode {
+            Mode::DropToNobody => "each run as a uid of its own",
+            Mode::MappedRoot => "as root mapped to nobody without capabilities",
+            Mode::AsCaller => "as the grader's user",
+        };
+        format!(
+            "bubblewrap, {who}; each build and run in {}, at most {RUN_PROCESSES} processes \
+             and {} MiB ({} MiB on the emulator) a run",
+            self.cells.describe(),
+            run_memory(false, 0) >> 20,
+            run_memory(true, 0) >> 20,
+        )
     }
 
-    fn run_command(
-        &self,
-        binary: &Path,
-        args: &[&str],
-        wrapper: &[&str],
-        extras: Extras,
-    ) -> Command {
+    /// A cell for one build or run, where the machine gives one; without,
+    /// the caller's rlimits stand in.
+    fn cell(&self, quota: Quota) -> Option<Cell> {
+        static FAILED: Once = Once::new();
+        self.cells
+            .open(quota)
+            .inspect_err(|err| {
+                warn_once(
+                    &FAILED,
+                    format!("a control group could not be made ({err}): rlimits stand in"),
+                );
+            })
+            .ok()
+            .flatten()
+    }
+
+    fn run_command(&self, binary: &Path, args: &[&str], wrapper: &[&str], extras: Extras) -> Job {
+        static NO_SLOT: Once = Once::new();
         let devices = match &self.gpu {
             Some(gpu) => Devices::One(gpu),
             None => Devices::All,
         };
-        let mut command = base(&self.bwrap, self.run_mode, devices);
+        let slot = match self.run_mode {
+            Mode::DropToNobody => Slot::take()
+                .inspect_err(|err| {
+                    warn_once(
+                        &NO_SLOT,
+                        format!("no run slot ({err}): runs share the uid nobody"),
+                    );
+                })
+                .ok(),
+            _ => None,
+        };
+        let uid = slot.as_ref().map_or(NOBODY, |s| s.uid);
+        let quota = Quota {
+            processes: RUN_PROCESSES,
+            memory: run_memory(extras.driver.is_some(), extras.memory),
+        };
+        let cell = self.cell(quota);
+        let mut command = base(&self.bwrap, self.run_mode, uid, devices);
         let mut inherit = Vec::new();
         let inside = copy_in(&mut command, &mut inherit, binary);
         for (name, file) in extras.files {
@@ -342,37 +441,68 @@ impl Sandbox {
                 &folder.join(DRIVER_LIBRARY),
             );
             command.arg("--setenv").arg("LD_LIBRARY_PATH").arg(folder);
+        } else {
+            // The machine's driver, where the sandbox hides it.
+            let folders = binds::driver_folders();
+            for folder in folders {
+                binds::folder(&mut command, folder);
+            }
+            if !folders.is_empty() {
+                command
+                    .arg("--setenv")
+                    .arg("LD_LIBRARY_PATH")
+                    .arg(std::env::join_paths(folders).unwrap_or_default());
+            }
         }
         let mut wrapper: Vec<String> = wrapper.iter().map(|w| w.to_string()).collect();
         if let Some(tool) = wrapper.first_mut() {
-            let path = Path::new(tool.as_str());
-            // A tool outside the system folders (a wrapper script) is
-            // copied in like the binary; one inside them is already there.
-            if path.is_absolute() && !(path.starts_with("/usr") || path.starts_with("/opt")) {
-                *tool = copy_in(&mut command, &mut inherit, path)
+            let path = PathBuf::from(tool.as_str());
+            // A tool the sandbox sees, or whose folders it binds, is run
+            // where it is; one elsewhere (a wrapper script) is copied in
+            // like the binary.
+            if path.is_absolute() && binds::tool(&mut command, &path).is_none() {
+                *tool = copy_in(&mut command, &mut inherit, &path)
                     .to_string_lossy()
                     .into_owned();
             }
         }
+        binds::finish(&mut command);
         command
-            .args(["--remount-ro", "/", "--chdir", "/tmp"])
+            .args(["--chdir", "/tmp"])
             .arg("--")
             .args(&wrapper)
             .arg(&inside)
             .args(args);
+        let keep = inherit.iter().map(AsRawFd::as_raw_fd).collect();
         confine(
             &mut command,
-            self.run_mode,
-            Some(MAX_RUN_FILE),
-            None,
+            Confinement {
+                mode: self.run_mode,
+                uid,
+                max_file: Some(MAX_RUN_FILE),
+                // Without a cell: a cap per process on its data, which a
+                // GPU's large reserved address range does not count.
+                max_data: cell.is_none().then_some(quota.memory),
+                max_address_space: None,
+                join: cell.as_ref().map(Cell::joining).unwrap_or_default(),
+            },
             inherit,
         );
-        command
+        Job {
+            command,
+            keep,
+            cell,
+            slot,
+        }
     }
 
-    /// The command that runs cargo with `args` in the workspace.
-    pub fn build_command(&self, mounts: &BuildMounts, args: &[&str]) -> Command {
-        let mut command = base(&self.bwrap, self.build_mode, Devices::None);
+    /// The job that runs cargo with `args` in the workspace.
+    pub fn build_command(&self, mounts: &BuildMounts, args: &[&str]) -> Job {
+        let cell = self.cell(Quota {
+            processes: BUILD_PROCESSES,
+            memory: BUILD_MEMORY,
+        });
+        let mut command = base(&self.bwrap, self.build_mode, NOBODY, Devices::None);
         let course_manifest = mounts.course.join("Cargo.toml");
         command
             .arg("--ro-bind")
@@ -396,11 +526,20 @@ impl Sandbox {
             .arg(WORKSPACE_DIR)
             .arg("--bind")
             .arg(mounts.target)
-            .arg(TARGET_DIR)
-            .args(["--setenv", "PATH"])
-            .arg(format!(
-                "{TOOLCHAIN_DIR}/bin:/usr/local/cuda/bin:/usr/bin:/bin"
-            ))
+            .arg(TARGET_DIR);
+        // The nvcc the course's build helper finds here, on the PATH and
+        // bound where the sandbox hides it.
+        let mut path = OsString::from(format!("{TOOLCHAIN_DIR}/bin:"));
+        if let Some(bin) = binds::toolkit_bin() {
+            binds::toolkit(&mut command, &bin);
+            path.push(&bin);
+            path.push(":");
+        }
+        path.push("/usr/bin:/bin");
+        command
+            .arg("--setenv")
+            .arg("PATH")
+            .arg(path)
             .args(["--setenv", "CARGO_HOME", CARGO_HOME_DIR])
             .args(["--setenv", "RUSTC"])
             .arg(format!("{TOOLCHAIN_DIR}/bin/rustc"))
@@ -411,27 +550,36 @@ impl Sandbox {
             // A toolkit named by CUDA_PATH must be visible where it is.
             let path = Path::new(value);
             if name == "CUDA_PATH" && path.is_absolute() {
-                command.arg("--ro-bind-try").arg(path).arg(path);
+                binds::folder(&mut command, path);
             }
         }
+        binds::finish(&mut command);
         command
-            .args(["--remount-ro", "/", "--chdir", WORKSPACE_DIR, "--"])
+            .args(["--chdir", WORKSPACE_DIR, "--"])
             .arg(format!("{TOOLCHAIN_DIR}/bin/cargo"))
             .args(args);
         confine(
             &mut command,
-            self.build_mode,
-            None,
-            Some(MAX_BUILD_MEMORY),
+            Confinement {
+                mode: self.build_mode,
+                uid: NOBODY,
+                max_file: None,
+                max_data: None,
+                max_address_space: cell.is_none().then_some(BUILD_MEMORY),
+                join: cell.as_ref().map(Cell::joining).unwrap_or_default(),
+            },
             Vec::new(),
         );
-        command
+        Job {
+            cell,
+            ..Job::from(command)
+        }
     }
 }
 
 /// Adds to `command` a read-only copy of the file at `host` in [`RUN_DIR`],
 /// read from a descriptor the grader opened (kept in `inherit`): its
-/// folder need not be open to nobody, and the run cannot write it.
+/// folder need not be open to the run's uid, and the run cannot write it.
 /// Returns where the sandbox sees it.
 fn copy_in(command: &mut Command, inherit: &mut Vec<std::fs::File>, host: &Path) -> PathBuf {
     let name = host
@@ -469,9 +617,21 @@ fn copy_in_as(
 /// What bwrap said when it cannot start a sandbox in `mode` here; None
 /// when it can.
 fn refusal(bwrap: &Path, mode: Mode) -> Option<String> {
-    let mut command = base(bwrap, mode, Devices::None);
+    let mut command = base(bwrap, mode, NOBODY, Devices::None);
+    binds::finish(&mut command);
     command.arg("true").stdin(Stdio::null());
-    confine(&mut command, mode, None, None, Vec::new());
+    confine(
+        &mut command,
+        Confinement {
+            mode,
+            uid: NOBODY,
+            max_file: None,
+            max_data: None,
+            max_address_space: None,
+            join: Vec::new(),
+        },
+        Vec::new(),
+    );
     match command.output() {
         Ok(output) if output.status.success() => None,
         Ok(output) => Some(String::from_utf8_lossy(&output.stderr).trim().to_owned()),
@@ -492,8 +652,10 @@ enum Devices<'a> {
 }
 
 /// bwrap with the namespaces, the environment and the minimal root every
-/// sandbox has; `devices` adds NVIDIA device nodes and /sys.
-fn base(bwrap: &Path, mode: Mode, devices: Devices) -> Command {
+/// sandbox has, for what runs as `uid` outside; `devices` adds NVIDIA
+/// device nodes and /sys. The caller adds its own binds, then
+/// [`binds::finish`].
+fn base(bwrap: &Path, mode: Mode, uid: u32, devices: Devices) -> Command {
     let mut command = Command::new(bwrap);
     command.args([
         "--unshare-all",
@@ -514,7 +676,14 @@ fn base(bwrap: &Path, mode: Mode, devices: Devices) -> Command {
         command.args(["--unshare-user", "--cap-drop", "ALL"]);
     }
     if mode != Mode::AsCaller {
-        let id = NOBODY.to_string();
+        // Inside as outside: the run slot's uid when the grader dropped to
+        // it, else nobody.
+        let id = if mode == Mode::DropToNobody {
+            uid
+        } else {
+            NOBODY
+        }
+        .to_string();
         command.args(["--uid", &id, "--gid", &id]);
     }
     let visible = match devices {
@@ -527,32 +696,7 @@ fn base(bwrap: &Path, mode: Mode, devices: Devices) -> Command {
             .arg("CUDA_VISIBLE_DEVICES")
             .arg(visible);
     }
-    command.args(["--ro-bind", "/usr", "/usr"]);
-    // Merged-/usr systems link these into /usr; older ones have folders.
-    for top in ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"] {
-        let path = Path::new(top);
-        match std::fs::read_link(path) {
-            Ok(target) => {
-                command.arg("--symlink").arg(target).arg(path);
-            }
-            Err(_) if path.is_dir() => {
-                command.arg("--ro-bind").arg(path).arg(path);
-            }
-            Err(_) => {}
-        }
-    }
-    // The loader's cache (libcuda may live outside /usr/lib), the
-    // compiler's alternatives, and toolkits installed under /opt.
-    for shared in [
-        "/etc/ld.so.cache",
-        "/etc/ld.so.conf",
-        "/etc/ld.so.conf.d",
-        "/etc/alternatives",
-        "/etc/nvcc.profile",
-        "/opt",
-    ] {
-        command.args(["--ro-bind-try", shared, shared]);
-    }
+    binds::system(&mut command);
     // A private /tmp of bounded size: its files live in memory.
     command.args(["--proc", "/proc", "--dev", "/dev"]);
     command.args(["--size", TMP_BYTES, "--tmpfs", "/tmp"]);
@@ -597,25 +741,36 @@ fn gpu_nodes() -> Vec<PathBuf> {
     nodes
 }
 
-/// Before bwrap starts: no core dumps, the given file-size and
-/// address-space caps, `inherit` left open for bwrap to read, and in
-/// [`Mode::DropToNobody`], nobody's uid and at most [`MAX_PROCESSES`].
-fn confine(
-    command: &mut Command,
+/// What a child is held to before bwrap starts.
+struct Confinement {
     mode: Mode,
+    /// Who it runs as in [`Mode::DropToNobody`].
+    uid: u32,
     max_file: Option<libc::rlim_t>,
-    max_memory: Option<libc::rlim_t>,
-    inherit: Vec<std::fs::File>,
-) {
-    let drop = mode == Mode::DropToNobody;
+    /// RLIMIT_DATA: a memory cap per process where there is no cell.
+    max_data: Option<u64>,
+    /// RLIMIT_AS: an address-space cap where there is no cell (builds).
+    max_address_space: Option<u64>,
+    /// The `cgroup.procs` descriptors of its cell, to join first.
+    join: Vec<RawFd>,
+}
+
+/// Before bwrap starts: into its cell, no core dumps, the given caps,
+/// `inherit` held open for bwrap to read (the runner passes them on), and
+/// in [`Mode::DropToNobody`] its uid and at most [`RUN_PROCESSES`] of them.
+fn confine(command: &mut Command, limits: Confinement, inherit: Vec<std::fs::File>) {
+    let Confinement {
+        mode,
+        uid,
+        max_file,
+        max_data,
+        max_address_space,
+        join,
+    } = limits;
     let limit = move || {
-        for file in &inherit {
-            // SAFETY: fcntl on a descriptor the closure owns; clearing
-            // close-on-exec in this child only, so bwrap can read it.
-            if unsafe { libc::fcntl(file.as_raw_fd(), libc::F_SETFD, 0) } != 0 {
-                return Err(io::Error::last_os_error());
-            }
-        }
+        let _held = &inherit;
+        // As the grader still, which may write the cell's cgroup.procs.
+        cell::join(&join)?;
         let set = |resource, value: libc::rlim_t| {
             let limit = libc::rlimit {
                 rlim_cur: value,
@@ -623,7 +778,7 @@ fn confine(
             };
             // SAFETY: setrlimit reads the struct it is given.
             if unsafe { libc::setrlimit(resource, &limit) } != 0 {
-                return Err(io::Error::last_os_error());
+                return Err(std::io::Error::last_os_error());
             }
             Ok(())
         };
@@ -631,26 +786,29 @@ fn confine(
         if let Some(bytes) = max_file {
             set(libc::RLIMIT_FSIZE, bytes)?;
         }
-        if let Some(bytes) = max_memory {
+        if let Some(bytes) = max_data {
+            set(libc::RLIMIT_DATA, bytes)?;
+        }
+        if let Some(bytes) = max_address_space {
             set(libc::RLIMIT_AS, bytes)?;
         }
-        if drop {
+        if mode == Mode::DropToNobody {
             // SAFETY: these change only this child's credentials.
             let failed = unsafe {
                 libc::setgroups(0, std::ptr::null()) != 0
-                    || libc::setgid(NOBODY) != 0
-                    || libc::setuid(NOBODY) != 0
+                    || libc::setgid(uid) != 0
+                    || libc::setuid(uid) != 0
             };
             if failed {
-                return Err(io::Error::last_os_error());
+                return Err(std::io::Error::last_os_error());
             }
-            // Per uid: counts nobody's processes, so only as nobody.
-            set(libc::RLIMIT_NPROC, MAX_PROCESSES)?;
+            // Per uid: with a run slot's uid, this run's processes only.
+            set(libc::RLIMIT_NPROC, RUN_PROCESSES as libc::rlim_t)?;
         }
         Ok(())
     };
     // SAFETY: the closure runs in the child between fork and exec and calls
-    // only async-signal-safe functions (setrlimit, setgroups, setgid,
+    // only async-signal-safe functions (write, setrlimit, setgroups, setgid,
     // setuid) on values it owns; it allocates nothing.
     unsafe { command.pre_exec(limit) };
 }
@@ -699,10 +857,14 @@ mod tests {
             run_mode: Mode::AsCaller,
             build_mode: Mode::AsCaller,
             gpu: None,
+            cells: Cells::Missing {
+                why: "a test".into(),
+            },
         };
         let pinned = Isolation::Sandboxed(sandbox).on_gpu(&pin).unwrap();
-        let command = pinned.run_command(Path::new("/bin/true"), &[], &[]);
-        let args: Vec<String> = command
+        let job = pinned.run_command(Path::new("/bin/true"), &[], &[]);
+        let args: Vec<String> = job
+            .command
             .get_args()
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
@@ -724,7 +886,7 @@ mod tests {
     }
 
     #[test]
-    fn a_run_sees_no_environment_no_home_no_network_and_is_not_root() {
+    fn a_run_sees_no_environment_no_home_no_network_no_descriptor_and_is_not_root() {
         let isolation = Isolation::choose(false).expect("bubblewrap is installed");
         let dir = tempfile::tempdir().unwrap();
         let probe = script(
@@ -733,26 +895,80 @@ mod tests {
              ls / | tr '\\n' ' '; echo\n\
              touch /x 2>/dev/null && echo root-writable\n\
              cat /proc/net/dev | grep -c : \n\
-             echo \"$@\"",
+             echo \"$@\"\n\
+             ls /proc/self/fd | tr '\\n' ' '; echo\n\
+             ls -A /usr/local | tr '\\n' ' '; echo",
         );
-        // cargo test gives this process CARGO_* variables: none may pass.
+        // cargo test gives this process CARGO_* variables: none may pass;
+        // and a descriptor it holds without close-on-exec, as a log given
+        // to the grader by its caller would be.
         assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
+        let log = std::fs::File::create(dir.path().join("log")).unwrap();
+        let log = crate::confine::descriptors::tests::inheritable(&log);
         let outcome = run_command(isolation.run_command(&probe, &["a", "b"], &[]), LIMITS);
         assert_eq!(outcome.ended, Ended::Exited(0), "{}", outcome.stderr);
         let lines: Vec<&str> = outcome.stdout.lines().collect();
-        assert!(lines[0].starts_with("uid=65534 "), "{}", outcome.stdout);
+        // SAFETY: geteuid only reads the process's credentials.
+        if unsafe { libc::geteuid() } == 0 {
+            // A run slot's uid, or nobody's.
+            let uid: u32 = lines[0]["uid=".len()..]
+                .split(' ')
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap();
+            assert!(
+                uid >= cell::SLOT_UIDS || uid == NOBODY,
+                "{}",
+                outcome.stdout
+            );
+        }
         assert!(
             lines[0].ends_with(" home=/tmp cargo=0"),
             "{}",
             outcome.stdout
         );
-        for absent in ["root", "home", "work", "etc/passwd"] {
+        for absent in ["root", "home", "work", "etc/passwd", "opt"] {
             assert!(!lines[1].split(' ').any(|e| e == absent), "{}", lines[1]);
         }
         assert!(!outcome.stdout.contains("root-writable"));
         // Only the loopback of its own network namespace.
         assert_eq!(lines[2], "1", "{}", outcome.stdout);
         assert_eq!(lines[3], "a b");
+        // stdin, stdout, stderr and ls's own listing of the folder.
+        assert_eq!(lines[4].trim(), "0 1 2 3", "{}", outcome.stdout);
+        // /usr/local is there, empty (this machine's holds git, cargo-nextest...).
+        assert_eq!(lines[5].trim(), "", "{}", outcome.stdout);
+        drop(log);
+    }
+
+    #[test]
+    fn a_run_holding_its_processes_leaves_another_run_its_own() {
+        let isolation = Isolation::choose(false).expect("bubblewrap is installed");
+        let dir = tempfile::tempdir().unwrap();
+        // Near its limit, and holding them: every process but a few.
+        let holder = script(
+            dir.path(),
+            &format!(
+                "i=0; while [ $i -lt {} ]; do sleep 10 & i=$((i+1)); done; echo held; wait",
+                RUN_PROCESSES - 24
+            ),
+        );
+        let holding = {
+            let job = isolation.run_command(&holder, &[], &[]);
+            std::thread::spawn(move || run_command(job, LIMITS))
+        };
+        std::thread::sleep(Duration::from_millis(4000));
+        let other_dir = tempfile::tempdir().unwrap();
+        let honest = script(
+            other_dir.path(),
+            "i=0; while [ $i -lt 200 ]; do sleep 3 & i=$((i+1)); done; wait; echo all 200",
+        );
+        let outcome = run_command(isolation.run_command(&honest, &[], &[]), LIMITS);
+        let held = holding.join().unwrap();
+        assert!(held.stdout.contains("held"), "{held:?}");
+        assert_eq!(outcome.ended, Ended::Exited(0), "{}", outcome.stderr);
+        assert_eq!(outcome.stdout.trim(), "all 200", "{}", outcome.stderr);
     }
 
     #[test]

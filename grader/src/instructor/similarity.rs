@@ -109,9 +109,9 @@ pub fn compare(
             .exercises
             .iter()
             .filter(|(e, _)| exercises.is_empty() || exercises.iter().any(|id| id.name() == *e));
-        for (exercise, folder) in chosen {
+        for (exercise, found) in chosen {
             for file in FILES {
-                let Some(text) = read_plain(&folder.join(file)) else {
+                let Some(text) = read_plain(&found.folder.join(file)) else {
                     continue;
                 };
                 // What the stub already holds is nobody's work.

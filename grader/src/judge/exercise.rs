@@ -234,11 +234,7 @@ fn kernel_host(context: &Context, item: &Item) -> Result<(PathBuf, Kept), NotSta
     let binary = reference.binary.check(bundle_dir).map_err(refused)?;
     let path = ptx.check(bundle_dir).map_err(refused)?;
     let course = reference.ptx.check(bundle_dir).map_err(refused)?;
-    let read = |p: &Path| {
-        std::fs::read_to_string(p).map_err(|err| NotStarted::Unreadable {
-            error: err.to_string(),
-        })
-    };
+    let read = |p: &Path| ptx_check::read(p).map_err(|error| NotStarted::Unreadable { error });
     if let Some(mismatch) = ptx_check::signature_mismatch(&read(&path)?, &read(&course)?) {
         return Err(NotStarted::Signature { mismatch });
     }

@@ -19,6 +19,13 @@ pub fn judge(outcome: &Outcome, timeout_s: f64) -> Verdict {
     if outcome.flooded {
         return Verdict::Flooded;
     }
+    // The cap killed one of its processes: whatever it printed after, the
+    // cap is the cause (a run that still passed keeps its pass).
+    if let Some(limit) = outcome.out_of_memory {
+        if outcome.ended != Ended::Exited(0) {
+            return Verdict::OutOfMemory { limit };
+        }
+    }
     let code = match &outcome.ended {
         Ended::DidNotStart(reason) => {
             return Verdict::DidNotStart {

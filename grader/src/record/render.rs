@@ -51,6 +51,11 @@ pub fn verdict(verdict: &Verdict, found: &[Finding]) -> String {
         Verdict::TimedOut { seconds } => {
             format!("did not finish within {seconds:.0} s: a kernel or host loop that never ends?")
         }
+        Verdict::OutOfMemory { limit } => format!(
+            "used more than the {} MiB of memory a run may have, and was stopped: does it \
+             allocate more than the exercise needs?",
+            limit >> 20
+        ),
         Verdict::Flooded => "printed more than the grader keeps: remove debug printing".into(),
         Verdict::Garbage { garbage } => {
             format!("output is not the course's JSON report: {garbage}")

@@ -81,7 +81,7 @@ pub fn feedback(name: &str, student: &Student, seed: u64) -> String {
     if !student.problems.is_empty() {
         out.push_str("\n## About the submission\n\n");
         for problem in &student.problems {
-            let _ = writeln!(out, "- {problem}");
+            let _ = writeln!(out, "- {}", quote::inline(problem));
         }
     }
     // In course order, as the student met them.
@@ -95,7 +95,7 @@ pub fn feedback(name: &str, student: &Student, seed: u64) -> String {
             graded.points, graded.max_points
         );
         for refused in &graded.refused {
-            let _ = writeln!(out, "- Not taken: {refused}");
+            let _ = writeln!(out, "- Not taken: {}", quote::inline(refused));
         }
         if let Some(errors) = &graded.build_errors {
             let _ = write!(
@@ -118,7 +118,7 @@ pub fn feedback(name: &str, student: &Student, seed: u64) -> String {
         } else {
             out.push_str("- The kernel does not show what the exercise is about, so its runs earn no points:\n");
             for missing in &graded.ptx_missing {
-                let _ = writeln!(out, "  - {missing}");
+                let _ = writeln!(out, "  - {}", quote::inline(missing));
             }
         }
         // Memory safety and speed: what was found, or why not assessed.
@@ -127,11 +127,14 @@ pub fn feedback(name: &str, student: &Student, seed: u64) -> String {
             let _ = if check.assessed {
                 writeln!(
                     out,
-                    "- {} of {}, {}: {said}",
-                    check.points, check.max_points, check.name
+                    "- {} of {}, {}: {}",
+                    check.points,
+                    check.max_points,
+                    check.name,
+                    quote::inline(&said)
                 )
             } else {
-                writeln!(out, "- {}: {said}", check.name)
+                writeln!(out, "- {}: {}", check.name, quote::inline(&said))
             };
         }
         for run in &graded.runs {
@@ -203,9 +206,11 @@ fn timings(report: &serde_json::Value) -> Option<String> {
     let first = timings.first()?;
     let steps: Vec<String> = timings
         .iter()
-        .map(|t| match t.ms {
-            ms if ms < 1.0 => format!("{} {:.1} µs", t.step, ms * 1e3),
-            ms => format!("{} {ms:.2} ms", t.step),
+        // A step's name is the report's: the student's program may say anything.
+        .map(|t| (quote::inline(&t.step), t.ms))
+        .map(|(step, ms)| match ms {
+            ms if ms < 1.0 => format!("{step} {:.1} µs", ms * 1e3),
+            ms => format!("{step} {ms:.2} ms"),
         })
         .collect();
     let mut line = format!("{}, median of {}", steps.join(", "), first.median_of);

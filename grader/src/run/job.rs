@@ -66,6 +66,7 @@ pub fn make(job: &Job, isolation: &Isolation, limits: Limits, driver: Option<&Pa
         files: &files,
         descriptor,
         driver,
+        memory: job.run.memory,
     };
     let mut outcome = runner::run_command(
         isolation.run_command_with(job.binary, &args, &[], extras),

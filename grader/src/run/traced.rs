@@ -94,7 +94,7 @@ mod tests {
             crate::confine::sandbox::Extras {
                 files: &attach.files,
                 descriptor: Some(attach.descriptor),
-                driver: None,
+                ..crate::confine::sandbox::Extras::default()
             },
         );
         let limits = crate::confine::runner::Limits {
