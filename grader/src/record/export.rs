@@ -348,6 +348,7 @@ mod tests {
             checks: vec![],
             inputs: None,
             absent: absent.then(|| "no dot-sm folder with a src/ was found".into()),
+            kernel_lost: None,
         }
     }
 

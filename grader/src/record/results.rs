@@ -98,6 +98,12 @@ pub struct Exercise {
     /// found, or two differing copies): grades.csv leaves its cell blank.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub absent: Option<String>,
+    /// The first planned run the kernel lost in the course's host code:
+    /// the PTX, memory-safety and speed points go only to a kernel that
+    /// passes every planned run it made, so a kernel that writes a formula
+    /// and never reads its inputs keeps none of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_lost: Option<Tag>,
 }
 
 /// A point that is not a run's.
@@ -124,6 +130,13 @@ pub struct Sanitized {
     /// The first hazard the tool reported, with its `kernel.cu` line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finding: Option<String>,
+    /// The planned run the tool ran over (absent in records made when
+    /// the tools ran over the first run only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<Tag>,
+    /// The tool's wall time, in seconds, for the throughput budget.
+    #[serde(default)]
+    pub seconds: f64,
 }
 
 /// One run's record: the planned run (its tag and arguments), how it was
@@ -160,6 +173,11 @@ pub struct Run {
 }
 
 impl Run {
+    /// Whether the run counts as lost: not passed, and not left out.
+    pub fn lost(&self) -> bool {
+        !self.verdict.passed() && !matches!(self.verdict, Verdict::Skipped { .. })
+    }
+
     /// What the run is about, in the plan's words.
     pub fn about(&self) -> String {
         plan::Run {
@@ -325,6 +343,8 @@ mod tests {
                 clean: true,
                 summary: "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".into(),
                 finding: None,
+                run: None,
+                seconds: 0.0,
             }],
             checks: vec![Check {
                 name: CheckName::Speed,
@@ -342,6 +362,7 @@ mod tests {
             }],
             inputs: None,
             absent: None,
+            kernel_lost: None,
         };
         results.students.insert(
             "ann".into(),
