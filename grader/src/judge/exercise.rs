@@ -172,7 +172,7 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
     graded.kernel_lost = graded
         .runs
         .iter()
-        .find(|r| r.role == Some(Role::KernelInCourseHost) && r.lost())
+        .find(|r| r.role == Some(Role::KernelInCourseHost) && r.lost() && !no_gpu(&r.verdict))
         .map(|r| r.tag);
     let earns = counts && graded.kernel_lost.is_none();
     let bench = Bench {
@@ -262,6 +262,12 @@ fn kernel_host(context: &Context, item: &Item) -> Result<(PathBuf, Kept), NotSta
             digest: ptx.digest.clone(),
         },
     ))
+}
+
+/// A run that found no GPU: the node's doing, not the kernel's, so it
+/// withholds no point that needs a correct kernel.
+fn no_gpu(verdict: &Verdict) -> bool {
+    matches!(verdict, Verdict::CudaError { name: Some(name), .. } if name == "CUDA_ERROR_NO_DEVICE")
 }
 
 /// The runs compute-sanitizer goes over: the first planned run, the
