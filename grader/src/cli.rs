@@ -283,8 +283,9 @@ pub struct Running {
     /// Skip students results.json already holds.
     #[arg(long)]
     pub resume: bool,
-    /// Skip compute-sanitizer (memcheck, racecheck) on each exercise's
-    /// first run: the memory-safety point is then not assessed.
+    /// Skip compute-sanitizer (memcheck, racecheck, initcheck, synccheck) on
+    /// each exercise's sanitized runs: the memory-safety point is then not
+    /// assessed.
     #[arg(long)]
     pub no_sanitize: bool,
     /// Run the kernels on the CPU emulator the bundle carries, at sizes a

@@ -21,6 +21,12 @@ pub const PERIOD: u64 = 4096;
 /// sums are multiples of 1/4 below 32, exact in f32.
 const SEEDED_HALVES: u32 = 64;
 
+/// With a seed, inputs repeat with this period, a prime (no block, grid or
+/// vector width divides it, and an index that wraps at 2^31 lands on other
+/// values): one period is drawn, so a run above 2^31 elements costs table
+/// look-ups rather than hashes, and its checksum one period's sum.
+pub const SEEDED_PERIOD: u64 = 1_000_003;
+
 /// Bytes the kernel must move per element: read a\[i] and b\[i], write c\[i].
 pub const BYTES_PER_ELEMENT: u64 = 12;
 
@@ -51,14 +57,27 @@ impl Inputs {
     pub fn a(self, i: u64) -> f32 {
         match self.seed {
             None => (i % PERIOD) as f32,
-            Some(seed) => seeded::odd_eighth(seed, 1, i, SEEDED_HALVES),
+            Some(seed) => seeded::odd_eighth(seed, 1, i % SEEDED_PERIOD, SEEDED_HALVES),
         }
     }
 
     pub fn b(self, i: u64) -> f32 {
         match self.seed {
             None => (2 * (i % PERIOD)) as f32,
-            Some(seed) => seeded::odd_eighth(seed, 2, i, SEEDED_HALVES),
+            Some(seed) => seeded::odd_eighth(seed, 2, i % SEEDED_PERIOD, SEEDED_HALVES),
+        }
+    }
+
+    /// `f(i)` for i below `n`, as a function that draws each seeded value
+    /// once: a period's table, looked up modulo [`SEEDED_PERIOD`].
+    fn tabled(self, n: u64, f: impl Fn(u64) -> f32 + Sync) -> impl Fn(u64) -> f32 + Sync {
+        let table: Vec<f32> = match self.seed {
+            Some(_) => (0..n.min(SEEDED_PERIOD)).map(&f).collect(),
+            None => Vec::new(),
+        };
+        move |i| match table.is_empty() {
+            true => f(i),
+            false => table[(i % SEEDED_PERIOD) as usize],
         }
     }
 
@@ -69,12 +88,17 @@ impl Inputs {
     }
 
     /// Σ c\[i] for i < n in f64, exactly: from the closed form without a seed,
-    /// element by element with one (multiples of 1/4 below 32: any n up to
-    /// [`MAX_N`] sums below 2^53 quarters).
+    /// from one period's sums with one (multiples of 1/4 below 32: any n up
+    /// to [`MAX_N`] sums below 2^53 quarters, so every sum is exact).
     pub fn checksum(self, n: u64) -> f64 {
         match self.seed {
             None => expected_checksum(n) as f64,
-            Some(_) => (0..n).map(|i| f64::from(self.c(i))).sum(),
+            Some(_) => {
+                let sum = |below: u64| (0..below).map(|i| f64::from(self.c(i))).sum::<f64>();
+                let (periods, rest) = (n / SEEDED_PERIOD, n % SEEDED_PERIOD);
+                let whole = if periods > 0 { sum(SEEDED_PERIOD) } else { 0.0 };
+                periods as f64 * whole + sum(rest)
+            }
         }
     }
 
@@ -89,8 +113,8 @@ impl Inputs {
     /// a and b for `n` elements.
     pub fn vectors(self, n: u64) -> Result<(Vec<f32>, Vec<f32>), HostAllocError> {
         Ok((
-            host_memory::try_filled("a", n, |i| self.a(i))?,
-            host_memory::try_filled("b", n, |i| self.b(i))?,
+            host_memory::try_filled("a", n, self.tabled(n, |i| self.a(i)))?,
+            host_memory::try_filled("b", n, self.tabled(n, |i| self.b(i)))?,
         ))
     }
 }
@@ -174,9 +198,10 @@ pub fn check(c: &[f32], params: &Parameters) -> Check {
     let grid = params.grid_threads();
     let mut tally = Tally::default();
     let mut failures = Vec::new();
+    let c_at = inputs.tabled(params.n, |i| inputs.c(i));
     for (i, &got) in c.iter().enumerate() {
         let i = i as u64;
-        let expected = inputs.c(i);
+        let expected = c_at(i);
         // Exact: every correct value is exact in f32. NaN never equals.
         if got != expected {
             tally.add(i, got, grid);
@@ -383,6 +408,29 @@ mod tests {
         }
         let (a_host, b_host) = inputs.vectors(10).unwrap();
         assert_eq!((a_host[7], b_host[7]), (inputs.a(7), inputs.b(7)));
+    }
+
+    #[test]
+    fn seeded_inputs_repeat_with_a_prime_period_and_their_checksum_is_one_periods() {
+        let inputs = Inputs { seed: Some(11) };
+        let p = SEEDED_PERIOD;
+        assert!((2..1001).all(|d| p % d != 0), "a prime");
+        assert_eq!(inputs.a(7), inputs.a(7 + 3 * p));
+        // An index wrapped at 2^31 reads another value (most of the time).
+        let wrapped = (0..64)
+            .filter(|&i| inputs.c(i) != inputs.c(i + (1 << 31)))
+            .count();
+        assert!(wrapped > 48, "{wrapped}");
+        // Across periods, against a brute-force sum.
+        let n = 2 * p + 12_345;
+        let brute: f64 = (0..n).map(|i| f64::from(inputs.a(i) + inputs.b(i))).sum();
+        assert_eq!(inputs.checksum(n), brute);
+        let (a, b) = inputs.vectors(n).unwrap();
+        let from_vectors: f64 = a.iter().zip(&b).map(|(x, y)| f64::from(x + y)).sum();
+        assert_eq!(from_vectors, brute);
+        assert_eq!(a[(p + 3) as usize], inputs.a(3));
+        let c: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+        assert!(check(&c, &seeded(n, 11)).passed);
     }
 
     #[test]

@@ -12,7 +12,7 @@ use kernels::catalogue::ExerciseId::{self, *};
 
 use crate::error::{Error, Result};
 use crate::plan::runs::{Role, Tag};
-use crate::record::outcome::{CheckName, FindingKind, Verdict};
+use crate::record::outcome::{CheckName, FindingKind};
 use crate::record::results::{self, Results};
 
 /// One change to a solution file: `from` must occur in it.
@@ -28,10 +28,10 @@ pub enum Expect {
     Full,
     /// No point in any exercise (the stubs).
     Nothing,
-    /// Every run of the kernel in the course's host code fails; a kernel
-    /// that still shows what the exercise is about keeps its PTX point. (The
-    /// student's host code is judged with the grader's canary kernel, so a
-    /// kernel's bug costs it nothing.)
+    /// Every run of the kernel in the course's host code fails, and with
+    /// them the PTX, memory-safety and speed points, which need a kernel
+    /// that passes its runs. (The student's host code is judged with the
+    /// grader's canary kernel, so a kernel's bug costs it nothing.)
     LosesEveryKernelRun,
     /// A bug in the host code: every run of the student's binary fails,
     /// and every run of their kernel in the course's host code passes.
@@ -91,6 +91,24 @@ const TREE: &str = "    for (unsigned int half = blockDim.x / 2; half > 0; half 
 /// The tree with block barriers while more than 32 slots are live, then
 /// the first warp alone, with `__syncwarp` between its steps.
 const SYNCWARP_TAIL: &str = "    for (unsigned int half = blockDim.x / 2; half > 16; half /= 2) {\n        if (threadIdx.x < half) {\n            cache[threadIdx.x] += cache[threadIdx.x + half];\n        }\n        __syncthreads();\n    }\n    if (threadIdx.x < 32) {\n        volatile float* v = cache;\n        for (unsigned int half = min(16u, blockDim.x / 2); half > 0; half /= 2) {\n            if (threadIdx.x < half) {\n                v[threadIdx.x] += v[threadIdx.x + half];\n            }\n            __syncwarp();\n        }\n    }\n";
+
+/// [`SYNCWARP_TAIL`] without its `__syncwarp`: a race inside the warp.
+const WARP_TAIL_UNSYNCED: &str =
+    "    for (unsigned int half = blockDim.x / 2; half > 16; half /= 2) {
+        if (threadIdx.x < half) {
+            cache[threadIdx.x] += cache[threadIdx.x + half];
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x < 32) {
+        volatile float* v = cache;
+        for (unsigned int half = min(16u, blockDim.x / 2); half > 0; half /= 2) {
+            if (threadIdx.x < half) {
+                v[threadIdx.x] += v[threadIdx.x + half];
+            }
+        }
+    }
+";
 
 /// Each warp sums its lanes' floats with shuffles (lanes past the block's
 /// end add nothing), lane 0 keeps the warp's sum in cache[warp], and the
@@ -371,9 +389,32 @@ pub const MUTANTS: &[Mutant] = &[
                 "c[i] = 3.0f * (i % 4096);",
             ),
         ],
-        // Every seeded run; the one-element run only when a[0] + b[0] ≠ 0
-        // (127 seeds in 128), so the expectation names a run of millions.
+        // Every seeded run, the one above 2^31 included; the one-element
+        // run only when a[0] + b[0] ≠ 0 (127 seeds in 128), so the
+        // expectation names a run of millions. A kernel that loses a run
+        // keeps no PTX, memory-safety or speed point either.
         expect: Expect::LosesRun(Some(Tag::EveryThreadLoops)),
+        on_emulator: None,
+    },
+    // A kernel that shows the right instructions but never reads its
+    // inputs: every run draws its own, and the PTX, memory-safety and
+    // speed points need a kernel that passes its runs (issue 23).
+    Mutant {
+        exercise: DotGm,
+        name: "formula-writer",
+        bug: "stores the default inputs' products, c[i] = i · 2i, without reading a or b",
+        edits: &[
+            edit(
+                "kernel.cu",
+                "c4[i] = make_float4(x.x * y.x, x.y * y.y, x.z * y.z, x.w * y.w);",
+                "const float j = 4.0f * i;\n        c4[i] = make_float4(2.0f * j * j, 2.0f * (j + 1) * (j + 1), \
+                 2.0f * (j + 2) * (j + 2), 2.0f * (j + 3) * (j + 3));",
+            ),
+            edit("kernel.cu", "c[i] = a[i] * b[i];", "c[i] = 2.0f * i * i;"),
+        ],
+        // Its host code is the solution's, so the canary earns the host
+        // points; everything its kernel could earn goes.
+        expect: Expect::LosesEveryKernelRun,
         on_emulator: None,
     },
     Mutant {
@@ -487,6 +528,62 @@ pub const MUTANTS: &[Mutant] = &[
         )],
         expect: Expect::Full,
         on_emulator: None,
+    },
+    // What only the sanitizers see, and only where they now look (issue
+    // 23): an edge-shape run of moderate size besides the smallest, any
+    // racecheck hazard, initcheck and synccheck.
+    Mutant {
+        exercise: VecaddAnyN,
+        name: "prefetch-past-the-end",
+        bug: "prefetches the next float4 of a while i + stride <= n / 4: one float4 past the end, only once the grid does not cover n / 4",
+        edits: &[edit(
+            "kernel.cu",
+            "    for (size_t i = first; i < n / 4; i += stride) {\n        const float4 x = a4[i];\n",
+            "    float4 x_next = first < n / 4 ? a4[first] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);\n    for (size_t i = first; i < n / 4; i += stride) {\n        const float4 x = x_next;\n        if (i + stride <= n / 4) {\n            x_next = a4[i + stride];\n        }\n",
+        )],
+        // Every answer right, the read lands in allocation padding; the
+        // smallest run (n = 1) never reads past the end.
+        expect: Expect::LosesCheck(CheckName::MemorySafety),
+        on_emulator: Some(Emulated::Finds(FindingKind::OutOfBounds)),
+    },
+    Mutant {
+        exercise: DotSm,
+        name: "warp-tail-without-syncwarp",
+        bug: "the first warp finishes the tree on a volatile view with no __syncwarp between steps: lanes race inside the warp",
+        edits: &[edit("kernel.cu", TREE, WARP_TAIL_UNSYNCED)],
+        // Lanes mostly move together, so the sums come out right; racecheck
+        // reports the hazards (as warnings on some GPUs: they count).
+        expect: Expect::LosesCheck(CheckName::MemorySafety),
+        on_emulator: Some(Emulated::Finds(FindingKind::SharedMemoryRace)),
+    },
+    Mutant {
+        exercise: MatmulTiled,
+        name: "n-tile-unpadded",
+        bug: "n_tile is loaded only inside the matrix, never zeroed past its edge: the first partial tile multiplies 0 by whatever shared memory held",
+        edits: &[edit(
+            "kernel.cu",
+            "        n_tile[ty][tx] = (n_row < width && col < width) ? n[n_row * width + col] : 0.0f;\n",
+            "        if (n_row < width && col < width) {\n            n_tile[ty][tx] = n[n_row * width + col];\n        }\n",
+        )],
+        // 0 × garbage is 0 unless the garbage is NaN or infinite: a GPU
+        // shows it only where shared memory is poisoned before the kernel
+        // (issue 23's other half); the emulator poisons and traces it.
+        expect: Expect::OnlyOnTheEmulator,
+        on_emulator: Some(Emulated::Finds(FindingKind::Uninitialised)),
+    },
+    Mutant {
+        exercise: DotSm,
+        name: "split-barrier",
+        bug: "the tree's threads wait at two different __syncthreads(), one in each branch of the if",
+        edits: &[edit(
+            "kernel.cu",
+            "            cache[threadIdx.x] += cache[threadIdx.x + half];\n        }\n        // Outside the if: every thread of the block must reach the barrier.\n        __syncthreads();\n",
+            "            cache[threadIdx.x] += cache[threadIdx.x + half];\n            __syncthreads();\n        } else {\n            __syncthreads();\n        }\n",
+        )],
+        // Barrier 0 counts arrivals wherever they come from, so a GPU sums
+        // right; synccheck reports the divergent barrier.
+        expect: Expect::LosesCheck(CheckName::MemorySafety),
+        on_emulator: Some(Emulated::Finds(FindingKind::Barrier)),
     },
     // Correct in the styles issue 23 names; the PTX is read by meaning, so
     // each keeps every point (kernels/tests/ptx_styles/ has more).
@@ -794,11 +891,6 @@ fn found(results: &Results, who: &str, kind: FindingKind) -> Option<String> {
     ))
 }
 
-/// A run that counts as lost: not passed, and not left out.
-fn lost(run: &results::Run) -> bool {
-    !run.verdict.passed() && !matches!(run.verdict, Verdict::Skipped { .. })
-}
-
 /// None when `who` was graded as `expect` says (on `exercise`, or on
 /// everything when None); else what happened.
 fn check(
@@ -829,6 +921,9 @@ fn check(
         Expect::LosesEveryKernelRun => {
             runs.iter().filter(kernel).count() > 0
                 && runs.iter().filter(kernel).all(|r| r.points == 0)
+                && mutated.is_some_and(|e| {
+                    e.kernel_lost.is_some() && e.checks.iter().all(|c| c.points == 0)
+                })
         }
         Expect::LosesHostRuns => {
             let host: Vec<_> = runs
@@ -837,13 +932,13 @@ fn check(
                 .collect();
             !host.is_empty()
                 && host.iter().all(|r| r.points == 0)
-                && runs.iter().filter(kernel).all(|r| !lost(r))
+                && runs.iter().filter(kernel).all(|r| !r.lost())
         }
         Expect::LosesRun(tag) => runs
             .iter()
             .filter(kernel)
-            .any(|r| lost(r) && tag.is_none_or(|t| r.tag == t)),
-        Expect::LosesCheck(_) if results.emulated => runs.iter().any(lost),
+            .any(|r| r.lost() && tag.is_none_or(|t| r.tag == t)),
+        Expect::LosesCheck(_) if results.emulated => runs.iter().any(results::Run::lost),
         Expect::LosesCheck(name) => mutated.is_some_and(|e| {
             e.checks
                 .iter()
@@ -913,6 +1008,7 @@ pub fn listing(results: &Results) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::outcome::Verdict;
 
     #[test]
     fn every_edit_still_applies_to_the_current_solutions() {

@@ -5,11 +5,14 @@
 //! the student's own binary with the tracer (the host's points), each
 //! judged; then memory safety and speed. Runs and checks earn points only
 //! when the PTX point was earned, so an answer computed on the host earns
-//! nothing.
+//! nothing; and the PTX, memory-safety and speed points only for a kernel
+//! that passed every planned run it made, so a kernel that shows the right
+//! instructions but writes a formula keeps none of them.
 
 use std::path::{Path, PathBuf};
 
 use kernels::catalogue::points::{KERNEL_SHARE, PTX};
+use kernels::catalogue::{Emulated, ExerciseId};
 
 use crate::build::bundle::{Bundle, Item};
 use crate::build::digest;
@@ -54,6 +57,7 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
         inputs: inputs(context, item),
         absent: item.absent.clone(),
         integrity: vec![],
+        kernel_lost: None,
     };
     // Whether each run above 2^31 elements fits this node, decided once
     // for the item, so that its maximum is the same whether or not
@@ -198,24 +202,37 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
         };
         results::skipped(exercise.name(), &s.run, skip)
     }));
+    // The PTX, memory-safety and speed points need a kernel that passes
+    // every planned run it made in the course's host code (runs left out
+    // count neither way): a kernel that shows the right instructions but
+    // writes a formula, never reading its inputs, earns none of them.
+    graded.kernel_lost = graded
+        .runs
+        .iter()
+        .find(|r| r.role == Some(Role::KernelInCourseHost) && r.lost() && !no_gpu(&r.verdict))
+        .map(|r| r.tag);
+    let earns = counts && graded.kernel_lost.is_none();
     let bench = Bench {
         isolation: context.isolation,
         limits: context.limits,
     };
-    if context.sanitize {
-        if let Some(first) = plan.first() {
-            let ran = graded
+    if context.sanitize && !plan.is_empty() {
+        let ran = |tag| {
+            graded
                 .runs
                 .iter()
-                .find(|r| r.role == Some(Role::KernelInCourseHost) && r.tag == first.tag);
-            let (check, sanitized) =
-                points::memory_safety(&bench, &kernel_host, first, ran, counts);
-            graded.sanitizer = sanitized;
-            points::set(&mut graded.checks, check);
-        }
+                .find(|r| r.role == Some(Role::KernelInCourseHost) && r.tag == tag)
+        };
+        let sanitized: Vec<(&plan::Run, Option<&Run>)> = sanitized_runs(exercise, &plan)
+            .into_iter()
+            .map(|r| (r, ran(r.tag)))
+            .collect();
+        let (check, sanitized) = points::memory_safety(&bench, &kernel_host, &sanitized, earns);
+        graded.sanitizer = sanitized;
+        points::set(&mut graded.checks, check);
     }
     if let Some(timed) = plan.iter().find(|r| r.timed).filter(|_| !context.emulate) {
-        let check = points::speed(&bench, &graded.runs, &kernel_host, timed, counts);
+        let check = points::speed(&bench, &graded.runs, &kernel_host, timed, earns);
         points::set(&mut graded.checks, check);
     }
     // A report the evidence contradicts: the exercise's host points go.
@@ -242,7 +259,7 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
             }
         }
     }
-    graded.points = u32::from(counts) * PTX
+    graded.points = u32::from(earns) * PTX
         + graded.runs.iter().map(|r| r.points).sum::<u32>()
         + graded.checks.iter().map(|c| c.points).sum::<u32>();
     graded.max_points = PTX
@@ -339,6 +356,30 @@ fn canary_host(context: &Context, item: &Item) -> Result<(PathBuf, Kept, PathBuf
         },
         course,
     ))
+}
+
+/// A run that found no GPU: the node's doing, not the kernel's, so it
+/// withholds no point that needs a correct kernel.
+fn no_gpu(verdict: &Verdict) -> bool {
+    matches!(verdict, Verdict::CudaError { name: Some(name), .. } if name == "CUDA_ERROR_NO_DEVICE")
+}
+
+/// The runs compute-sanitizer goes over: the first planned run, the
+/// smallest, and the first after it of moderate size (neither timed nor
+/// past 2^31, and made on the CPU emulator too, so seconds of work): an
+/// edge shape, where an access one past the end or a race between warps
+/// shows that one element does not.
+fn sanitized_runs(exercise: ExerciseId, plan: &[plan::Run]) -> Vec<&plan::Run> {
+    let moderate = |run: &&plan::Run| {
+        let spec = exercise.exercise().run(run.tag);
+        !run.timed
+            && run.memory == 0
+            && spec.is_some_and(|s| !s.past_int && s.emulated == Emulated::Capped)
+    };
+    plan.iter()
+        .take(1)
+        .chain(plan.iter().skip(1).find(moderate))
+        .collect()
 }
 
 /// A planned run that could not be made in `role`, and why.

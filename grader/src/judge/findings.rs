@@ -32,6 +32,7 @@ fn kind(text: &str) -> FindingKind {
         ("out-of-bounds", FindingKind::OutOfBounds),
         ("misaligned", FindingKind::Misaligned),
         ("barrier not reached by every thread", FindingKind::Barrier),
+        ("uninitialised", FindingKind::Uninitialised),
     ]
     .into_iter()
     .find(|(words, _)| text.contains(words))

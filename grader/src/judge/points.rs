@@ -1,6 +1,7 @@
-//! The points that are not a run's: memory safety (compute-sanitizer over
-//! the kernel in the course's host code at the exercise's first run, its
-//! smallest) and speed (the kernel's time at the timed run against the
+//! The points that are not a run's: memory safety (compute-sanitizer's four
+//! tools over the kernel in the course's host code at the exercise's first
+//! run, its smallest, and at an edge-shape run of moderate size, where a
+//! read one past the end during a prefetch happens) and speed (the kernel's time at the timed run against the
 //! course's own kernel, run right after it on the same GPU); what each
 //! stands at before anything runs; and the sums.
 
@@ -85,17 +86,20 @@ pub fn set(checks: &mut Vec<Check>, check: Check) {
     }
 }
 
-/// The memory-safety point: compute-sanitizer over the kernel in the
-/// course's host code at `first`, timed once (the tools slow it down many
-/// times); with the tools' records. `ran` is the kernel's plain run of it.
+/// The memory-safety point: compute-sanitizer's tools over the kernel in
+/// the course's host code at each of `runs` (the first planned run and an
+/// edge-shape one), each made once (the tools slow it down many times);
+/// with the tools' records. Each comes with the kernel's plain run of it.
 pub fn memory_safety(
     bench: &Bench,
     kernel_host: &Result<(PathBuf, Kept), NotStarted>,
-    first: &plan::Run,
-    ran: Option<&Run>,
+    runs: &[(&plan::Run, Option<&Run>)],
     counts: bool,
 ) -> (Check, Vec<Sanitized>) {
     let lost = |outcome| (check(CheckName::MemorySafety, true, false, outcome), vec![]);
+    let Some((first, _)) = runs.first() else {
+        return lost(CheckOutcome::NoKernel);
+    };
     let (reference, ptx) = match kernel_host {
         Ok(host) => host,
         Err(reason) => {
@@ -104,24 +108,28 @@ pub fn memory_safety(
             });
         }
     };
-    // A kernel that did not finish the run plain would not under the
-    // tools either, which slow it down many times: 2 × 10 × the timeout
-    // of the node's time for nothing.
-    if ran.is_some_and(|r| matches!(r.verdict, Verdict::TimedOut { .. })) {
-        return lost(CheckOutcome::TimedOut { run: first.tag });
+    let mut sanitized = Vec::new();
+    for (run, ran) in runs {
+        // A kernel that did not finish the run plain would not under the
+        // tools either, which slow it down many times: 4 × 10 × the
+        // timeout of the node's time for nothing.
+        if ran.is_some_and(|r| matches!(r.verdict, Verdict::TimedOut { .. })) {
+            return lost(CheckOutcome::TimedOut { run: run.tag });
+        }
+        let run_args = run.args();
+        let mut args: Vec<&str> = run_args.iter().map(String::as_str).collect();
+        if let Some(at) = args.iter().position(|a| *a == "--runs") {
+            args[at + 1] = "1";
+        }
+        sanitized.extend(sanitizer::sanitize(
+            bench.isolation,
+            reference,
+            &args,
+            &[(kernels::KERNEL_PTX_ENV, ptx.path.as_path())],
+            bench.limits,
+            run.tag,
+        ));
     }
-    let first_args = first.args();
-    let mut args: Vec<&str> = first_args.iter().map(String::as_str).collect();
-    if let Some(at) = args.iter().position(|a| *a == "--runs") {
-        args[at + 1] = "1";
-    }
-    let sanitized = sanitizer::sanitize(
-        bench.isolation,
-        reference,
-        &args,
-        &[(kernels::KERNEL_PTX_ENV, ptx.path.as_path())],
-        bench.limits,
-    );
     let clean = sanitized.iter().all(|s| s.clean);
     let mut point = check(
         CheckName::MemorySafety,
@@ -274,7 +282,7 @@ mod tests {
                 max_output: 1 << 16,
             },
         };
-        let (point, tools) = memory_safety(&bench, &host, first, Some(&ran), true);
+        let (point, tools) = memory_safety(&bench, &host, &[(first, Some(&ran))], true);
         assert!(tools.is_empty());
         assert!(point.assessed && !point.passed && point.points == 0);
         assert_eq!(point.outcome, CheckOutcome::TimedOut { run: first.tag });

@@ -1,7 +1,7 @@
 //! The dot family's grading (dot-gm, dot-sm, dot-atomic): its runs (an n
 //! small enough that one element shows; the largest block in a grid smaller
-//! than n; the default inputs at a large n, timed; for dot-gm, whose kernel
-//! indexes every product, past 2^31), and the recheck of the dot against
+//! than n; the grading's a and b at a large n, timed; for dot-gm, whose
+//! kernel indexes every product, past 2^31 with them too), and the recheck of the dot against
 //! the exact value within the exercise's tolerance.
 
 use kernels::catalogue::RunTag as Tag;
@@ -53,8 +53,14 @@ impl Params {
                 "n = {n} with {blocks} blocks of {threads} (the largest block), a = {a}, \
                  b = {b}: a grid smaller than n"
             ),
-            Tag::DefaultInputs => {
+            // Plans before issue 23 gave this run the default inputs.
+            Tag::DefaultInputs if self.a.is_none() => {
                 format!("n = {n} with the default inputs: every block's share counts")
+            }
+            Tag::DefaultInputs => {
+                format!(
+                    "n = {n} with the default grid, a = {a}, b = {b}: every block's share counts"
+                )
             }
             Tag::PastInt => {
                 format!("n = {n}, above 2^31: an int index overflows before the end")
@@ -121,16 +127,18 @@ pub fn plan(variant: Variant, rng: &mut fastrand::Rng) -> Vec<(Tag, Params)> {
                 3,
             ),
         ),
+        // The grading's own a and b here too, so a kernel that writes the
+        // default inputs' products without reading a and b loses it.
         (
             Tag::DefaultInputs,
-            run(large, Some(t1), None, None, None, TIMED_RUNS),
+            run(large, Some(t1), None, Some(a), Some(b), TIMED_RUNS),
         ),
     ];
     // dot-gm's kernel indexes every element (the others' only sum them):
     // its products past 2^31 in c, the host summing them.
     if variant.id().exercise().run(Tag::PastInt).is_some() {
         let huge = draw::past_int(rng);
-        runs.push((Tag::PastInt, run(huge, None, None, None, None, 1)));
+        runs.push((Tag::PastInt, run(huge, None, None, Some(a), Some(b), 1)));
     }
     runs
 }

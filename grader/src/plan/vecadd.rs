@@ -94,9 +94,10 @@ pub fn plan(rng: &mut fastrand::Rng) -> Vec<(Tag, Params)> {
             run(middle, Some(threads), Some(blocks), seed(), 2),
         ),
         (Tag::DefaultGrid, run(large, None, None, seed(), TIMED_RUNS)),
-        // The default inputs, whose checksum is a closed form: the grader
-        // checks 2^31 elements without computing them.
-        (Tag::PastInt, run(huge, None, None, None, 1)),
+        // Seeded too, so a kernel that writes c without reading a and b
+        // loses it; seeded inputs repeat with a prime period, so the grader
+        // checks 2^31 elements from one period's sum.
+        (Tag::PastInt, run(huge, None, None, seed(), 1)),
     ]
 }
 

@@ -349,6 +349,7 @@ mod tests {
             inputs: None,
             absent: absent.then(|| "no dot-sm folder with a src/ was found".into()),
             integrity: vec![],
+            kernel_lost: None,
         }
     }
 

@@ -318,6 +318,9 @@ pub enum FindingKind {
     Misaligned,
     /// A barrier not every thread of the block reaches.
     Barrier,
+    /// A value read from memory nothing wrote (shared memory a block never
+    /// filled, global memory no copy or store reached).
+    Uninitialised,
     /// Anything else it says (an unsupported instruction, say).
     Other,
 }
@@ -372,4 +375,8 @@ pub enum CheckOutcome {
 pub enum Tool {
     Memcheck,
     Racecheck,
+    /// Reads of global memory nothing wrote.
+    Initcheck,
+    /// Barriers and warp syncs used wrongly (divergent, invalid masks).
+    Synccheck,
 }

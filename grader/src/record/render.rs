@@ -9,6 +9,7 @@ use kernels::trace_record::Direction;
 
 use crate::build::reference::Changed;
 use crate::plan::disagreement::Disagreement;
+use crate::plan::runs::Tag;
 use crate::record::outcome::{
     CheckName, CheckOutcome, Evidence, Failure, Finding, Garbage, IntegrityEvidence, Memory,
     NotStarted, Overlap, Shortfall, Skip, Tool, TraceFailure, Verdict,
@@ -208,20 +209,48 @@ pub fn check(check: &Check, runs: &[Run], sanitized: &[Sanitized]) -> String {
             "0 points: not checked, the kernel did not finish the run \"{}\" in time",
             about(*run)
         ),
-        (CheckOutcome::Sanitized { run }, _) if check.passed => format!(
-            "memcheck and racecheck found nothing in the run \"{}\"",
-            about(*run)
-        ),
         (CheckOutcome::Sanitized { run }, _) => {
-            let found: Vec<String> = sanitized
+            // Each tool's record names its run; older records, the first.
+            let mut by_run: Vec<(Tag, Vec<&Sanitized>)> = Vec::new();
+            for s in sanitized {
+                let tag = s.run.unwrap_or(*run);
+                match by_run.iter_mut().find(|(t, _)| *t == tag) {
+                    Some((_, records)) => records.push(s),
+                    None => by_run.push((tag, vec![s])),
+                }
+            }
+            if check.passed {
+                let tools: Vec<String> = by_run
+                    .first()
+                    .map(|(_, records)| records.iter().map(|s| s.tool.to_string()).collect())
+                    .unwrap_or_default();
+                let runs: Vec<String> = by_run
+                    .iter()
+                    .map(|(tag, _)| format!("\"{}\"", about(*tag)))
+                    .collect();
+                return format!(
+                    "{} found nothing in the run{} {}",
+                    and_list(&tools),
+                    if runs.len() == 1 { "" } else { "s" },
+                    and_list(&runs)
+                );
+            }
+            let found: Vec<String> = by_run
                 .iter()
-                .filter(|s| !s.clean)
-                .map(|s| match &s.finding {
-                    Some(finding) => format!("{}: {finding} ({})", s.tool, s.summary),
-                    None => format!("{}: {}", s.tool, s.summary),
+                .filter_map(|(tag, records)| {
+                    let said: Vec<String> = records
+                        .iter()
+                        .filter(|s| !s.clean)
+                        .map(|s| match &s.finding {
+                            Some(finding) => format!("{}: {finding} ({})", s.tool, s.summary),
+                            None => format!("{}: {}", s.tool, s.summary),
+                        })
+                        .collect();
+                    (!said.is_empty())
+                        .then(|| format!("in the run \"{}\": {}", about(*tag), said.join("; ")))
                 })
                 .collect();
-            format!("in the run \"{}\": {}", about(*run), found.join("; "))
+            found.join("; ")
         }
         (CheckOutcome::NotMeasured { run }, _) => format!(
             "0 points: the kernel did not pass the run \"{}\", so its speed was not measured",
@@ -257,11 +286,22 @@ impl fmt::Display for CheckName {
     }
 }
 
+/// "a", "a and b", "a, b and c".
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
 impl fmt::Display for Tool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
             Tool::Memcheck => "memcheck",
             Tool::Racecheck => "racecheck",
+            Tool::Initcheck => "initcheck",
+            Tool::Synccheck => "synccheck",
         })
     }
 }

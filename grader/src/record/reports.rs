@@ -12,7 +12,7 @@ use crate::plan::runs::Role;
 use crate::record::outcome::{IntegrityEvidence, Verdict};
 use crate::record::quote;
 use crate::record::render;
-use crate::record::results::{Results, Student};
+use crate::record::results::{self, Results, Student};
 use kernels::catalogue::EXERCISES;
 
 /// One row per student: points per exercise (blank where not submitted),
@@ -155,7 +155,21 @@ pub fn feedback(name: &str, student: &Student, seed: u64) -> String {
                 runs.join(", ")
             );
         }
-        if graded.ptx_missing.is_empty() {
+        let lost_run = graded.kernel_lost.map(|tag| {
+            graded
+                .runs
+                .iter()
+                .find(|r| r.tag == tag)
+                .map_or_else(|| tag.to_string(), results::Run::about)
+        });
+        if let (true, Some(run)) = (graded.ptx_missing.is_empty(), &lost_run) {
+            let _ = writeln!(
+                out,
+                "- The kernel shows what the exercise is about, but it did not pass the run \
+                 \"{run}\": the PTX, memory-safety and speed points go only to a kernel that \
+                 passes every planned run (0 of 1 point)."
+            );
+        } else if graded.ptx_missing.is_empty() {
             out.push_str("- The kernel shows what the exercise is about (1 point).\n");
         } else {
             out.push_str("- The kernel does not show what the exercise is about, so its runs earn no points:\n");
@@ -501,12 +515,16 @@ mod tests {
                     clean: false,
                     summary: "ERROR SUMMARY: 1 error".into(),
                     finding: Some("Invalid __global__ write of size 4 bytes (kernel.cu:27)".into()),
+                    run: None,
+                    seconds: 0.0,
                 },
                 Sanitized {
                     tool: Tool::Racecheck,
                     clean: true,
                     summary: "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".into(),
                     finding: None,
+                    run: None,
+                    seconds: 0.0,
                 },
             ],
             checks: vec![
@@ -538,6 +556,7 @@ mod tests {
             inputs: None,
             absent: None,
             integrity: vec![],
+            kernel_lost: None,
         };
         let broken = Exercise {
             refused: vec![],
@@ -551,6 +570,7 @@ mod tests {
             inputs: None,
             absent: None,
             integrity: vec![],
+            kernel_lost: None,
         };
         results.students.insert(
             "ann".into(),

@@ -119,6 +119,12 @@ pub struct Exercise {
     /// the exercise's host points are 0, and every report names it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub integrity: Vec<Integrity>,
+    /// The first planned run the kernel lost in the course's host code:
+    /// the PTX, memory-safety and speed points go only to a kernel that
+    /// passes every planned run it made, so a kernel that writes a formula
+    /// and never reads its inputs keeps none of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_lost: Option<Tag>,
 }
 
 impl Exercise {
@@ -162,14 +168,16 @@ impl Exercise {
             }
         }
         for check in &self.checks {
-            if check.points > check.max_points || (check.points > 0 && !check.passed) {
+            let withheld = self.kernel_lost.is_some();
+            if check.points > check.max_points || (check.points > 0 && (!check.passed || withheld))
+            {
                 return Some(format!(
                     "check {} has {} of {} points, passed: {}",
                     check.name, check.points, check.max_points, check.passed
                 ));
             }
         }
-        let earned = kernels::catalogue::points::PTX
+        let earned = u32::from(self.kernel_lost.is_none()) * kernels::catalogue::points::PTX
             + self.runs.iter().map(|r| r.points).sum::<u32>()
             + self.checks.iter().map(|c| c.points).sum::<u32>();
         (self.points > earned).then(|| {
@@ -205,6 +213,13 @@ pub struct Sanitized {
     /// The first hazard the tool reported, with its `kernel.cu` line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finding: Option<String>,
+    /// The planned run the tool ran over (absent in records made when
+    /// the tools ran over the first run only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<Tag>,
+    /// The tool's wall time, in seconds, for the throughput budget.
+    #[serde(default)]
+    pub seconds: f64,
 }
 
 /// One run's record: the planned run (its tag and arguments), how it was
@@ -241,6 +256,11 @@ pub struct Run {
 }
 
 impl Run {
+    /// Whether the run counts as lost: not passed, and not left out.
+    pub fn lost(&self) -> bool {
+        !self.verdict.passed() && !matches!(self.verdict, Verdict::Skipped { .. })
+    }
+
     /// What the run is about, in the plan's words.
     pub fn about(&self) -> String {
         plan::Run {
@@ -427,6 +447,8 @@ mod tests {
                 clean: true,
                 summary: "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".into(),
                 finding: None,
+                run: None,
+                seconds: 0.0,
             }],
             checks: vec![Check {
                 name: CheckName::Speed,
@@ -445,6 +467,7 @@ mod tests {
             inputs: None,
             absent: None,
             integrity: vec![],
+            kernel_lost: None,
         };
         results.students.insert(
             "ann".into(),

@@ -1,32 +1,43 @@
-//! The memory-safety point: compute-sanitizer's memcheck (out-of-bounds and
-//! misaligned accesses) and racecheck (shared-memory races) on an
-//! exercise's first planned run, its smallest, the kernel in the course's
-//! host code. Both clean earns the point; the feedback quotes the first
-//! finding with its `kernel.cu` line. A passing run may hide either: an
-//! access one past the end lands in allocation padding, a missing barrier
-//! races and still sums right most of the time.
+//! The memory-safety point's tools: compute-sanitizer's memcheck
+//! (out-of-bounds and misaligned accesses), racecheck (shared-memory
+//! hazards), initcheck (reads of global memory nothing wrote) and synccheck
+//! (barriers and warp syncs used wrongly), each over one planned run of the
+//! kernel in the course's host code. A tool is clean only when it reports
+//! nothing: racecheck's hazards of every severity count, its warnings (a
+//! race inside a warp, say) as much as its errors. The feedback quotes the
+//! first finding with its `kernel.cu` line, and each tool's wall time is
+//! recorded for the throughput budget. A passing run may hide any of them:
+//! an access one past the end lands in allocation padding, a missing
+//! barrier races and still sums right most of the time.
 
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::confine::runner::{self, Ended, Limits};
 use crate::confine::sandbox::{Extras, Isolation};
+use crate::plan::runs::Tag;
 use crate::record::outcome::Tool;
 use crate::record::results::Sanitized;
 
 /// The tools run, in order.
-pub const TOOLS: [Tool; 2] = [Tool::Memcheck, Tool::Racecheck];
+pub const TOOLS: [Tool; 4] = [
+    Tool::Memcheck,
+    Tool::Racecheck,
+    Tool::Initcheck,
+    Tool::Synccheck,
+];
 
-/// Runs each tool over `binary args` (the grader passes the course's
-/// reference binary with the student's PTX among `files`, so the findings
-/// are the kernel's); `timeout` is stretched, since the tools slow a run
-/// down many times.
+/// Runs each tool over `binary args`, the planned run `run` (the grader
+/// passes the course's reference binary with the student's PTX among
+/// `files`, so the findings are the kernel's); `timeout` is stretched,
+/// since the tools slow a run down many times.
 pub fn sanitize(
     isolation: &Isolation,
     binary: &Path,
     args: &[&str],
     files: &[(&str, &Path)],
     limits: Limits,
+    run: Tag,
 ) -> Vec<Sanitized> {
     // Found here, so that the sandbox can be given its absolute path.
     let program = std::env::var_os("COMPUTE_SANITIZER")
@@ -43,6 +54,7 @@ pub fn sanitize(
         .map(|tool| {
             let name = tool.to_string();
             let wrapper = [program.as_ref(), "--tool", &name];
+            let started = Instant::now();
             let outcome = runner::run_command(
                 isolation.run_command_with(
                     binary,
@@ -56,19 +68,24 @@ pub fn sanitize(
                 limits,
             );
 
-            judge(
-                *tool,
-                &outcome.ended,
-                &format!("{}{}", outcome.stdout, outcome.stderr),
-                limits.timeout,
-            )
+            Sanitized {
+                run: Some(run),
+                seconds: started.elapsed().as_secs_f64(),
+                ..judge(
+                    *tool,
+                    &outcome.ended,
+                    &format!("{}{}", outcome.stdout, outcome.stderr),
+                    limits.timeout,
+                )
+            }
         })
         .collect()
 }
 
 /// The tool's verdict from what it printed: clean when its summary counts
-/// no errors. Its exit status is the program's, and a program that printed
-/// a wrong answer exits non-zero however clean its memory accesses were.
+/// nothing (for racecheck, no hazard displayed: warnings count). Its exit
+/// status is the program's, and a program that printed a wrong answer exits
+/// non-zero however clean its memory accesses were.
 fn judge(tool: Tool, ended: &Ended, output: &str, timeout: Duration) -> Sanitized {
     // "========= ERROR SUMMARY: 0 errors", or racecheck's
     // "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".
@@ -92,7 +109,11 @@ fn judge(tool: Tool, ended: &Ended, output: &str, timeout: Duration) -> Sanitize
                 .rfind(|l| !l.trim().is_empty())
                 .map(|l| l.trim().chars().take(240).collect::<String>())
         });
-    let no_errors = |line: &str| line.contains("SUMMARY: 0 errors") || line.contains("(0 errors");
+    // racecheck's "N hazards displayed (E errors, W warnings)": any hazard,
+    // a warning included, is a finding.
+    let no_errors = |line: &str| {
+        line.contains("SUMMARY: 0 errors") || line.contains("SUMMARY: 0 hazards displayed")
+    };
     let (clean, summary) = match (ended, summary) {
         (Ended::DidNotStart(why), _) => (
             false,
@@ -116,6 +137,8 @@ fn judge(tool: Tool, ended: &Ended, output: &str, timeout: Duration) -> Sanitize
         clean,
         summary,
         finding: if clean { None } else { first_finding(output) },
+        run: None,
+        seconds: 0.0,
     }
 }
 
@@ -128,10 +151,23 @@ fn first_finding(output: &str) -> Option<String> {
         .filter(|l| l.starts_with("========="))
         .map(tool_line)
         .collect();
+    // memcheck's "Invalid ...", racecheck's "Error:"/"Warning:" (or the
+    // hazard report's "ERROR: Potential ..."), initcheck's "Uninitialized
+    // ...", synccheck's "Barrier error ...", a hardware exception's
+    // "Program hit ...".
+    const HEADLINES: [&str; 6] = [
+        "invalid",
+        "error",
+        "warning",
+        "program hit",
+        "uninitialized",
+        "barrier error",
+    ];
     let at = lines.iter().position(|l| {
-        l.starts_with("Invalid") || l.starts_with("Error") || l.starts_with("Program hit")
+        let lower = l.to_ascii_lowercase();
+        HEADLINES.iter().any(|h| lower.starts_with(h)) && !l.contains("SUMMARY")
     })?;
-    let mut headline = lines[at].trim_end_matches(':');
+    let mut headline = lines[at].trim_end_matches(':').trim_end();
     // Without the place's address and the grader's build path.
     if let Some((head, _)) = headline
         .split_once(" at ")
@@ -279,6 +315,87 @@ mod tests {
             T,
         );
         assert_eq!(clean.finding, None);
+    }
+
+    #[test]
+    fn a_racecheck_warning_is_a_finding() {
+        // Analysis mode (the default), a race inside one warp: racecheck
+        // calls it a warning, and it is still a race.
+        let race = "========= COMPUTE-SANITIZER\n\
+            ========= Warning: Race reported between Write access at dot+0x6b0 in /build/workspace/exercises/dot-sm/src/kernel.cu:52\n\
+            =========     and Read access at dot+0x690 in /build/workspace/exercises/dot-sm/src/kernel.cu:52 [496 hazards]\n\
+            =========\n\
+            ========= RACECHECK SUMMARY: 1 hazard displayed (0 errors, 1 warning)\n";
+        let found = judge(Tool::Racecheck, &Ended::Exited(0), race, T);
+        assert!(!found.clean, "{}", found.summary);
+        assert_eq!(
+            found.summary,
+            "RACECHECK SUMMARY: 1 hazard displayed (0 errors, 1 warning)"
+        );
+        assert_eq!(
+            found.finding.as_deref(),
+            Some("Warning: Race reported between Write access (kernel.cu:52)")
+        );
+        // Hazard mode's report names the place on a later line.
+        let hazard = "========= WARNING: Potential RAW hazard detected at __shared__ 0x8 in block (0,0,0) :\n\
+            =========     Write Thread (2,0,0) at dot+0x6b0 in /build/workspace/exercises/dot-sm/src/kernel.cu:52\n\
+            =========     Read Thread (0,0,0) at dot+0x690 in /build/workspace/exercises/dot-sm/src/kernel.cu:52\n\
+            =========     Current Value : 0\n\
+            ========= RACECHECK SUMMARY: 1 hazard displayed (0 errors, 1 warning)\n";
+        let found = judge(Tool::Racecheck, &Ended::Exited(0), hazard, T);
+        assert!(!found.clean);
+        assert_eq!(
+            found.finding.as_deref(),
+            Some(
+                "WARNING: Potential RAW hazard detected at __shared__ 0x8 in block (0,0,0) (kernel.cu:52)"
+            )
+        );
+    }
+
+    #[test]
+    fn initcheck_and_synccheck_findings_are_quoted_with_their_line() {
+        let init = "========= COMPUTE-SANITIZER\n\
+            ========= Uninitialized __global__ memory read of size 4 bytes\n\
+            =========     at vecadd+0x1a0 in /build/workspace/exercises/vecadd-anyN/src/kernel.cu:31\n\
+            =========     by thread (0,0,0) in block (0,0,0)\n\
+            =========     Address 0x7f2a1c000000\n\
+            ========= ERROR SUMMARY: 32 errors\n";
+        let found = judge(Tool::Initcheck, &Ended::Exited(0), init, T);
+        assert!(!found.clean);
+        assert_eq!(
+            found.finding.as_deref(),
+            Some("Uninitialized __global__ memory read of size 4 bytes (kernel.cu:31)")
+        );
+        let sync = "========= COMPUTE-SANITIZER\n\
+            ========= Barrier error detected. Divergent thread(s) in block\n\
+            =========     at dot+0x5f0 in /build/workspace/exercises/dot-sm/src/kernel.cu:49\n\
+            =========     by thread (0,0,0) in block (0,0,0)\n\
+            ========= ERROR SUMMARY: 1 error\n";
+        let found = judge(Tool::Synccheck, &Ended::Exited(1), sync, T);
+        assert!(!found.clean);
+        assert_eq!(
+            found.finding.as_deref(),
+            Some("Barrier error detected. Divergent thread(s) in block (kernel.cu:49)")
+        );
+        let clean = judge(
+            Tool::Synccheck,
+            &Ended::Exited(0),
+            "========= ERROR SUMMARY: 0 errors\n",
+            T,
+        );
+        assert!(clean.clean && clean.finding.is_none());
+    }
+
+    #[test]
+    fn a_summary_alone_is_not_quoted_as_a_finding() {
+        let found = judge(
+            Tool::Initcheck,
+            &Ended::Exited(0),
+            "========= ERROR SUMMARY: 2 errors\n",
+            T,
+        );
+        assert!(!found.clean);
+        assert_eq!(found.finding, None);
     }
 
     #[test]
