@@ -95,11 +95,12 @@ if [[ $state != JobState=COMPLETED || ! -f $work/merged/results.json ]]; then
     exit 1
 fi
 
-# What may differ between two gradings of one bundle: how long runs took.
+# What may differ between two gradings of one bundle: how long runs (and
+# the sanitizer's tools) took.
 comparable() {
     python3 - "$1" <<'EOF'
 import json, sys
-TIMES = {"duration_ms", "timings", "throughput", "gflop_per_s"}
+TIMES = {"duration_ms", "timings", "throughput", "gflop_per_s", "seconds"}
 def strip(value):
     if isinstance(value, dict):
         return {k: strip(v) for k, v in value.items() if k not in TIMES}
