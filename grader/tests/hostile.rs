@@ -234,8 +234,8 @@ fn grade(submissions: &Path, out: &Path) -> (Value, String) {
     (results, stderr)
 }
 
-/// A student's record without run times and input digests, to compare two
-/// gradings.
+/// A student's record without run times, the sanitizer tools' wall times
+/// and input digests, to compare two gradings.
 fn without_durations(mut record: Value) -> Value {
     for exercise in record["exercises"].as_object_mut().unwrap().values_mut() {
         // The digest of what was graded holds the canary build's, whose
@@ -243,6 +243,11 @@ fn without_durations(mut record: Value) -> Value {
         exercise.as_object_mut().unwrap().remove("inputs");
         for run in exercise["runs"].as_array_mut().unwrap() {
             run.as_object_mut().unwrap().remove("duration_ms");
+        }
+        if let Some(tools) = exercise["sanitizer"].as_array_mut() {
+            for tool in tools {
+                tool.as_object_mut().unwrap().remove("seconds");
+            }
         }
     }
     record
