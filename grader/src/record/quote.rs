@@ -60,7 +60,7 @@ pub fn fenced(text: &str, info: &str) -> String {
 const MARKUP: &str = "\\`*_[]<>&|~!#";
 
 /// `text`, cleaned, for the middle of a Markdown line: line breaks made
-/// spaces, and every character of [`MARKUP`] backslash-escaped, so it reads
+/// spaces, and every character of `MARKUP` backslash-escaped, so it reads
 /// as itself (CommonMark escapes any ASCII punctuation so) and can open no
 /// link, emphasis, code span or HTML tag.
 pub fn inline(text: &str) -> String {
