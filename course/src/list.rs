@@ -3,6 +3,8 @@
 
 use std::process::ExitCode;
 
+use kernels::exit_code::ToolExit;
+
 use kernels::catalogue::{EXERCISES, Exercise};
 
 use crate::text::wrap;
@@ -44,14 +46,14 @@ pub fn list(workspace: &Workspace) -> Result<ExitCode, Problem> {
         Some(name) => println!("Next: {name}. `cargo course next` says where to start."),
         None => println!("Every exercise is done here. Well done."),
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(ToolExit::Done.into())
 }
 
 /// The first exercise not done, with where to start on it.
 pub fn next(workspace: &Workspace) -> Result<ExitCode, Problem> {
     let Some(exercise) = workspace.next_exercise() else {
         println!("Every exercise is done on this machine: the course is done.");
-        return Ok(ExitCode::SUCCESS);
+        return Ok(ToolExit::Done.into());
     };
     let state = workspace.state(exercise);
     println!("{}: {}", exercise.name, exercise.title);
@@ -80,7 +82,7 @@ pub fn next(workspace: &Workspace) -> Result<ExitCode, Problem> {
             println!("Check it: `cargo course check {}`.", exercise.name);
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(ToolExit::Done.into())
 }
 
 /// One hint: for `step`, or for the first step not written yet.
@@ -99,7 +101,7 @@ pub fn hint(workspace: &Workspace, name: &str, step: Option<u32>) -> Result<Exit
                     exercise.steps.len()
                 );
                 print!("{}", wrap("", &text));
-                return Ok(ExitCode::SUCCESS);
+                return Ok(ToolExit::Done.into());
             }
         },
     };
@@ -113,7 +115,7 @@ pub fn hint(workspace: &Workspace, name: &str, step: Option<u32>) -> Result<Exit
     print!("{}", wrap("  ", step.task));
     println!();
     print!("{}", wrap("Hint: ", step.hint));
-    Ok(ExitCode::SUCCESS)
+    Ok(ToolExit::Done.into())
 }
 
 fn step_of(exercise: &Exercise, number: u32) -> Result<&'static kernels::catalogue::Step, Problem> {

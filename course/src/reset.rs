@@ -5,6 +5,8 @@
 use std::io::BufRead;
 use std::process::{Command, ExitCode};
 
+use kernels::exit_code::ToolExit;
+
 use crate::text::wrap;
 use crate::workspace::{self, Problem, Workspace};
 
@@ -35,12 +37,12 @@ pub fn reset(workspace: &Workspace, name: &str, yes: bool) -> Result<ExitCode, P
         let _ = std::io::stdin().lock().read_line(&mut answer);
         if !matches!(answer.trim(), "yes" | "y") {
             println!("Nothing changed.");
-            return Ok(ExitCode::FAILURE);
+            return Ok(ToolExit::Short.into());
         }
     }
     git(workspace, &["checkout", revision, "--", &src])?;
     println!("{src} is the stub again. `cargo course next` says where to start.");
-    Ok(ExitCode::SUCCESS)
+    Ok(ToolExit::Done.into())
 }
 
 fn git(workspace: &Workspace, args: &[&str]) -> Result<(), Problem> {

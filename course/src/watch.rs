@@ -4,6 +4,7 @@ use std::process::ExitCode;
 use std::sync::mpsc;
 use std::time::Duration;
 
+use kernels::exit_code::ToolExit;
 use notify::{EventKind, RecursiveMode, Watcher};
 
 use crate::check;
@@ -20,7 +21,7 @@ pub fn watch(workspace: &Workspace, name: Option<&str>) -> Result<ExitCode, Prob
             Some(exercise) => exercise,
             None => {
                 println!("Every exercise is done on this machine: nothing to watch.");
-                return Ok(ExitCode::SUCCESS);
+                return Ok(ToolExit::Done.into());
             }
         },
     };

@@ -2,7 +2,9 @@
 //! student's scratch workspace ([`workspace`]) built in the sandbox
 //! ([`compile`]) with its messages shown relative to it ([`relative`]), the
 //! course's trusted host code and tracer
-//! ([`reference`](mod@reference)), the CPU emulator's library ([`emulator_library`]), each
+//! ([`reference`](mod@reference)), each student's host code built again
+//! around the grader's canary kernel ([`canary`]), the CPU emulator's
+//! library ([`emulator_library`]), each
 //! kernel's PTX inspected ([`ptx_check`]), digests of all of it
 //! ([`digest`]), and bundle.json ([`bundle`]); the command itself, with its
 //! seed ([`command`]).

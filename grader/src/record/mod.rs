@@ -1,7 +1,8 @@
-//! What a grading keeps and shows: results.json ([`results`]), the reports
-//! rendered from it alone ([`reports`], quoting student text with
-//! [`quote`]), LMS gradebooks ([`export`]), and shards' results joined into
-//! one ([`merge`]).
+//! What a grading keeps and shows: results.json ([`results`]) and its typed
+//! outcomes ([`outcome`]: verdicts, findings, skips, integrity flags), the
+//! reports rendered from it alone ([`reports`], each outcome worded by
+//! [`render`], quoting student text with [`quote`]), LMS gradebooks
+//! ([`export`]), and shards' results joined into one ([`merge`]).
 
 pub mod export;
 pub mod merge;
