@@ -12,12 +12,18 @@ use crate::stopwatch;
 /// an H100), so the copy streams through DRAM rather than the cache.
 const PROBE_BYTES: u64 = 512 << 20;
 
+/// The same on the CPU emulator, whose times are the CPU's and judged by
+/// nobody: 512 MiB there cost a second of page faults in every run, most of
+/// an emulated grading's time.
+const EMULATOR_PROBE_BYTES: u64 = 4 << 20;
+
 /// Device-to-device copy bandwidth in GB/s, counting bytes read plus bytes
 /// written (as BabelStream does), median of `runs` after a warm-up.
 pub fn copy_gb_per_s(gpu: &Gpu, runs: u32) -> Result<f64, CourseError> {
     let during = |err: CudaError| CourseError::from(err).during("measuring copy bandwidth");
     // A quarter of free memory at most, so the probe fits beside anything.
-    let bytes = PROBE_BYTES.min(gpu.free_memory()? / 4) & !255;
+    let probe = crate::gpu::default_size(PROBE_BYTES, EMULATOR_PROBE_BYTES);
+    let bytes = probe.min(gpu.free_memory()? / 4) & !255;
     if bytes == 0 {
         return Err(during(CudaError::OutOfMemory));
     }

@@ -65,9 +65,57 @@ pub fn try_filled<T: Send>(
     Ok(v)
 }
 
+/// `part(first, slice)` over consecutive parts of `items`, one per core
+/// above [`PARALLEL_FROM`] elements (one part below), the results in the
+/// parts' order: a check of every element above 2^31 takes seconds on one
+/// core.
+pub fn in_parts<T: Sync, R: Send>(items: &[T], part: impl Fn(usize, &[T]) -> R + Sync) -> Vec<R> {
+    if items.len() < PARALLEL_FROM {
+        return vec![part(0, items)];
+    }
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let share = items.len().div_ceil(cores);
+    let part = &part;
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = items
+            .chunks(share)
+            .enumerate()
+            .map(|(k, chunk)| scope.spawn(move || part(k * share, chunk)))
+            .collect();
+        parts
+            .into_iter()
+            .map(|p| {
+                p.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parts_cover_every_element_once_in_order() {
+        let n = PARALLEL_FROM + 12_345;
+        let items: Vec<u64> = (0..n as u64).collect();
+        let parts = in_parts(&items, |first, part| {
+            (first, part.len(), part.iter().sum::<u64>())
+        });
+        let mut next = 0;
+        for (first, len, _) in &parts {
+            assert_eq!(*first, next);
+            next += len;
+        }
+        assert_eq!(next, n);
+        let sum: u64 = parts.iter().map(|p| p.2).sum();
+        assert_eq!(sum, (n as u64) * (n as u64 - 1) / 2);
+        assert_eq!(
+            in_parts(&items[..10], |first, part| (first, part.len())),
+            [(0, 10)]
+        );
+    }
 
     #[test]
     fn fills_by_index() {

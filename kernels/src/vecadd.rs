@@ -196,24 +196,38 @@ pub fn check(c: &[f32], params: &Parameters) -> Check {
         };
     }
     let grid = params.grid_threads();
-    let mut tally = Tally::default();
-    let mut failures = Vec::new();
     let c_at = inputs.tabled(params.n, |i| inputs.c(i));
-    for (i, &got) in c.iter().enumerate() {
-        let i = i as u64;
-        let expected = c_at(i);
-        // Exact: every correct value is exact in f32. NaN never equals.
-        if got != expected {
-            tally.add(i, got, grid);
-            if failures.len() < LISTED_FAILURES {
-                failures.push(Failure {
-                    at: format!("c[{i}]"),
-                    expected: Real(f64::from(expected)),
-                    got: Real(f64::from(got)),
-                });
+    // Every element on every core (above 2^31 elements, seconds on one);
+    // each part keeps its first failures, the parts in order.
+    let parts = host_memory::in_parts(c, |first, part| {
+        let mut tally = Tally::default();
+        let mut failures = Vec::new();
+        for (j, &got) in part.iter().enumerate() {
+            let i = (first + j) as u64;
+            let expected = c_at(i);
+            // Exact: every correct value is exact in f32. NaN never equals.
+            if got != expected {
+                tally.add(i, got, grid);
+                if failures.len() < LISTED_FAILURES {
+                    failures.push(Failure {
+                        at: format!("c[{i}]"),
+                        expected: Real(f64::from(expected)),
+                        got: Real(f64::from(got)),
+                    });
+                }
             }
         }
+        (tally, failures)
+    });
+    let mut tally = Tally::default();
+    let mut failures = Vec::new();
+    for (part, listed) in parts {
+        tally.wrong += part.wrong;
+        tally.unwritten += part.unwritten;
+        tally.wrong_in_first_pass += part.wrong_in_first_pass;
+        failures.extend(listed);
     }
+    failures.truncate(LISTED_FAILURES);
     Check {
         passed: tally.wrong == 0,
         criterion,
