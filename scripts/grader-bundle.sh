@@ -10,7 +10,9 @@
 # grader-bundle/confinement.sh grades it with each run's peak memory logged
 # against its cap, and again without control groups;
 # grader-bundle/forgeries.sh grades the forgeries of the hostile suite
-# (issue 24) and checks each is flagged with no host points.
+# (issue 24) and checks each is flagged with no host points;
+# grader-bundle/throughput.sh grades the class one exercise at a time and
+# --jobs at a time, and compares the grades (issue 26).
 # The bundle also carries bubblewrap's .deb (the GPU machine has no network;
 # bwrap.sh unpacks it with dpkg -x for both scripts) and a GPU-hostile class
 # (grader/tests/fixtures/hostile-gpu) graded in the sandbox between honest
@@ -203,6 +205,19 @@ CHECK
 echo "forgeries.sh: every forgery flagged with no host points; the honest student at full marks"
 RUN
 chmod +x "$out/forgeries.sh"
+# Issue 26: grading throughput, one exercise at a time against --jobs, on
+# the class copied COPIES times over (scripts/perf/grading-throughput.sh).
+cp scripts/perf/grading-throughput.sh "$out/"
+cat >"$out/throughput.sh" <<'RUN'
+#!/usr/bin/env bash
+# Usage: throughput.sh [COPIES [JOBS [GRADER_RUN_FLAGS...]]]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/bwrap.sh"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+"$here/grading-throughput.sh" "$here/grader" "$here/class" "${1:-1}" "${2:-$(nproc)}" --timeout 120 "${@:3}"
+RUN
+chmod +x "$out/throughput.sh"
 # Issue 16: the class over every GPU of this machine (--gpus) and in two
 # shards merged, each against one plain run: the same grades, and the wall
 # times.

@@ -81,6 +81,8 @@ pub struct GradeArgs {
     #[command(flatten)]
     pub running: Running,
     #[command(flatten)]
+    pub jobs: Jobs,
+    #[command(flatten)]
     pub safety: Safety,
     /// Where results.json, grades.csv and feedback/ go.
     #[arg(long, value_parser = absolute, default_value = "grading")]
@@ -94,6 +96,8 @@ pub struct BuildArgs {
     #[command(flatten)]
     pub choose: Choose,
     #[command(flatten)]
+    pub jobs: Jobs,
+    #[command(flatten)]
     pub safety: Safety,
     /// The bundle folder to write.
     #[arg(long, value_parser = absolute)]
@@ -106,6 +110,8 @@ pub struct RunArgs {
     pub bundle: PathBuf,
     #[command(flatten)]
     pub running: Running,
+    #[command(flatten)]
+    pub jobs: Jobs,
     #[command(flatten)]
     pub safety: Safety,
     #[arg(long, value_parser = absolute, default_value = "grading")]
@@ -157,6 +163,8 @@ pub struct CheckArgs {
     #[command(flatten)]
     pub running: Running,
     #[command(flatten)]
+    pub jobs: Jobs,
+    #[command(flatten)]
     pub safety: Safety,
     /// Test plan seed [default: a fresh one].
     #[arg(long)]
@@ -193,9 +201,6 @@ pub struct Choose {
     /// Test plan seed, recorded in results.json [default: a fresh one].
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Parallel build jobs [default: cargo's].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
-    pub jobs: Option<u32>,
     /// The course checkout whose crates are built [default: the workspace
     /// the grader is run from].
     #[arg(long, value_parser = absolute)]
@@ -220,8 +225,8 @@ pub struct Scale {
     /// order, every N-th), for `grader merge`.
     #[arg(long, value_name = "K/N", value_parser = shard::parse)]
     pub shard: Option<Shard>,
-    /// Grade over these GPUs (as nvidia-smi numbers them, e.g. 0,1): one
-    /// student at a time per GPU, each run seeing only its GPU.
+    /// Grade over these GPUs (as nvidia-smi numbers them, e.g. 0,1): --jobs
+    /// exercises at a time on each GPU, each run seeing only its GPU.
     #[arg(long, value_name = "LIST", value_parser = gpus::parse)]
     pub gpus: Option<Indices>,
 }
@@ -265,6 +270,16 @@ fn slurm_word(text: &str) -> Result<String, String> {
     }
 }
 
+/// How much runs at once.
+#[derive(clap::Args, Debug)]
+pub struct Jobs {
+    /// Jobs at once, 1 to 256: cargo's build jobs, and exercises graded at
+    /// once on each GPU (their runs share it; a timed run has it alone)
+    /// [default: cargo's; the machine's cores, shared among the GPUs].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub jobs: Option<u32>,
+}
+
 /// Whether student code is confined.
 #[derive(clap::Args, Debug)]
 pub struct Safety {
@@ -280,7 +295,8 @@ pub struct Running {
     /// Seconds a run may take before it is stopped, 1 to 3600.
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub timeout: u64,
-    /// Skip students results.json already holds.
+    /// Skip students results.json already holds, graded from the very
+    /// inputs the bundle holds now (others are graded again).
     #[arg(long)]
     pub resume: bool,
     /// Skip compute-sanitizer (memcheck, racecheck, initcheck, synccheck) on
@@ -322,8 +338,9 @@ fn absolute(text: &str) -> Result<PathBuf, String> {
 }
 
 impl Running {
-    pub fn options(&self) -> command::Running {
+    pub fn options(&self, jobs: &Jobs) -> command::Running {
         command::Running {
+            jobs: jobs.jobs.map(|j| j as usize),
             timeout: Duration::from_secs(self.timeout),
             resume: self.resume,
             no_sanitize: self.no_sanitize,
@@ -333,14 +350,37 @@ impl Running {
     }
 }
 
+impl BuildArgs {
+    /// `grader build`'s options.
+    pub fn options<'a>(&'a self, course: &'a Path, isolation: &'a Isolation) -> Options<'a> {
+        let (submissions, bundle) = (&self.submissions, &self.bundle);
+        self.choose
+            .options(course, submissions, bundle, isolation, &self.jobs)
+    }
+}
+
+impl GradeArgs {
+    /// The build half's options, the bundle going to `bundle`.
+    pub fn options<'a>(
+        &'a self,
+        course: &'a Path,
+        bundle: &'a Path,
+        isolation: &'a Isolation,
+    ) -> Options<'a> {
+        self.choose
+            .options(course, &self.submissions, bundle, isolation, &self.jobs)
+    }
+}
+
 impl Choose {
     /// `grader build`'s options for these choices.
-    pub fn options<'a>(
+    fn options<'a>(
         &'a self,
         course: &'a Path,
         submissions: &'a Path,
         bundle: &'a Path,
         isolation: &'a Isolation,
+        jobs: &Jobs,
     ) -> Options<'a> {
         Options {
             course,
@@ -349,7 +389,7 @@ impl Choose {
             exercises: &self.exercises,
             students: &self.students,
             seed: self.seed,
-            jobs: self.jobs.map(|j| j as usize),
+            jobs: jobs.jobs.map(|j| j as usize),
             target: self.target_dir.as_deref(),
             isolation,
             build_timeout: Duration::from_secs(self.build_timeout),

@@ -35,14 +35,12 @@ fn dispatch(command: Command) -> Result<ToolExit> {
         Command::Build(args) => {
             let isolation = Isolation::choose(args.safety.no_sandbox)?;
             let course = course(args.choose.course.as_deref())?;
-            let options = args
-                .choose
-                .options(&course, &args.submissions, &args.bundle, &isolation);
+            let options = args.options(&course, &isolation);
             terminal::building(|progress| build::build(options, progress))?;
         }
         Command::Run(args) => {
             let isolation = Isolation::choose(args.safety.no_sandbox)?;
-            let (running, students) = (args.running.options(), args.students);
+            let (running, students) = (args.running.options(&args.jobs), args.students);
             let asked = grading(
                 &args.bundle,
                 &args.out,
@@ -61,13 +59,13 @@ fn dispatch(command: Command) -> Result<ToolExit> {
             let asked = grading(
                 &bundle,
                 out,
-                args.running.options(),
+                args.running.options(&args.jobs),
                 isolation.clone(),
                 students,
                 None,
             )?;
             let course = course(choose.course.as_deref())?;
-            let options = choose.options(&course, &args.submissions, &bundle, &isolation);
+            let options = args.options(&course, &bundle, &isolation);
             terminal::building(|progress| build::build(options, progress))?;
             let results = terminal::grading(|progress| run::run(asked, progress))?;
             similarity::command(&course, &args.submissions, &choose.exercises, out)?;
@@ -105,7 +103,7 @@ fn dispatch(command: Command) -> Result<ToolExit> {
                 course: &course,
                 exercise: args.exercise,
                 folder: args.path,
-                running: args.running.options(),
+                running: args.running.options(&args.jobs),
                 isolation,
                 seed: args.seed,
             };

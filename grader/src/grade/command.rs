@@ -1,7 +1,8 @@
 //! `grader run`, and the run half of `grader grade` and `grader check`:
 //! where the kernels run, said once; who is graded (some students, a
-//! shard); the students graded one at a time or one per GPU, each told to
-//! the caller as it is done; the reports written from results.json.
+//! shard); the exercises graded `--jobs` at a time on each GPU, each student
+//! told to the caller as they are done; the reports written from
+//! results.json.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -31,6 +32,9 @@ pub struct Running {
     pub emulate: bool,
     /// Never the emulator: without a GPU, stop.
     pub no_emulate: bool,
+    /// Exercises graded at once on each GPU; None: the machine's cores,
+    /// shared among the GPUs.
+    pub jobs: Option<usize>,
 }
 
 /// What one `grader run` grades.
@@ -43,7 +47,7 @@ pub struct Run<'a> {
     pub students: Vec<String>,
     /// Only this slice of the class, for `grader merge`.
     pub shard: Option<Shard>,
-    /// Over these GPUs, one student at a time on each.
+    /// Over these GPUs, `--jobs` exercises at a time on each.
     pub gpus: Option<Vec<u32>>,
     /// On the CPU emulator ([`device`] decides it).
     pub emulate: bool,
@@ -126,6 +130,7 @@ pub fn run(mut run: Run, progress: &mut dyn FnMut(Progress)) -> Result<Results> 
         only: run.students.clone(),
         emulate: run.emulate,
         isolation: run.isolation,
+        jobs: run.running.jobs.unwrap_or_else(|| default_jobs(gpus.len())),
     };
     let students: BTreeSet<String> = bundle::load(run.bundle)?
         .items
@@ -135,13 +140,16 @@ pub fn run(mut run: Run, progress: &mut dyn FnMut(Progress)) -> Result<Results> 
         .collect();
     progress(Progress::Students(students.len()));
     let graded = |student: &str| progress(Progress::Graded(student));
-    let results = if gpus.is_empty() {
-        grading::run(run.bundle, run.out, &settings, graded)
-    } else {
-        crate::grade::pool::run(run.bundle, run.out, &settings, &gpus, graded)
-    };
+    let results = grading::run(run.bundle, run.out, &settings, &gpus, graded);
     progress(Progress::Done);
     let results = results?;
     reports::write(&results, run.out).map_err(Error::io(run.out))?;
     Ok(results)
+}
+
+/// Exercises at a time on each of `gpus` GPUs (0: the GPUs the runs see, or
+/// the emulator) when `--jobs` is not given: the machine's cores, shared.
+pub fn default_jobs(gpus: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (cores / gpus.max(1)).max(1)
 }

@@ -1,19 +1,23 @@
-//! A grading session: a bundle graded student by student (each exercise
-//! by `judge::exercise`), results.json rewritten after each, so a killed
-//! grader loses no grade; what an earlier results.json keeps (`--resume`:
-//! those graded from the same inputs; `--student`: everyone else), and the
-//! refusals that keep one results.json one grading (one seed, one
-//! confinement, one device).
+//! A grading session: a bundle's exercises graded by `--jobs` workers per
+//! GPU (each exercise by `judge::exercise`, its runs in the GPU's lanes,
+//! `run::lane`), each student recorded once all their exercises are, and
+//! results.json rewritten after each, so a killed grader loses no grade;
+//! what an earlier results.json keeps (`--resume`: those graded from the
+//! same inputs; `--student`: everyone else), and the refusals that keep one
+//! results.json one grading (one seed, one confinement, one device).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, mpsc};
 
 use crate::build::bundle::{self, Bundle, Item};
+use crate::confine::gpus::Pin;
 use crate::confine::runner::Limits;
 use crate::confine::sandbox::Isolation;
 use crate::error::{Error, Result};
 use crate::judge::exercise::{self, Context};
 use crate::record::results::{Results, Student};
+use crate::run::lane::Lane;
 
 #[derive(Clone)]
 pub struct Settings {
@@ -31,6 +35,8 @@ pub struct Settings {
     pub only: Vec<String>,
     /// Run the kernels on the bundle's CPU emulator, at its capped sizes.
     pub emulate: bool,
+    /// Exercises graded at once on each GPU (or on the emulator).
+    pub jobs: usize,
 }
 
 impl Settings {
@@ -40,6 +46,7 @@ impl Settings {
         bundle: &'a Bundle,
         bundle_dir: &'a Path,
         driver: Option<&'a Path>,
+        lane: &'a Lane,
     ) -> Context<'a> {
         Context {
             bundle,
@@ -49,18 +56,24 @@ impl Settings {
             sanitize: self.sanitize,
             emulate: self.emulate,
             driver,
+            lane,
         }
     }
 }
 
-/// Grades the bundle at `bundle_dir` into `out`/results.json; `progress` is
-/// told each student as they are done.
+/// Grades the bundle at `bundle_dir` into `out`/results.json, on every GPU
+/// of `gpus` (none: on the GPUs the runs see, or the emulator), `--jobs`
+/// exercises at a time on each; `progress` is told each student as they
+/// are recorded. Exercises are taken student by student, so students are
+/// recorded about in order, and none waits for the whole class.
 pub fn run(
     bundle_dir: &Path,
     out: &Path,
     settings: &Settings,
+    gpus: &[Pin],
     mut progress: impl FnMut(&str),
 ) -> Result<Results> {
+    let workers = pinned(settings, gpus)?;
     let Pending {
         bundle,
         mut results,
@@ -68,13 +81,132 @@ pub fn run(
         students,
         driver,
     } = prepare(bundle_dir, out, settings)?;
-    for student in students {
-        let graded = grade_student(bundle_dir, &bundle, &student, settings, driver.as_deref());
-        results.students.insert(student.clone(), graded);
-        results.save(&path)?;
-        progress(&student);
+    // Each student's exercises, in the bundle's order; how many are left.
+    let items: Vec<(usize, &Item)> = students
+        .iter()
+        .enumerate()
+        .flat_map(|(k, student)| {
+            let bundle = &bundle;
+            bundle
+                .items
+                .iter()
+                .filter(move |i| i.student == *student)
+                .map(move |i| (k, i))
+        })
+        .collect();
+    let mut left = vec![0usize; students.len()];
+    for (k, _) in &items {
+        left[*k] += 1;
     }
+    // Each student's record as their exercises come in; a submission's
+    // problems are on every item of it.
+    let mut graded: Vec<Student> = students
+        .iter()
+        .map(|student| Student {
+            problems: (bundle.items.iter())
+                .find(|i| i.student == *student)
+                .map(|i| i.problems.clone())
+                .unwrap_or_default(),
+            exercises: BTreeMap::new(),
+        })
+        .collect();
+    let lanes: Vec<Lane> = workers
+        .iter()
+        .map(|w| Lane::new(w.jobs, w.isolation.gpu().map(|g| g.index)))
+        .collect();
+    // Exercises submitted: one not found is recorded, never run.
+    let exercises = items.iter().filter(|(_, i)| i.absent.is_none()).count();
+    let started = std::time::Instant::now();
+    let queue = Mutex::new(items.into_iter());
+    let (done, finished) = mpsc::channel();
+    std::thread::scope(|scope| {
+        for (worker, lane) in workers.iter().zip(&lanes) {
+            for _ in 0..lane.jobs() {
+                let (queue, done, bundle, driver) =
+                    (&queue, done.clone(), &bundle, driver.as_deref());
+                scope.spawn(move || {
+                    loop {
+                        // The lock is held only to take an item, never while grading.
+                        let next = queue.lock().map(|mut q| q.next()).ok().flatten();
+                        let Some((k, item)) = next else { break };
+                        let context = worker.context(bundle, bundle_dir, driver, lane);
+                        let exercise = exercise::grade(&context, item);
+                        if done.send((k, item.exercise.name(), exercise)).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+        }
+        // Only the workers hold senders now: the loop ends when they do.
+        drop(done);
+        for (k, name, exercise) in finished {
+            graded[k].exercises.insert(name.to_owned(), exercise);
+            left[k] -= 1;
+            if left[k] == 0 {
+                let record = std::mem::take(&mut graded[k]);
+                results.students.insert(students[k].clone(), record);
+                results.save(&path)?;
+                progress(&students[k]);
+            }
+        }
+        Ok::<(), Error>(())
+    })?;
+    say_where_time_went(exercises, started.elapsed().as_secs_f64(), &lanes);
     Ok(results)
+}
+
+/// One line on where a grading's time went: the wall time, and each
+/// phase's runs and their seconds (summed over runs made at once, so they
+/// may add up to more than the wall time).
+fn say_where_time_went(exercises: usize, wall: f64, lanes: &[Lane]) {
+    let mut spent: BTreeMap<&str, (u32, f64)> = BTreeMap::new();
+    for (phase, (runs, seconds)) in lanes.iter().flat_map(Lane::spent) {
+        let entry = spent.entry(phase).or_default();
+        *entry = (entry.0 + runs, entry.1 + seconds);
+    }
+    let phases: Vec<String> = spent
+        .iter()
+        .map(|(phase, (runs, seconds))| format!("{phase} {runs} in {seconds:.1} s"))
+        .collect();
+    let jobs: usize = lanes.iter().map(Lane::jobs).sum();
+    eprintln!(
+        "grader: {exercises} exercises graded in {wall:.1} s with {jobs} at a time ({:.1} a minute); {}",
+        if wall > 0.0 {
+            exercises as f64 * 60.0 / wall
+        } else {
+            0.0
+        },
+        if phases.is_empty() {
+            "no runs".to_owned()
+        } else {
+            phases.join(", ")
+        }
+    );
+}
+
+/// One worker group's settings per GPU of `gpus`, each with runs pinned to
+/// it; without `gpus`, the settings as they are.
+fn pinned(settings: &Settings, gpus: &[Pin]) -> Result<Vec<Settings>> {
+    if gpus.is_empty() {
+        return Ok(vec![settings.clone()]);
+    }
+    gpus.iter()
+        .map(|gpu| {
+            let isolation = settings.isolation.on_gpu(gpu).ok_or_else(|| {
+                Error::Usage(
+                    "--gpus needs the sandbox, which lets each run see only its GPU; without \
+                     it, start one `grader run --shard K/N` per GPU with CUDA_VISIBLE_DEVICES \
+                     set, then `grader merge`"
+                        .into(),
+                )
+            })?;
+            Ok(Settings {
+                isolation,
+                ..settings.clone()
+            })
+        })
+        .collect()
 }
 
 /// A grading about to start: the bundle, the records kept from an earlier
@@ -159,6 +291,8 @@ pub fn prepare(bundle_dir: &Path, out: &Path, settings: &Settings) -> Result<Pen
     results
         .students
         .retain(|student, _| by_student.contains_key(student.as_str()));
+    // Digests of inputs read no memory and make no run: any lane will do.
+    let lane = Lane::new(1, None);
     let mut students = Vec::new();
     for (student, items) in by_student {
         let chosen = settings.only.is_empty() || settings.only.iter().any(|s| s == student);
@@ -174,7 +308,12 @@ pub fn prepare(bundle_dir: &Path, out: &Path, settings: &Settings) -> Result<Pen
                                 && e.inputs.is_some()
                                 && e.inputs
                                     == exercise::inputs(
-                                        &settings.context(&bundle, bundle_dir, driver.as_deref()),
+                                        &settings.context(
+                                            &bundle,
+                                            bundle_dir,
+                                            driver.as_deref(),
+                                            &lane,
+                                        ),
                                         item,
                                     )
                         })
@@ -200,37 +339,6 @@ fn forget(mut earlier: Results, students: &[String], resume: bool) -> Results {
         earlier.students.retain(|name, _| !students.contains(name));
     }
     earlier
-}
-
-/// Grades every exercise of `student` in the bundle.
-pub fn grade_student(
-    bundle_dir: &Path,
-    bundle: &Bundle,
-    student: &str,
-    settings: &Settings,
-    driver: Option<&Path>,
-) -> Student {
-    let items: Vec<&Item> = bundle
-        .items
-        .iter()
-        .filter(|i| i.student == student)
-        .collect();
-    Student {
-        problems: items
-            .first()
-            .map(|i| i.problems.clone())
-            .unwrap_or_default(),
-        exercises: items
-            .iter()
-            .map(|item| {
-                let context = settings.context(bundle, bundle_dir, driver);
-                (
-                    item.exercise.name().to_owned(),
-                    exercise::grade(&context, item),
-                )
-            })
-            .collect(),
-    }
 }
 
 /// How a results.json's records were confined, in words.

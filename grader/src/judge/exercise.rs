@@ -18,13 +18,16 @@ use crate::build::bundle::{Bundle, Item};
 use crate::build::digest;
 use crate::build::ptx_check;
 use crate::build::reference::{Kept, Reference};
+use crate::confine::runner::Ended;
 use crate::confine::runner::Limits;
 use crate::confine::sandbox::Isolation;
 use crate::judge::points::{self, Bench};
+use crate::plan::demands::Demand;
 use crate::plan::runs::{self as plan, Role};
 use crate::record::outcome::{Failure, Integrity, IntegrityEvidence, NotStarted, Skip, Verdict};
 use crate::record::results::{self, Exercise, Run};
-use crate::run::job::{self, Job};
+use crate::run::job::{self, Job, Made};
+use crate::run::lane::{Lane, Use};
 
 /// What every exercise of a grading is graded with.
 pub struct Context<'a> {
@@ -39,6 +42,8 @@ pub struct Context<'a> {
     pub emulate: bool,
     /// The emulator's library, where the kernels run on it.
     pub driver: Option<&'a Path>,
+    /// The GPU's lanes: which runs share it, which have it alone.
+    pub lane: &'a Lane,
 }
 
 /// Grades `item`.
@@ -62,12 +67,11 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
     // Whether each run above 2^31 elements fits this node, decided once
     // for the item, so that its maximum is the same whether or not
     // anything was built.
-    let gpu = context.isolation.gpu().map(|g| g.index);
     let short: Vec<_> = plan
         .iter()
         .map(|run| {
             (run.memory > 0)
-                .then(|| crate::run::memory::shortfall(run.memory, gpu))
+                .then(|| context.lane.shortfall(run.memory))
                 .flatten()
         })
         .collect();
@@ -136,7 +140,7 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
                     ptx: Some(ptx),
                     tracer: None,
                 };
-                let made = job::make(&job, context.isolation, context.limits, context.driver);
+                let made = make(context, exercise, &job);
                 crate::judge::run::judge(exercise, &job, made, kernel_points, counts, limits, None)
             }
             Err(why) => not_run(run, Role::KernelInCourseHost, kernel_points, why.clone()),
@@ -156,7 +160,7 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
                     ptx: Some(canary_ptx),
                     tracer: None,
                 };
-                let made = job::make(&course, context.isolation, context.limits, context.driver);
+                let made = make(context, exercise, &course);
                 let expected: Option<serde_json::Value> =
                     serde_json::from_str(made.outcome.stdout.trim())
                         .ok()
@@ -180,7 +184,7 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
                     ptx: None,
                     tracer: Some(tracer),
                 };
-                let made = job::make(&job, context.isolation, context.limits, context.driver);
+                let made = make(context, exercise, &job);
                 crate::judge::run::judge(
                     exercise,
                     &job,
@@ -215,6 +219,7 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
     let bench = Bench {
         isolation: context.isolation,
         limits: context.limits,
+        lane: context.lane,
     };
     if context.sanitize && !plan.is_empty() {
         let ran = |tag| {
@@ -266,6 +271,49 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
         + graded.runs.iter().map(|r| r.max_points).sum::<u32>()
         + points::assessed_max(&graded.checks);
     graded
+}
+
+/// Makes `job` in its lane (`using`). A run that ended in a way another
+/// process on the GPU could have caused (a timeout under load, a CUDA error
+/// such as memory a neighbour holds, a signal, a start that failed) while
+/// sharing the GPU is made again alone, and only that verdict stands: no
+/// student loses a run to a classmate graded at the same time. A wrong
+/// answer is the kernel's own (contexts do not share memory) and stands.
+fn make(context: &Context, exercise: ExerciseId, job: &Job) -> Made {
+    let using = using(exercise, job.run, context.emulate);
+    let make = || job::make(job, context.isolation, context.limits, context.driver);
+    let made = context.lane.run(using, make);
+    let neighbours = using != Use::Alone && context.lane.jobs() > 1;
+    if neighbours && may_be_a_neighbours_doing(&made.outcome.ended) {
+        return context.lane.run_as("runs again alone", Use::Alone, make);
+    }
+    made
+}
+
+/// How a run ended that a process beside it on the GPU could have caused.
+fn may_be_a_neighbours_doing(ended: &Ended) -> bool {
+    match ended {
+        Ended::Exited(code) => *code == kernels::exit_code::Exit::CudaError.code(),
+        Ended::TimedOut | Ended::Signalled(_) | Ended::DidNotStart(_) => true,
+    }
+}
+
+/// How a planned run uses the GPU: alone where its verdict reads a time
+/// (the speed point's run; streams' overlap, which the judge asks of every
+/// run of the exercise), with its memory reserved above 2^31 elements,
+/// shared otherwise. On the CPU emulator nothing is timed.
+pub fn using(exercise: ExerciseId, run: &plan::Run, emulate: bool) -> Use {
+    let timed =
+        run.timed || crate::plan::exercise::demands(exercise).contains(&Demand::OverlapInTime);
+    if emulate {
+        Use::Shared
+    } else if timed {
+        Use::Alone
+    } else if run.memory > 0 {
+        Use::Memory(run.memory)
+    } else {
+        Use::Shared
+    }
 }
 
 /// The digest of what an item's grade depends on: the binary as it is now
@@ -385,4 +433,43 @@ fn sanitized_runs(exercise: ExerciseId, plan: &[plan::Run]) -> Vec<&plan::Run> {
 /// A planned run that could not be made in `role`, and why.
 fn not_run(run: &plan::Run, role: Role, points: u32, reason: NotStarted) -> Run {
     Run::not_made(run, Some(role), Verdict::DidNotStart { reason }, points)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_endings_a_neighbour_could_cause_are_made_again_alone() {
+        let cuda = kernels::exit_code::Exit::CudaError.code();
+        assert!(may_be_a_neighbours_doing(&Ended::Exited(cuda)));
+        assert!(may_be_a_neighbours_doing(&Ended::TimedOut));
+        assert!(may_be_a_neighbours_doing(&Ended::Signalled(9)));
+        assert!(may_be_a_neighbours_doing(&Ended::DidNotStart(
+            "slots".into()
+        )));
+        // A wrong answer, or a pass, is the kernel's own.
+        assert!(!may_be_a_neighbours_doing(&Ended::Exited(0)));
+        assert!(!may_be_a_neighbours_doing(&Ended::Exited(1)));
+    }
+
+    #[test]
+    fn timed_runs_and_streams_have_the_gpu_alone_and_large_runs_reserve_memory() {
+        for exercise in kernels::catalogue::EXERCISES {
+            let id = ExerciseId::from_name(exercise.name).unwrap();
+            for run in crate::plan::exercise::plan(id, 7) {
+                let overlap = id == ExerciseId::StreamsOverlap;
+                let want = if run.timed || overlap {
+                    Use::Alone
+                } else if run.memory > 0 {
+                    Use::Memory(run.memory)
+                } else {
+                    Use::Shared
+                };
+                assert_eq!(using(id, &run, false), want, "{id} {}", run.tag);
+                // Nothing is timed on the emulator.
+                assert_eq!(using(id, &run, true), Use::Shared, "{id} {}", run.tag);
+            }
+        }
+    }
 }

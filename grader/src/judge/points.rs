@@ -16,12 +16,16 @@ use crate::confine::sandbox::{Extras, Isolation};
 use crate::plan::runs::{self as plan, Role};
 use crate::record::outcome::{CheckName, CheckOutcome, NotStarted, Verdict};
 use crate::record::results::{Check, Run, Sanitized};
+use crate::run::lane::{Lane, Use};
 use crate::run::sanitizer;
 
-/// Where the checks run: the sandbox and the limits of the grading.
+/// Where the checks run: the sandbox and the limits of the grading, and
+/// the GPU's lanes (the tools share it; the course's timed run has it
+/// alone, as the student's had).
 pub struct Bench<'a> {
     pub isolation: &'a Isolation,
     pub limits: Limits,
+    pub lane: &'a Lane,
 }
 
 fn check(name: CheckName, assessed: bool, passed: bool, outcome: CheckOutcome) -> Check {
@@ -123,6 +127,7 @@ pub fn memory_safety(
         }
         sanitized.extend(sanitizer::sanitize(
             bench.isolation,
+            bench.lane,
             reference,
             &args,
             &[(kernels::KERNEL_PTX_ENV, ptx.path.as_path())],
@@ -206,12 +211,16 @@ fn course_ms(bench: &Bench, reference: &Path, timed: &plan::Run) -> (Option<f64>
     let timed_args = timed.args();
     let mut args: Vec<&str> = timed_args.iter().map(String::as_str).collect();
     args.push("--json");
-    let outcome = runner::run_command(
-        bench
-            .isolation
-            .run_command_with(reference, &args, &[], Extras::default()),
-        bench.limits,
-    );
+    let outcome = bench
+        .lane
+        .run_as("the course's timed runs", Use::Alone, || {
+            runner::run_command(
+                bench
+                    .isolation
+                    .run_command_with(reference, &args, &[], Extras::default()),
+                bench.limits,
+            )
+        });
     let ms = serde_json::from_str::<Value>(outcome.stdout.trim())
         .ok()
         .filter(|r| r["check"]["passed"] == true)
@@ -275,7 +284,9 @@ mod tests {
                 digest: String::new(),
             },
         ));
+        let lane = Lane::new(1, None);
         let bench = Bench {
+            lane: &lane,
             isolation: &Isolation::Unsandboxed,
             limits: Limits {
                 timeout: std::time::Duration::from_secs(1),

@@ -73,7 +73,7 @@ pub struct ShardRecord {
     pub students: Vec<String>,
 }
 
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[derive(Serialize, Deserialize, Debug, Clone, Default, PartialEq)]
 pub struct Student {
     /// Problems with the submission as a whole (two copies of an exercise,
     /// links).

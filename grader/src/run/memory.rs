@@ -1,8 +1,9 @@
 //! Whether a run above 2^31 elements fits on this node: the host's available
 //! memory (`/proc/meminfo`) and the GPU's free memory (`nvidia-smi`), read
-//! just before the run, since other graders on the node may hold some. A run
-//! that does not fit is skipped with the reason, never failed: a student
-//! must not lose a point to the node.
+//! once per grading before such a run, with no run of the grading in flight
+//! (`run::lane`), since other graders on the node may hold some. A run that
+//! does not fit is skipped with the reason, never failed: a student must
+//! not lose a point to the node.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -13,16 +14,44 @@ use crate::record::outcome::{Memory, Shortfall};
 /// process, the grader and whatever else the node runs.
 const HEADROOM: u64 = 4 << 30;
 
-/// Why `bytes` in host memory and again in GPU memory (`gpu`: the index
-/// runs are pinned to, else every GPU's least) do not fit now; None when
-/// they do.
-pub fn shortfall(bytes: u64, gpu: Option<u32>) -> Option<Shortfall> {
-    let need = bytes + HEADROOM;
-    let host = std::fs::read_to_string("/proc/meminfo")
-        .map_err(|err| unread(Memory::Host, format!("/proc/meminfo: {err}")))
-        .and_then(|text| mem_available(&text));
-    let device = gpu_free(gpu);
-    judge(need, host, device)
+/// The memory a node has free, host and GPU, as read at one moment.
+#[derive(Clone, Debug)]
+pub struct Room {
+    host: Result<u64, Shortfall>,
+    device: Result<u64, Shortfall>,
+}
+
+impl Room {
+    /// The host's available memory and GPU `gpu`'s free memory (None: the
+    /// least of every GPU's), read now.
+    pub fn measure(gpu: Option<u32>) -> Room {
+        let host = std::fs::read_to_string("/proc/meminfo")
+            .map_err(|err| unread(Memory::Host, format!("/proc/meminfo: {err}")))
+            .and_then(|text| mem_available(&text));
+        Room {
+            host,
+            device: gpu_free(gpu),
+        }
+    }
+
+    /// Why a run of `bytes` in each memory does not fit in this room.
+    pub fn shortfall(&self, bytes: u64) -> Option<Shortfall> {
+        judge(with_headroom(bytes), self.host.clone(), self.device.clone())
+    }
+
+    /// What runs may hold at once, headroom included: the lesser memory
+    /// (0 where either could not be read: nothing fits).
+    pub fn capacity(&self) -> u64 {
+        match (&self.host, &self.device) {
+            (Ok(host), Ok(device)) => (*host).min(*device),
+            _ => 0,
+        }
+    }
+}
+
+/// What a run of `bytes` holds, with the headroom its process needs.
+pub fn with_headroom(bytes: u64) -> u64 {
+    bytes + HEADROOM
 }
 
 fn unread(of: Memory, why: String) -> Shortfall {

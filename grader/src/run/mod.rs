@@ -1,12 +1,14 @@
 //! Making the runs: whether the kernels run on a GPU or the CPU emulator
 //! ([`device`]), whether a run above 2^31 elements fits the node
-//! ([`memory`]), one job, a planned run made in its role ([`job`]), the
+//! ([`memory`]), which runs share a GPU and which have it alone
+//! ([`lane`]), one job, a planned run made in its role ([`job`]), the
 //! driver-call trace of a student's binary ([`trace`], [`traced`]), and
 //! compute-sanitizer over a kernel ([`sanitizer`]). What comes back is raw;
 //! the judge says what it amounts to.
 
 pub mod device;
 pub mod job;
+pub mod lane;
 pub mod memory;
 pub mod sanitizer;
 pub mod trace;

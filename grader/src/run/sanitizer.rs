@@ -18,6 +18,7 @@ use crate::confine::sandbox::{Extras, Isolation};
 use crate::plan::runs::Tag;
 use crate::record::outcome::Tool;
 use crate::record::results::Sanitized;
+use crate::run::lane::{Lane, Use};
 
 /// The tools run, in order.
 pub const TOOLS: [Tool; 4] = [
@@ -33,6 +34,7 @@ pub const TOOLS: [Tool; 4] = [
 /// since the tools slow a run down many times.
 pub fn sanitize(
     isolation: &Isolation,
+    lane: &Lane,
     binary: &Path,
     args: &[&str],
     files: &[(&str, &Path)],
@@ -54,23 +56,38 @@ pub fn sanitize(
         .map(|tool| {
             let name = tool.to_string();
             let wrapper = [program.as_ref(), "--tool", &name];
-            let started = Instant::now();
-            let outcome = runner::run_command(
-                isolation.run_command_with(
-                    binary,
-                    args,
-                    &wrapper,
-                    Extras {
-                        files,
-                        ..Extras::default()
-                    },
-                ),
-                limits,
+            let tool_run = || {
+                let started = Instant::now();
+                let outcome = runner::run_command(
+                    isolation.run_command_with(
+                        binary,
+                        args,
+                        &wrapper,
+                        Extras {
+                            files,
+                            ..Extras::default()
+                        },
+                    ),
+                    limits,
+                );
+                (outcome, started.elapsed().as_secs_f64())
+            };
+            // The tools judge no time: they share the GPU. A finding is the
+            // kernel's own accesses; a tool that could not start, was
+            // killed or ran out of time beside others is run again alone.
+            let (mut outcome, mut seconds) =
+                lane.run_as("compute-sanitizer", Use::Shared, tool_run);
+            let troubled = matches!(
+                outcome.ended,
+                Ended::DidNotStart(_) | Ended::TimedOut | Ended::Signalled(_)
             );
-
+            if troubled && lane.jobs() > 1 {
+                (outcome, seconds) =
+                    lane.run_as("compute-sanitizer again alone", Use::Alone, tool_run);
+            }
             Sanitized {
                 run: Some(run),
-                seconds: started.elapsed().as_secs_f64(),
+                seconds,
                 ..judge(
                     *tool,
                     &outcome.ended,

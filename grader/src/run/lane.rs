@@ -1,0 +1,195 @@
+//! One GPU's lanes, shared by the workers grading on it: most runs share the
+//! GPU (correctness runs and compute-sanitizer's tools judge no time, so
+//! several processes on one GPU change no verdict), and a run whose verdict
+//! reads a time (the speed point's runs, streams' overlap) takes the GPU
+//! alone, waiting for every run in flight to end and holding off new ones:
+//! no time is taken while another process uses the GPU. A run above 2^31
+//! elements shares the GPU but reserves its memory from the node's
+//! capacity, measured once with nothing running, so concurrent large runs
+//! never hold more than the node has, and whether such a run fits is the
+//! same decision at any `--jobs`.
+
+use std::collections::BTreeMap;
+use std::sync::{Condvar, Mutex, OnceLock, RwLock};
+use std::time::Instant;
+
+use crate::record::outcome::Shortfall;
+use crate::run::memory::{self, Room};
+
+/// How a run uses its GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Use {
+    /// With other runs: its verdict reads no time.
+    Shared,
+    /// With no other run on the GPU: its verdict reads a time.
+    Alone,
+    /// With other runs, holding this many bytes of host and GPU memory.
+    Memory(u64),
+}
+
+/// The lanes of one GPU (or of the CPU emulator, where nothing is timed).
+pub struct Lane {
+    /// Runs at a time on this GPU, as `--jobs` asked.
+    jobs: usize,
+    /// Readers share the GPU; a writer has it alone.
+    gpu: RwLock<()>,
+    /// Runs made and their seconds, by what they were for: where a
+    /// grading's time goes.
+    spent: Mutex<BTreeMap<&'static str, (u32, f64)>>,
+    /// Bytes the large runs in flight hold.
+    held: Mutex<u64>,
+    freed: Condvar,
+    /// The node's free memory, read once with nothing running.
+    room: OnceLock<Room>,
+    /// The GPU runs are pinned to (nvidia-smi's number), if any.
+    index: Option<u32>,
+}
+
+impl Lane {
+    /// The lanes of GPU `index` (None: every GPU the runs see), for `jobs`
+    /// runs at a time.
+    pub fn new(jobs: usize, index: Option<u32>) -> Lane {
+        Lane {
+            jobs: jobs.max(1),
+            gpu: RwLock::new(()),
+            spent: Mutex::new(BTreeMap::new()),
+            held: Mutex::new(0),
+            freed: Condvar::new(),
+            room: OnceLock::new(),
+            index,
+        }
+    }
+
+    /// Runs at a time on this GPU.
+    pub fn jobs(&self) -> usize {
+        self.jobs
+    }
+
+    /// Makes a run by `make`, using the GPU as `using` says.
+    pub fn run<T>(&self, using: Use, make: impl FnOnce() -> T) -> T {
+        let phase = match using {
+            Use::Shared => "runs",
+            Use::Alone => "timed runs",
+            Use::Memory(_) => "runs above 2^31",
+        };
+        self.run_as(phase, using, make)
+    }
+
+    /// Makes a run by `make` as [`Lane::run`] does, its time counted under
+    /// `phase`.
+    pub fn run_as<T>(&self, phase: &'static str, using: Use, make: impl FnOnce() -> T) -> T {
+        let timed = || {
+            let started = Instant::now();
+            let made = make();
+            let mut spent = self.spent.lock().unwrap_or_else(|p| p.into_inner());
+            let entry = spent.entry(phase).or_default();
+            *entry = (entry.0 + 1, entry.1 + started.elapsed().as_secs_f64());
+            made
+        };
+        match using {
+            Use::Shared => {
+                let _shared = self.gpu.read().unwrap_or_else(|p| p.into_inner());
+                timed()
+            }
+            Use::Alone => {
+                let _alone = self.gpu.write().unwrap_or_else(|p| p.into_inner());
+                timed()
+            }
+            Use::Memory(bytes) => {
+                let need = memory::with_headroom(bytes);
+                self.reserve(need);
+                let made = {
+                    let _shared = self.gpu.read().unwrap_or_else(|p| p.into_inner());
+                    timed()
+                };
+                let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+                *held -= need;
+                self.freed.notify_all();
+                made
+            }
+        }
+    }
+
+    /// Runs made so far and their seconds, by phase.
+    pub fn spent(&self) -> BTreeMap<&'static str, (u32, f64)> {
+        self.spent.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Why a run of `bytes` does not fit this node, None when it does:
+    /// against the room read the first time it is asked, with the GPU alone
+    /// (no run in flight holds memory then), so the answer is the same
+    /// at any `--jobs`.
+    pub fn shortfall(&self, bytes: u64) -> Option<Shortfall> {
+        self.room().shortfall(bytes)
+    }
+
+    fn room(&self) -> &Room {
+        self.room
+            .get_or_init(|| self.run_as("memory read", Use::Alone, || Room::measure(self.index)))
+    }
+
+    /// Waits until `need` more bytes fit beside the large runs in flight;
+    /// with none in flight, a run starts whatever it needs (it was judged
+    /// to fit the node alone).
+    fn reserve(&self, need: u64) {
+        let capacity = self.room().capacity();
+        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        while *held > 0 && *held + need > capacity {
+            held = self.freed.wait(held).unwrap_or_else(|p| p.into_inner());
+        }
+        *held += need;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    #[test]
+    fn a_run_alone_never_overlaps_a_shared_one() {
+        let lane = Lane::new(4, None);
+        let in_flight = AtomicUsize::new(0);
+        let overlapped = AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for i in 0..12 {
+                let (lane, in_flight, overlapped) = (&lane, &in_flight, &overlapped);
+                scope.spawn(move || {
+                    let using = if i % 3 == 0 { Use::Alone } else { Use::Shared };
+                    lane.run(using, || {
+                        let others = in_flight.fetch_add(1, Ordering::SeqCst);
+                        std::thread::sleep(Duration::from_millis(20));
+                        let now = in_flight.load(Ordering::SeqCst);
+                        if using == Use::Alone && (others > 0 || now > 1) {
+                            overlapped.fetch_add(1, Ordering::SeqCst);
+                        }
+                        in_flight.fetch_sub(1, Ordering::SeqCst);
+                    });
+                });
+            }
+        });
+        assert_eq!(overlapped.load(Ordering::SeqCst), 0);
+    }
+
+    #[test]
+    fn shared_runs_do_run_together() {
+        let lane = Lane::new(4, None);
+        let in_flight = AtomicUsize::new(0);
+        let most = AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for _ in 0..4 {
+                let (lane, in_flight, most) = (&lane, &in_flight, &most);
+                scope.spawn(move || {
+                    lane.run(Use::Shared, || {
+                        let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+                        most.fetch_max(now, Ordering::SeqCst);
+                        std::thread::sleep(Duration::from_millis(100));
+                        in_flight.fetch_sub(1, Ordering::SeqCst);
+                    });
+                });
+            }
+        });
+        assert!(most.load(Ordering::SeqCst) > 1, "never two at once");
+    }
+}
