@@ -66,7 +66,7 @@ pub fn try_filled<T: Send>(
 }
 
 /// `part(first, slice)` over consecutive parts of `items`, one per core
-/// above [`PARALLEL_FROM`] elements (one part below), the results in the
+/// above `PARALLEL_FROM` elements (one part below), the results in the
 /// parts' order: a check of every element above 2^31 takes seconds on one
 /// core.
 pub fn in_parts<T: Sync, R: Send>(items: &[T], part: impl Fn(usize, &[T]) -> R + Sync) -> Vec<R> {
