@@ -60,11 +60,16 @@ except Exception as err:
 out = []
 for name, record in sorted(students.items()):
     x = record["exercises"].get("dot-sm", {})
-    own = [r for r in x.get("runs", []) if "kernel_ptx" not in r]
+    # results.json schema 2: the student's own binary's runs by role, each
+    # verdict typed (its kind and its own fields).
+    own = [r for r in x.get("runs", []) if r.get("role") == "student-host"]
     errors = [l for l in (x.get("build_errors") or "").splitlines() if l.startswith("error")]
+    verdict = own[0]["verdict"] if own else {}
+    detail = json.dumps({k: v for k, v in verdict.items() if k != "kind"})[:50]
     said = (x.get("absent") or (errors[0][:70] if errors else "") or
             "; ".join(x.get("ptx_missing", []))[:60] or
-            (own[0]["verdict"]["kind"] + ": " + own[0]["verdict"]["message"][:50] if own else ""))
+            "; ".join(x.get("refused", []))[:60] or
+            (f"{verdict['kind']}: {detail}" if own else ""))
     out.append(f"{name} {x.get('points')}/{x.get('max_points')} {said!r}")
 print(" / ".join(out))
 PY
