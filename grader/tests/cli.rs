@@ -329,6 +329,27 @@ fn bad_arguments_name_the_flag() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--timeout"));
+    // --jobs, on every command that takes it: 1 to 256, said in one line.
+    for command in [
+        &["run", "nowhere"][..],
+        &["build", "x", "--bundle", "y"],
+        &["grade", "x"],
+        &["check", "dot-sm"],
+    ] {
+        for bad in ["0", "257", "many"] {
+            let refused = grader()
+                .args(command)
+                .args(["--jobs", bad])
+                .assert()
+                .code(2);
+            let said = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
+            let first = said.lines().next().unwrap_or_default();
+            assert!(
+                first.contains("--jobs") && first.contains(bad),
+                "{command:?} --jobs {bad}: {said}"
+            );
+        }
+    }
 }
 
 #[test]

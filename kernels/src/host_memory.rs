@@ -45,8 +45,7 @@ pub fn try_filled<T: Send>(
         v.extend((0..n).map(value));
         return Ok(v);
     }
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let share = len.div_ceil(cores);
+    let share = share(len);
     let value = &value;
     std::thread::scope(|scope| {
         for (k, part) in v.spare_capacity_mut()[..len].chunks_mut(share).enumerate() {
@@ -65,6 +64,12 @@ pub fn try_filled<T: Send>(
     Ok(v)
 }
 
+/// Elements each core takes when `len` of them are shared among the cores.
+fn share(len: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    len.div_ceil(cores)
+}
+
 /// `part(first, slice)` over consecutive parts of `items`, one per core
 /// above `PARALLEL_FROM` elements (one part below), the results in the
 /// parts' order: a check of every element above 2^31 takes seconds on one
@@ -73,8 +78,7 @@ pub fn in_parts<T: Sync, R: Send>(items: &[T], part: impl Fn(usize, &[T]) -> R +
     if items.len() < PARALLEL_FROM {
         return vec![part(0, items)];
     }
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let share = items.len().div_ceil(cores);
+    let share = share(items.len());
     let part = &part;
     std::thread::scope(|scope| {
         let parts: Vec<_> = items

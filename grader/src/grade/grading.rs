@@ -81,34 +81,29 @@ pub fn run(
         students,
         driver,
     } = prepare(bundle_dir, out, settings)?;
-    // Each student's exercises, in the bundle's order; how many are left.
-    let items: Vec<(usize, &Item)> = students
+    // Each student's exercises, in the bundle's order, and their record as
+    // the exercises come in (a submission's problems are on each item).
+    let mine = |student: &String| -> Vec<&Item> {
+        (bundle.items.iter())
+            .filter(|i| i.student == *student)
+            .collect()
+    };
+    let per_student: Vec<Vec<&Item>> = students.iter().map(mine).collect();
+    let mut left: Vec<usize> = per_student.iter().map(Vec::len).collect();
+    let mut graded: Vec<Student> = per_student
         .iter()
-        .enumerate()
-        .flat_map(|(k, student)| {
-            let bundle = &bundle;
-            bundle
-                .items
-                .iter()
-                .filter(move |i| i.student == *student)
-                .map(move |i| (k, i))
-        })
-        .collect();
-    let mut left = vec![0usize; students.len()];
-    for (k, _) in &items {
-        left[*k] += 1;
-    }
-    // Each student's record as their exercises come in; a submission's
-    // problems are on every item of it.
-    let mut graded: Vec<Student> = students
-        .iter()
-        .map(|student| Student {
-            problems: (bundle.items.iter())
-                .find(|i| i.student == *student)
+        .map(|items| Student {
+            problems: items
+                .first()
                 .map(|i| i.problems.clone())
                 .unwrap_or_default(),
             exercises: BTreeMap::new(),
         })
+        .collect();
+    let items: Vec<(usize, &Item)> = per_student
+        .iter()
+        .enumerate()
+        .flat_map(|(k, items)| items.iter().map(move |i| (k, *i)))
         .collect();
     let lanes: Vec<Lane> = workers
         .iter()
@@ -293,8 +288,6 @@ pub fn prepare(bundle_dir: &Path, out: &Path, settings: &Settings) -> Result<Pen
     results
         .students
         .retain(|student, _| by_student.contains_key(student.as_str()));
-    // Digests of inputs read no memory and make no run: any lane will do.
-    let lane = Lane::new(1, None);
     let mut students = Vec::new();
     for (student, items) in by_student {
         let chosen = settings.only.is_empty() || settings.only.iter().any(|s| s == student);
@@ -310,12 +303,10 @@ pub fn prepare(bundle_dir: &Path, out: &Path, settings: &Settings) -> Result<Pen
                                 && e.inputs.is_some()
                                 && e.inputs
                                     == exercise::inputs(
-                                        &settings.context(
-                                            &bundle,
-                                            bundle_dir,
-                                            driver.as_deref(),
-                                            &lane,
-                                        ),
+                                        &bundle,
+                                        bundle_dir,
+                                        settings.sanitize,
+                                        settings.emulate,
                                         item,
                                     )
                         })

@@ -59,7 +59,13 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
         max_points: 0,
         sanitizer: vec![],
         checks: points::not_assessed(&plan, context.sanitize, context.emulate),
-        inputs: inputs(context, item),
+        inputs: inputs(
+            context.bundle,
+            context.bundle_dir,
+            context.sanitize,
+            context.emulate,
+            item,
+        ),
         absent: item.absent.clone(),
         integrity: vec![],
         kernel_lost: None,
@@ -273,21 +279,23 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
     graded
 }
 
-/// Makes `job` in its lane (`using`). A run that ended in a way another
-/// process on the GPU could have caused (a timeout under load, a CUDA error
-/// such as memory a neighbour holds, a signal, a start that failed) while
-/// sharing the GPU is made again alone, and only that verdict stands: no
-/// student loses a run to a classmate graded at the same time. A wrong
-/// answer is the kernel's own (contexts do not share memory) and stands.
+/// Makes `job` in its lane (`using`); a run that ended in a way another
+/// process on the GPU could have caused is made again alone
+/// ([`Lane::run_confirmed`]). A wrong answer is the kernel's own (contexts
+/// do not share memory) and stands.
 fn make(context: &Context, exercise: ExerciseId, job: &Job) -> Made {
     let using = using(exercise, job.run, context.emulate);
-    let make = || job::make(job, context.isolation, context.limits, context.driver);
-    let made = context.lane.run(using, make);
-    let neighbours = using != Use::Alone && context.lane.jobs() > 1;
-    if neighbours && may_be_a_neighbours_doing(&made.outcome.ended) {
-        return context.lane.run_as("runs again alone", Use::Alone, make);
-    }
-    made
+    let phase = match using {
+        Use::Shared => "runs",
+        Use::Alone => "timed runs",
+        Use::Memory(_) => "runs above 2^31",
+    };
+    context.lane.run_confirmed(
+        phase,
+        using,
+        || job::make(job, context.isolation, context.limits, context.driver),
+        |made: &Made| may_be_a_neighbours_doing(&made.outcome.ended),
+    )
 }
 
 /// How a run ended that a process beside it on the GPU could have caused.
@@ -319,14 +327,20 @@ pub fn using(exercise: ExerciseId, run: &plan::Run, emulate: bool) -> Use {
 /// The digest of what an item's grade depends on: the binary as it is now
 /// and as it was built, the test plan, what the build found, and the
 /// trusted code its runs go through (reference binary, PTX, tracer).
-pub fn inputs(context: &Context, item: &Item) -> Option<String> {
-    let plan =
-        crate::plan::emulated::plan(item.exercise, context.bundle.seed, context.emulate).runs;
+/// `sanitize` and `emulate` are the grading's settings; nothing is run.
+pub fn inputs(
+    bundle: &Bundle,
+    bundle_dir: &Path,
+    sanitize: bool,
+    emulate: bool,
+    item: &Item,
+) -> Option<String> {
+    let plan = crate::plan::emulated::plan(item.exercise, bundle.seed, emulate).runs;
     let binary = item
         .binary
         .as_ref()
-        .map(|b| digest::file(&context.bundle_dir.join(b)).ok());
-    let reference = context.bundle.reference.get(item.exercise.name());
+        .map(|b| digest::file(&bundle_dir.join(b)).ok());
+    let reference = bundle.reference.get(item.exercise.name());
     Some(digest::bytes(
         format!(
             "{binary:?}\n{:?}\n{plan:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{reference:?}\n{:?}\n{:?}\n\
@@ -337,8 +351,8 @@ pub fn inputs(context: &Context, item: &Item) -> Option<String> {
             item.ptx_missing,
             item.absent,
             item.ptx,
-            context.bundle.tracer,
-            context.sanitize,
+            bundle.tracer,
+            sanitize,
             item.canary,
         )
         .as_bytes(),

@@ -74,17 +74,18 @@ pub fn sanitize(
             };
             // The tools judge no time: they share the GPU. A finding is the
             // kernel's own accesses; a tool that could not start, was
-            // killed or ran out of time beside others is run again alone.
-            let (mut outcome, mut seconds) =
-                lane.run_as("compute-sanitizer", Use::Shared, tool_run);
-            let troubled = matches!(
-                outcome.ended,
-                Ended::DidNotStart(_) | Ended::TimedOut | Ended::Signalled(_)
+            // killed or ran out of time beside others runs again alone.
+            let (outcome, seconds) = lane.run_confirmed(
+                "compute-sanitizer",
+                Use::Shared,
+                tool_run,
+                |(outcome, _)| {
+                    matches!(
+                        outcome.ended,
+                        Ended::DidNotStart(_) | Ended::TimedOut | Ended::Signalled(_)
+                    )
+                },
             );
-            if troubled && lane.jobs() > 1 {
-                (outcome, seconds) =
-                    lane.run_as("compute-sanitizer again alone", Use::Alone, tool_run);
-            }
             Sanitized {
                 run: Some(run),
                 seconds,
