@@ -231,6 +231,26 @@ fn each_chapter_states_its_points_and_lists_its_runs() {
 }
 
 #[test]
+fn each_chapter_lists_the_launch_shapes_every_grading_covers() {
+    let mut problems = Vec::new();
+    for exercise in EXERCISES {
+        let chapter = exercise.chapter();
+        let mut text = flowing(&page(chapter.trim_start_matches("docs/src/")));
+        // dot-atomic's chapter says its shapes are dot-sm's.
+        if exercise.id == kernels::catalogue::ExerciseId::DotAtomic {
+            assert!(text.contains("and so are the launch shapes every grading covers"));
+            text = flowing(&page("dot-sm.md"));
+        }
+        for shape in exercise.shapes {
+            if !text.contains(&format!("- {}", shape.words())) {
+                problems.push(format!("{chapter} does not list \"- {}\"", shape.words()));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
 fn the_instructors_page_states_the_points_the_grader_gives() {
     let text = page("instructors.md");
     let table = points_table();
@@ -293,6 +313,19 @@ fn the_speed_point_asks_for_the_fraction_the_grader_does() {
         instructors.contains(&format!("The point asks for {words} speed or better")),
         "instructors.md must say: The point asks for {words} speed or better"
     );
+    let tiled = kernels::catalogue::ExerciseId::MatmulTiled.exercise();
+    assert_eq!(
+        tiled.speed_fraction(),
+        0.75,
+        "say it in words here and in the book"
+    );
+    for page_name in ["instructors.md", "matmul-tiled.md"] {
+        let text = flowing(&page(page_name));
+        assert!(
+            text.contains("three quarters of the course's"),
+            "{page_name} must say matmul-tiled's speed point asks three quarters of the course's speed"
+        );
+    }
     let readme = fs::read_to_string(root().join("README.md")).unwrap();
     assert!(
         flowing(&readme).contains(&format!("a speed point ({words} own kernel's speed")),

@@ -285,7 +285,7 @@ fn check_grades_one_exercise_and_says_what_it_found() {
     .assert()
     .code(1)
     .stdout(
-        predicate::str::contains("## dot-sm: 1 of 9 points").and(predicate::str::contains(
+        predicate::str::contains("## dot-sm: 1 of 13 points").and(predicate::str::contains(
             "The kernel shows what the exercise is about",
         )),
     );
@@ -393,7 +393,7 @@ fn memory_safety_is_a_point_lost_to_what_compute_sanitizer_found() {
         .success();
     let feedback = fs::read_to_string(out.join("feedback/solutions.md")).unwrap();
     assert!(
-        feedback.contains("- 0 of 1, memory safety: in the run \"n = ")
+        feedback.contains("- 0 of 1, memory safety: in the run \"one element, ")
             && feedback.contains(": memcheck: ERROR SUMMARY: 2 errors\n"),
         "{feedback}"
     );
@@ -454,7 +454,7 @@ fn a_class_graded_on_the_emulator_passes_the_solution_and_names_the_race_with_it
     // sizes, and the stub at none.
     let solution = dot("solutions");
     assert_eq!(solution["points"], solution["max_points"], "{solution}");
-    assert_eq!(solution["points"], 7, "{solution}");
+    assert_eq!(solution["points"], 11, "{solution}");
     for run in solution["runs"].as_array().unwrap() {
         let n = run["report"]["parameters"]["n"].as_u64().unwrap();
         assert!(n < 1 << 20, "{run}");
@@ -496,7 +496,7 @@ fn a_class_graded_on_the_emulator_passes_the_solution_and_names_the_race_with_it
         "{grades}"
     );
     assert!(
-        grades.contains("solutions,7,7,7,cpu-emulator,\n"),
+        grades.contains("solutions,11,11,11,cpu-emulator,\n"),
         "{grades}"
     );
 

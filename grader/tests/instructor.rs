@@ -158,8 +158,8 @@ fn a_four_student_class_graded_exported_and_regraded_from_another_folder() {
     let grades = read(&out.join("grades.csv"));
     assert_eq!(
         grades,
-        "student,vecadd-anyN,dot-sm,total,max,integrity\nada,1,1,2,20,\nbo,1,1,2,20,\ncy,0,0,0,20,\n\
-         dee,,0,0,20,\n"
+        "student,vecadd-anyN,dot-sm,total,max,integrity\nada,1,1,2,28,\nbo,1,1,2,28,\ncy,0,0,0,28,\n\
+         dee,,0,0,28,\n"
     );
     let similarity = read(&out.join("similarity.md"));
     assert!(
@@ -222,7 +222,7 @@ fn a_four_student_class_graded_exported_and_regraded_from_another_folder() {
     let others_after: Vec<String> = ["ada", "bo", "dee"].iter().map(|w| feedback(w)).collect();
     assert_eq!(others, others_after);
     let grades_after = read(&out.join("grades.csv"));
-    assert!(grades_after.contains("\ncy,1,0,1,20,\n"), "{grades_after}");
+    assert!(grades_after.contains("\ncy,1,0,1,28,\n"), "{grades_after}");
     assert_eq!(
         grades
             .lines()

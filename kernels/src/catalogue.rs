@@ -14,7 +14,7 @@ mod grading;
 mod id;
 
 pub use exercises::EXERCISES;
-pub use grading::{Emulated, FullMarks, RunSpec, RunTag, points};
+pub use grading::{Emulated, FullMarks, RunSpec, RunTag, Shape, points};
 pub use id::{ALL_IDS, ExerciseId, Family};
 
 use ptx::features::{Lack, Meaning};
@@ -41,6 +41,9 @@ pub struct Exercise {
     pub launches: &'static [&'static [&'static str]],
     /// The runs the grader plans, in order (see [`RunSpec`]).
     pub runs: &'static [RunSpec],
+    /// The launch-shape classes every grading covers (see [`Shape`]); the
+    /// exercise's chapter lists them.
+    pub shapes: &'static [Shape],
 }
 
 /// One `TODO(step N)` of a stub.

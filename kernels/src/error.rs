@@ -31,6 +31,9 @@ pub enum CourseError {
     },
     /// `TODO(step N)` is still in the student's code.
     Unfinished { step: u32 },
+    /// A launch of a timed kernel did not compute the answer the checked
+    /// (last) launch did: what it left, in a sentence (`fresh_launch`).
+    StaleLaunch(String),
 }
 
 /// What a `TODO(step N)` placeholder returns until the student writes the step.
@@ -79,6 +82,7 @@ impl CourseError {
             CourseError::PtxRejected { .. } => ErrorKind::PtxRejected,
             CourseError::Cuda { .. } => ErrorKind::Cuda,
             CourseError::Unfinished { .. } => ErrorKind::Unfinished,
+            CourseError::StaleLaunch(_) => ErrorKind::StaleLaunch,
         }
     }
 
@@ -89,7 +93,9 @@ impl CourseError {
                 Some(code_name(*code))
             }
             CourseError::Cuda { error, .. } => Some(error_name(*error)),
-            CourseError::BadArguments(_) | CourseError::Unfinished { .. } => None,
+            CourseError::BadArguments(_)
+            | CourseError::Unfinished { .. }
+            | CourseError::StaleLaunch(_) => None,
         }
     }
 
@@ -106,7 +112,9 @@ impl CourseError {
 impl fmt::Display for CourseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CourseError::BadArguments(message) => f.write_str(message),
+            CourseError::BadArguments(message) | CourseError::StaleLaunch(message) => {
+                f.write_str(message)
+            }
             CourseError::NoGpu { message, .. } | CourseError::PtxRejected { message, .. } => {
                 f.write_str(message)
             }

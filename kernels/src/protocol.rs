@@ -75,13 +75,16 @@ pub enum ErrorKind {
     Cuda,
     /// A `TODO(step N)` is still in place.
     Unfinished,
+    /// One launch of the kernel did not compute what the checked launch
+    /// did (it skipped its work, or wrote something else): a failed check.
+    StaleLaunch,
 }
 
 impl ErrorKind {
     pub fn exit(self) -> Exit {
         match self {
             ErrorKind::BadArguments => Exit::BadArguments,
-            ErrorKind::Unfinished => Exit::Failed,
+            ErrorKind::Unfinished | ErrorKind::StaleLaunch => Exit::Failed,
             ErrorKind::NoGpu | ErrorKind::PtxRejected | ErrorKind::Cuda => Exit::CudaError,
         }
     }

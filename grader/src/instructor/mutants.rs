@@ -92,6 +92,12 @@ const TREE: &str = "    for (unsigned int half = blockDim.x / 2; half > 0; half 
 /// the first warp alone, with `__syncwarp` between its steps.
 const SYNCWARP_TAIL: &str = "    for (unsigned int half = blockDim.x / 2; half > 16; half /= 2) {\n        if (threadIdx.x < half) {\n            cache[threadIdx.x] += cache[threadIdx.x + half];\n        }\n        __syncthreads();\n    }\n    if (threadIdx.x < 32) {\n        volatile float* v = cache;\n        for (unsigned int half = min(16u, blockDim.x / 2); half > 0; half /= 2) {\n            if (threadIdx.x < half) {\n                v[threadIdx.x] += v[threadIdx.x + half];\n            }\n            __syncwarp();\n        }\n    }\n";
 
+/// The tree with block barriers down to 64 live slots, then the first warp
+/// adds the upper 32, 16, ... by hand with `__syncwarp` between steps: right
+/// for blocks of 64 threads or more, and reading past the block's shared
+/// memory below that.
+const TAIL_FROM_64: &str = "    for (unsigned int half = blockDim.x / 2; half > 32; half /= 2) {\n        if (threadIdx.x < half) {\n            cache[threadIdx.x] += cache[threadIdx.x + half];\n        }\n        __syncthreads();\n    }\n    if (threadIdx.x < 32) {\n        volatile float* v = cache;\n        for (unsigned int half = 32; half > 0; half /= 2) {\n            v[threadIdx.x] += v[threadIdx.x + half];\n            __syncwarp();\n        }\n    }\n";
+
 /// [`SYNCWARP_TAIL`] without its `__syncwarp`: a race inside the warp.
 const WARP_TAIL_UNSYNCED: &str =
     "    for (unsigned int half = blockDim.x / 2; half > 16; half /= 2) {
@@ -184,8 +190,8 @@ pub const MUTANTS: &[Mutant] = &[
         edits: &[
             edit(
                 "main.rs",
-                "    let kernel_ms = median_ms(stream, task.runs, || {\n",
-                "    let kernel_ms = median_ms(stream, task.runs, || {\n        if task.runs > 0 {\n            return Ok(());\n        }\n",
+                "    let kernel_ms = median_ms_checked(stream, task.runs, &d_c, || {\n",
+                "    let kernel_ms = median_ms_checked(stream, task.runs, &d_c, || {\n        if task.runs > 0 {\n            return Ok(());\n        }\n",
             ),
             edit(
                 "main.rs",
@@ -506,7 +512,9 @@ pub const MUTANTS: &[Mutant] = &[
             edit(
                 "kernel.cu",
                 "    cache[threadIdx.x] = sum;\n    __syncthreads();\n    for (unsigned int half = blockDim.x / 2; half > 0; half /= 2) {\n        if (threadIdx.x < half) {\n            cache[threadIdx.x] += cache[threadIdx.x + half];\n        }\n        // Outside the if: every thread of the block must reach the barrier.\n        __syncthreads();\n    }\n",
-                "    for (int offset = 16; offset > 0; offset /= 2) {\n        sum += __shfl_down_sync(0xffffffffu, sum, offset);\n    }\n",
+                // Lanes past the block's end add nothing: blocks of 1 to 16
+                // threads have a partial warp.
+                "    const unsigned int lane = threadIdx.x % 32;\n    const unsigned int lanes = min(32u, blockDim.x - threadIdx.x / 32 * 32);\n    for (unsigned int offset = 16; offset > 0; offset /= 2) {\n        const float other = __shfl_down_sync(__activemask(), sum, offset);\n        if (lane + offset < lanes) {\n            sum += other;\n        }\n    }\n",
             ),
             edit(
                 "kernel.cu",
@@ -546,6 +554,66 @@ pub const MUTANTS: &[Mutant] = &[
         expect: Expect::LosesCheck(CheckName::MemorySafety),
         on_emulator: Some(Emulated::Finds(FindingKind::OutOfBounds)),
     },
+    // Issue 23: an answer that comes from an earlier launch, and shared
+    // memory a block never wrote (a fresh process's starts zeroed).
+    Mutant {
+        exercise: VecaddAnyN,
+        name: "works-once",
+        bug: "counts its launches in device memory and does the work in the first only: the timed launches return at once, the output left from the first",
+        edits: &[
+            edit(
+                "kernel.cu",
+                "extern \"C\" __global__ void vecadd(",
+                "__device__ unsigned int blocks_seen;\n\nextern \"C\" __global__ void vecadd(",
+            ),
+            edit(
+                "kernel.cu",
+                "    const size_t stride = (size_t)blockDim.x * gridDim.x;\n",
+                "    __shared__ unsigned int launch;\n    if (threadIdx.x == 0) {\n        launch = atomicAdd(&blocks_seen, 1u) / gridDim.x;\n    }\n    __syncthreads();\n    if (launch > 0) {\n        return;\n    }\n    const size_t stride = (size_t)blockDim.x * gridDim.x;\n",
+            ),
+        ],
+        // The course fills c with NaN before every launch and reads parts
+        // of it back after each: the second launch leaves NaN.
+        expect: Expect::LosesEveryKernelRun,
+        on_emulator: None,
+    },
+    // Issue 23's shape classes: bugs that show only at some launch shapes,
+    // which every grading now covers whatever its seed.
+    Mutant {
+        exercise: VecaddAnyN,
+        name: "no-scalar-tail",
+        bug: "adds the float4s and forgets the last n % 4 elements, which only an n that is no multiple of 4 has",
+        edits: &[edit(
+            "kernel.cu",
+            "    for (size_t i = n / 4 * 4 + first; i < n; i += stride) {\n        c[i] = a[i] + b[i];\n    }\n",
+            "",
+        )],
+        // n = 1, and every n one off a multiple of the block.
+        expect: Expect::LosesRun(Some(Tag::OneElement)),
+        on_emulator: None,
+    },
+    Mutant {
+        exercise: DotSm,
+        name: "tail-assumes-two-warps",
+        bug: "the tree stops at 64 slots and the first warp adds cache[t + 32] and on by hand: past the block's shared memory in blocks under 64 threads",
+        edits: &[edit("kernel.cu", TREE, TAIL_FROM_64)],
+        expect: Expect::LosesRun(Some(Tag::BlockOfOne)),
+        on_emulator: None,
+    },
+    Mutant {
+        exercise: DotSm,
+        name: "idle-threads-skip-their-slot",
+        bug: "a thread whose first element is past n never stores its sum in cache, and the tree adds its slot anyway",
+        edits: &[edit(
+            "kernel.cu",
+            "    cache[threadIdx.x] = sum;\n    __syncthreads();\n",
+            "    if (first < n) {\n        cache[threadIdx.x] = sum;\n    }\n    __syncthreads();\n",
+        )],
+        // The course fills shared memory with NaN bits before each launch:
+        // any run whose grid has threads past n reads them.
+        expect: Expect::LosesRun(None),
+        on_emulator: Some(Emulated::Finds(FindingKind::Uninitialised)),
+    },
     Mutant {
         exercise: DotSm,
         name: "warp-tail-without-syncwarp",
@@ -584,8 +652,9 @@ pub const MUTANTS: &[Mutant] = &[
         // apart since Volta) the two barriers deadlock: every kernel run
         // timed out there (2026-11-25), where synccheck would have had the
         // last word on a GPU that sums right. The emulator names the
-        // divergent barrier.
-        expect: Expect::LosesEveryKernelRun,
+        // divergent barrier. Blocks of one thread have no other thread to
+        // wait for: that run passes.
+        expect: Expect::LosesRun(None),
         on_emulator: Some(Emulated::Finds(FindingKind::Barrier)),
     },
     // Correct in the styles issue 23 names; the PTX is read by meaning, so
@@ -737,6 +806,25 @@ pub const MUTANTS: &[Mutant] = &[
                 "kernel.cu",
                 "    for (int j = threadIdx.x; j < SIZE; j += blockDim.x) {\n        tile[j] = data[j];\n    }\n",
                 "    for (int j = threadIdx.x; j < SIZE / 4; j += blockDim.x) {\n        reinterpret_cast<float4*>(tile)[j] = reinterpret_cast<const float4*>(data)[j];\n    }\n",
+            ),
+        ],
+        expect: Expect::Full,
+        on_emulator: None,
+    },
+    Mutant {
+        exercise: MemspaceTiming,
+        name: "variant-memcpy-async",
+        bug: "none: the shared kernel's block copies its tile with cooperative groups' memcpy_async and waits for it",
+        edits: &[
+            edit(
+                "kernel.cu",
+                "#define SIZE 4096\n",
+                "#include <cooperative_groups.h>\n#include <cooperative_groups/memcpy_async.h>\n\n#define SIZE 4096\n",
+            ),
+            edit(
+                "kernel.cu",
+                "    for (int j = threadIdx.x; j < SIZE; j += blockDim.x) {\n        tile[j] = data[j];\n    }\n    // No thread may read the tile before every thread has written its part.\n    __syncthreads();\n",
+                "    cooperative_groups::thread_block block = cooperative_groups::this_thread_block();\n    cooperative_groups::memcpy_async(block, tile, data, sizeof(float) * SIZE);\n    // Waits for the copy and, as a barrier, for every thread of the block.\n    cooperative_groups::wait(block);\n",
             ),
         ],
         expect: Expect::Full,

@@ -27,7 +27,7 @@ use crate::plan::runs::{self as plan, Role};
 use crate::record::outcome::{Failure, Integrity, IntegrityEvidence, NotStarted, Skip, Verdict};
 use crate::record::results::{self, Exercise, Run};
 use crate::run::job::{self, Job, Made};
-use crate::run::lane::{Lane, Use};
+use crate::run::lane::{Ending, Hangs, Lane, Use};
 
 /// What every exercise of a grading is graded with.
 pub struct Context<'a> {
@@ -118,6 +118,8 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
     let canary = canary_host(context, item);
     let limits = (context.limits.timeout.as_secs_f64(), context.emulate);
     let exercise = item.exercise;
+    // Shared by every run and tool of this exercise (`Hangs`).
+    let hangs = Hangs::default();
     for (run, short) in plan.iter().zip(short) {
         let kernel_points = KERNEL_SHARE.min(run.points);
         if let Some(shortfall) = short {
@@ -146,7 +148,7 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
                     ptx: Some(ptx),
                     tracer: None,
                 };
-                let made = make(context, exercise, &job);
+                let made = make(context, exercise, &hangs, &job);
                 crate::judge::run::judge(exercise, &job, made, kernel_points, counts, limits, None)
             }
             Err(why) => not_run(run, Role::KernelInCourseHost, kernel_points, why.clone()),
@@ -166,7 +168,7 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
                     ptx: Some(canary_ptx),
                     tracer: None,
                 };
-                let made = make(context, exercise, &course);
+                let made = make(context, exercise, &hangs, &course);
                 let expected: Option<serde_json::Value> =
                     serde_json::from_str(made.outcome.stdout.trim())
                         .ok()
@@ -190,7 +192,7 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
                     ptx: None,
                     tracer: Some(tracer),
                 };
-                let made = make(context, exercise, &job);
+                let made = make(context, exercise, &hangs, &job);
                 crate::judge::run::judge(
                     exercise,
                     &job,
@@ -226,6 +228,7 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
         isolation: context.isolation,
         limits: context.limits,
         lane: context.lane,
+        hangs: &hangs,
     };
     if context.sanitize && !plan.is_empty() {
         let ran = |tag| {
@@ -243,7 +246,8 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
         points::set(&mut graded.checks, check);
     }
     if let Some(timed) = plan.iter().find(|r| r.timed).filter(|_| !context.emulate) {
-        let check = points::speed(&bench, &graded.runs, &kernel_host, timed, earns);
+        let asks = item.exercise.exercise().speed_fraction();
+        let check = points::speed(&bench, &graded.runs, &kernel_host, timed, asks, earns);
         points::set(&mut graded.checks, check);
     }
     // A report the evidence contradicts: the exercise's host points go.
@@ -283,7 +287,7 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
 /// process on the GPU could have caused is made again alone
 /// ([`Lane::run_confirmed`]). A wrong answer is the kernel's own (contexts
 /// do not share memory) and stands.
-fn make(context: &Context, exercise: ExerciseId, job: &Job) -> Made {
+fn make(context: &Context, exercise: ExerciseId, hangs: &Hangs, job: &Job) -> Made {
     let using = using(exercise, job.run, context.emulate);
     let phase = match using {
         Use::Shared => "runs",
@@ -293,16 +297,21 @@ fn make(context: &Context, exercise: ExerciseId, job: &Job) -> Made {
     context.lane.run_confirmed(
         phase,
         using,
+        hangs,
         || job::make(job, context.isolation, context.limits, context.driver),
-        |made: &Made| may_be_a_neighbours_doing(&made.outcome.ended),
+        |made: &Made| ending(&made.outcome.ended),
     )
 }
 
-/// How a run ended that a process beside it on the GPU could have caused.
-fn may_be_a_neighbours_doing(ended: &Ended) -> bool {
+/// Whether a process beside a run on the GPU could have made it end so.
+fn ending(ended: &Ended) -> Ending {
     match ended {
-        Ended::Exited(code) => *code == kernels::exit_code::Exit::CudaError.code(),
-        Ended::TimedOut | Ended::Signalled(_) | Ended::DidNotStart(_) => true,
+        Ended::Exited(code) if *code == kernels::exit_code::Exit::CudaError.code() => {
+            Ending::Neighbours
+        }
+        Ended::Exited(_) => Ending::Own,
+        Ended::TimedOut => Ending::OutOfTime,
+        Ended::Signalled(_) | Ended::DidNotStart(_) => Ending::Neighbours,
     }
 }
 
@@ -456,15 +465,16 @@ mod tests {
     #[test]
     fn only_endings_a_neighbour_could_cause_are_made_again_alone() {
         let cuda = kernels::exit_code::Exit::CudaError.code();
-        assert!(may_be_a_neighbours_doing(&Ended::Exited(cuda)));
-        assert!(may_be_a_neighbours_doing(&Ended::TimedOut));
-        assert!(may_be_a_neighbours_doing(&Ended::Signalled(9)));
-        assert!(may_be_a_neighbours_doing(&Ended::DidNotStart(
-            "slots".into()
-        )));
+        assert_eq!(ending(&Ended::Exited(cuda)), Ending::Neighbours);
+        assert_eq!(ending(&Ended::TimedOut), Ending::OutOfTime);
+        assert_eq!(ending(&Ended::Signalled(9)), Ending::Neighbours);
+        assert_eq!(
+            ending(&Ended::DidNotStart("slots".into())),
+            Ending::Neighbours
+        );
         // A wrong answer, or a pass, is the kernel's own.
-        assert!(!may_be_a_neighbours_doing(&Ended::Exited(0)));
-        assert!(!may_be_a_neighbours_doing(&Ended::Exited(1)));
+        assert_eq!(ending(&Ended::Exited(0)), Ending::Own);
+        assert_eq!(ending(&Ended::Exited(1)), Ending::Own);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use kernels::catalogue::points::{MEMORY_SAFETY, SPEED, SPEED_FRACTION};
+use kernels::catalogue::points::{MEMORY_SAFETY, SPEED};
 use serde_json::Value;
 
 use crate::build::reference::Kept;
@@ -16,7 +16,7 @@ use crate::confine::sandbox::{Extras, Isolation};
 use crate::plan::runs::{self as plan, Role};
 use crate::record::outcome::{CheckName, CheckOutcome, NotStarted, Verdict};
 use crate::record::results::{Check, Run, Sanitized};
-use crate::run::lane::{Lane, Use};
+use crate::run::lane::{ExerciseLane, Hangs, Lane, Use};
 use crate::run::sanitizer;
 
 /// Where the checks run: the sandbox and the limits of the grading, and
@@ -26,6 +26,8 @@ pub struct Bench<'a> {
     pub isolation: &'a Isolation,
     pub limits: Limits,
     pub lane: &'a Lane,
+    /// Whether a run of this exercise ran out of time alone.
+    pub hangs: &'a Hangs,
 }
 
 fn check(name: CheckName, assessed: bool, passed: bool, outcome: CheckOutcome) -> Check {
@@ -127,7 +129,10 @@ pub fn memory_safety(
         }
         sanitized.extend(sanitizer::sanitize(
             bench.isolation,
-            bench.lane,
+            ExerciseLane {
+                lane: bench.lane,
+                hangs: bench.hangs,
+            },
             reference,
             &args,
             &[(kernels::KERNEL_PTX_ENV, ptx.path.as_path())],
@@ -148,12 +153,15 @@ pub fn memory_safety(
 
 /// The speed point: the kernel's time at the timed run (its kernel run in
 /// the course's host code, already made, among `runs`) against the course's
-/// own kernel at the same arguments, run right after it on the same GPU.
+/// own kernel at the same arguments, run right after it on the same GPU;
+/// `asks` is the fraction of the course's speed the point needs
+/// (`Exercise::speed_fraction`).
 pub fn speed(
     bench: &Bench,
     runs: &[Run],
     kernel_host: &Result<(PathBuf, Kept), NotStarted>,
     timed: &plan::Run,
+    asks: f64,
     counts: bool,
 ) -> Check {
     let fail = |outcome| check(CheckName::Speed, true, false, outcome);
@@ -188,7 +196,7 @@ pub fn speed(
         );
     };
     let fraction = course_ms / theirs_ms;
-    let passed = fraction >= SPEED_FRACTION;
+    let passed = fraction >= asks;
     let mut point = check(
         CheckName::Speed,
         true,
@@ -198,7 +206,7 @@ pub fn speed(
             theirs_ms,
             course_ms,
             fraction,
-            asks: SPEED_FRACTION,
+            asks,
         },
     );
     point.points = u32::from(passed && counts) * SPEED;
@@ -285,8 +293,10 @@ mod tests {
             },
         ));
         let lane = Lane::new(1, None);
+        let hangs = Hangs::default();
         let bench = Bench {
             lane: &lane,
+            hangs: &hangs,
             isolation: &Isolation::Unsandboxed,
             limits: Limits {
                 timeout: std::time::Duration::from_secs(1),

@@ -61,6 +61,9 @@ pub fn judge(outcome: &Outcome, timeout_s: f64) -> Verdict {
             let message = report.error.message;
             match report.error.kind {
                 ErrorKind::Unfinished => Verdict::Unfinished { message },
+                ErrorKind::StaleLaunch => Verdict::Failed {
+                    failure: Failure::StaleLaunch { message },
+                },
                 ErrorKind::BadArguments => Verdict::RefusedArguments { message },
                 ErrorKind::NoGpu | ErrorKind::PtxRejected | ErrorKind::Cuda => Verdict::CudaError {
                     name: report.error.cuda_error,

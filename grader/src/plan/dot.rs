@@ -46,9 +46,25 @@ impl Params {
         let (a, b) = (shown(self.a), shown(self.b));
         let (threads, blocks) = (self.threads.unwrap_or(0), self.blocks.unwrap_or(0));
         Some(match tag {
+            Tag::OneElement => format!(
+                "one element, a = {a}, b = {b}, in one block of {threads}: every thread but one \
+                 adds nothing"
+            ),
+            Tag::OneElementShows if self.threads == Some(32) => format!(
+                "n = {n}, one off a multiple of the block, with blocks of one warp, a = {a}, \
+                 b = {b}: small enough that one element shows"
+            ),
             Tag::OneElementShows => {
                 format!("n = {n}, a = {a}, b = {b}: small enough that one element shows")
             }
+            Tag::BlockOfOne => format!(
+                "n = {n} with {blocks} blocks of one thread, a = {a}, b = {b}: every thread \
+                 loops, and the tree has one slot"
+            ),
+            Tag::OddBlock => format!(
+                "n = {n}, one off a multiple of the block, with blocks of {threads}, a = {a}, \
+                 b = {b}: a block that is no power of two"
+            ),
             Tag::GridSmallerThanN => format!(
                 "n = {n} with {blocks} blocks of {threads} (the largest block), a = {a}, \
                  b = {b}: a grid smaller than n"
@@ -89,20 +105,19 @@ fn affine(rng: &mut fastrand::Rng) -> Affine {
 /// The runs of `variant`, drawn from `rng`.
 pub fn plan(variant: Variant, rng: &mut fastrand::Rng) -> Vec<(Tag, Params)> {
     // dot-sm and dot-atomic reduce in a tree: power-of-two blocks only.
-    let power_of_two = variant != Variant::Gm;
-    let small = rng.u64(1000..5000) | 1;
-    let million = rng.u64(900_000..1_100_000);
+    let any_block = variant == Variant::Gm;
+    let near = draw::near_multiple;
+    let blocks = rng.u32(3..40);
+    let grid = 1024 * u64::from(blocks);
+    let million = near(rng, grid, 900_000 / grid..1_100_000 / grid);
+    let small = near(rng, 32, 1000 / 32..5000 / 32);
+    let single_blocks = rng.u32(3..40);
+    let singles = near(rng, u64::from(single_blocks), 20..60);
+    let odd = draw::odd_block(rng);
+    // Under 65536: the emulator keeps it as it is.
+    let odd_n = near(rng, u64::from(odd), 20..60);
     let large = rng.u64(1 << 24..1 << 25) | 1;
     let (a, b) = (affine(rng), affine(rng));
-    let threads = |rng: &mut fastrand::Rng| {
-        if power_of_two {
-            32u32 << rng.u32(0..6)
-        } else {
-            rng.u32(32..1024)
-        }
-    };
-    let t1 = threads(rng);
-    let blocks = rng.u32(3..40);
     let run = |n, threads, blocks, a, b, runs| Params {
         n,
         threads,
@@ -112,10 +127,13 @@ pub fn plan(variant: Variant, rng: &mut fastrand::Rng) -> Vec<(Tag, Params)> {
         runs,
     };
     let mut runs = vec![
+        // The smallest first: compute-sanitizer's. One element in one
+        // block of two warps: every thread but one adds nothing.
         (
-            Tag::OneElementShows,
-            run(small, Some(t1), None, Some(a), Some(b), 3),
+            Tag::OneElement,
+            run(1, Some(64), Some(1), Some(a), Some(b), 3),
         ),
+        // compute-sanitizer's edge-shape run.
         (
             Tag::GridSmallerThanN,
             run(
@@ -127,13 +145,27 @@ pub fn plan(variant: Variant, rng: &mut fastrand::Rng) -> Vec<(Tag, Params)> {
                 3,
             ),
         ),
-        // The grading's own a and b here too, so a kernel that writes the
-        // default inputs' products without reading a and b loses it.
         (
-            Tag::DefaultInputs,
-            run(large, Some(t1), None, Some(a), Some(b), TIMED_RUNS),
+            Tag::OneElementShows,
+            run(small, Some(32), None, Some(a), Some(b), 3),
+        ),
+        (
+            Tag::BlockOfOne,
+            run(singles, Some(1), Some(single_blocks), Some(a), Some(b), 3),
         ),
     ];
+    if any_block {
+        runs.push((
+            Tag::OddBlock,
+            run(odd_n, Some(odd), None, Some(a), Some(b), 3),
+        ));
+    }
+    // The grading's own a and b here too, so a kernel that writes the
+    // default inputs' products without reading a and b loses it.
+    runs.push((
+        Tag::DefaultInputs,
+        run(large, None, None, Some(a), Some(b), TIMED_RUNS),
+    ));
     // dot-gm's kernel indexes every element (the others' only sum them):
     // its products past 2^31 in c, the host summing them.
     if variant.id().exercise().run(Tag::PastInt).is_some() {

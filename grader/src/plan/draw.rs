@@ -1,5 +1,6 @@
 //! What several families' plans share: the flags of a run with the values
-//! its report must echo ([`Flags`]), sizes past 2^31, how many launches a
+//! its report must echo ([`Flags`]), sizes one off a multiple, odd blocks,
+//! one wave of blocks, sizes past 2^31, how many launches a
 //! timed run takes the median of, and n capped for the CPU emulator.
 
 use serde_json::Value;
@@ -7,6 +8,25 @@ use serde_json::Value;
 /// Timed runs are the median of this many launches: one slow launch does
 /// not decide the speed point.
 pub const TIMED_RUNS: u32 = 5;
+
+/// Blocks of a timed run "about one wave": 1024 blocks of 256 threads are
+/// the 132 multiprocessors of an H100 at 8 blocks each, nearly; smaller
+/// GPUs take two waves.
+pub const ONE_WAVE_BLOCKS: u32 = 1024;
+
+/// A block size that is no power of two: odd, from 33 to 1023, so its last
+/// warp is partial too.
+pub fn odd_block(rng: &mut fastrand::Rng) -> u32 {
+    rng.u32(16..512) * 2 + 1
+}
+
+/// n one off a multiple of `unit` (a block's threads, or a grid's): `unit`
+/// times a number drawn from `times`, plus or minus one, so the last block,
+/// or the grid's last pass, is partly idle.
+pub fn near_multiple(rng: &mut fastrand::Rng, unit: u64, times: std::ops::Range<u64>) -> u64 {
+    let n = unit * rng.u64(times.start.max(1)..times.end.max(2));
+    if rng.bool() { n + 1 } else { n - 1 }
+}
 
 /// Elements above 2^31, so that an `int` index overflows before the end:
 /// by 1 to 4 Mi (odd), enough elements past the limit to be seen missing.

@@ -42,8 +42,15 @@ impl Params {
     pub fn about(&self, tag: Tag) -> Option<String> {
         let (width, edge) = (self.width, self.edge.unwrap_or(0));
         Some(match tag {
-            Tag::SmallerThanABlock => format!("W = {width}, smaller than a block"),
-            Tag::PartialTiles => format!("W = {width}: partial tiles on the right and bottom"),
+            Tag::SmallerThanABlock => {
+                format!(
+                    "W = {width} with {edge} × {edge} blocks, the smallest: smaller than a block"
+                )
+            }
+            Tag::PartialTiles => format!(
+                "W = {width} with {edge} × {edge} blocks: one past a multiple of the block, a \
+                 one-wide partial tile on the right and bottom"
+            ),
             Tag::LargestBlock => format!("W = {width} with {edge} × {edge} blocks, the largest"),
             Tag::WholeTiles => format!("W = {width}"),
             _ => return None,
@@ -71,11 +78,13 @@ pub fn plan(variant: Variant, rng: &mut fastrand::Rng) -> Vec<(Tag, Params)> {
     // The edges each kernel takes: the naive kernel any block of 8 to 32,
     // the tiled one its two compiled tiles.
     let edges: &[u32] = if tiled { &[16, 32] } else { &[8, 16, 32] };
-    let edge = |rng: &mut fastrand::Rng| edges[rng.usize(..edges.len())];
-    let tiny = rng.u32(2..16);
-    let partial = rng.u32(17..64) | 1;
+    // Below the smallest edge, at the smallest edge; one past a multiple of
+    // an edge drawn, up to 63 (kept whole on the emulator).
+    let smallest = edges[0];
+    let tiny = rng.u32(2..smallest);
+    let e2 = edges[rng.usize(..edges.len())];
+    let partial = e2 * rng.u32(1..(64 / e2).max(2)) + 1;
     let middle = rng.u32(100..300);
-    let (e1, e2) = (edge(rng), edge(rng));
     // M and N drawn from each run's seed: not integers, so a kernel that
     // accumulates in int fails, and not computable without reading them.
     let mut seed = || Some(rng.u64(..));
@@ -87,7 +96,7 @@ pub fn plan(variant: Variant, rng: &mut fastrand::Rng) -> Vec<(Tag, Params)> {
         runs,
     };
     vec![
-        (Tag::SmallerThanABlock, run(tiny, Some(e1), seed(), 2)),
+        (Tag::SmallerThanABlock, run(tiny, Some(smallest), seed(), 2)),
         (Tag::PartialTiles, run(partial, Some(e2), seed(), 2)),
         // The largest block the exercise accepts: 32 × 32 = 1024 threads.
         (Tag::LargestBlock, run(middle, Some(32), seed(), 2)),

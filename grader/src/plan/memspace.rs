@@ -54,7 +54,8 @@ impl Params {
 /// The runs, drawn from `rng`; the smaller grid first, for the sanitizers.
 pub fn plan(rng: &mut fastrand::Rng) -> Vec<(Tag, Params)> {
     let blocks = rng.u32(3..50);
-    let threads: u32 = [96, 128, 256, 512][rng.usize(..4)];
+    // No power of two, whole warps, at most 512 threads.
+    let threads: u32 = [96, 160, 224, 480][rng.usize(..4)];
     vec![
         (
             Tag::PerThreadReads,

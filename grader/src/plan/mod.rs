@@ -4,8 +4,9 @@
 //! each run, the grader's recheck of a passing report and what the trace
 //! must show ([`demands`]) ([`vecadd`], [`dot`], [`matmul`], [`memspace`],
 //! [`streams`]), reached through the typed exercise id ([`exercise`]); what
-//! a recheck can find is a [`disagreement`]. The plans capped for the CPU emulator are
-//! [`emulated`]; [`draw`] holds what the families share.
+//! a recheck can find is a [`disagreement`]. The plans capped for the CPU
+//! emulator are [`emulated`]; [`draw`] holds what the families share; the
+//! launch-shape classes each run covers are read by [`shapes`].
 
 pub mod demands;
 pub mod disagreement;
@@ -16,5 +17,6 @@ pub mod exercise;
 pub mod matmul;
 pub mod memspace;
 pub mod runs;
+pub mod shapes;
 pub mod streams;
 pub mod vecadd;

@@ -1,7 +1,8 @@
-//! vecadd-anyN's grading: its runs (one element; a grid smaller than an odd
-//! n with the largest block; every thread looping; the default grid, timed;
-//! past 2^31), each drawing a and b from a seed of its own, and the recheck
-//! of c's checksum from that seed.
+//! vecadd-anyN's grading: its runs (one element; one block of the largest
+//! size; every thread looping; blocks of one thread; a block that is no
+//! power of two; about one wave of blocks, timed; past 2^31), each drawing
+//! a and b from a seed of its own, and the recheck of c's checksum from
+//! that seed.
 
 use kernels::catalogue::RunTag as Tag;
 use serde::{Deserialize, Serialize};
@@ -41,9 +42,24 @@ impl Params {
         let (threads, blocks) = (self.threads.unwrap_or(0), self.blocks.unwrap_or(0));
         Some(match tag {
             Tag::OneElement => "one element".into(),
+            Tag::GridSmallerThanN if blocks == 1 => format!(
+                "n = {n}, one off a multiple of the block, with one block of {threads} (the \
+                 largest block): a grid smaller than n, even counting 4 elements a thread"
+            ),
             Tag::GridSmallerThanN => format!(
                 "n = {n}, odd, with {blocks} blocks of {threads} (the largest block): a grid \
                  smaller than n, even counting 4 elements a thread"
+            ),
+            Tag::BlockOfOne => {
+                format!("n = {n} with {blocks} blocks of one thread: every thread loops")
+            }
+            Tag::OddBlock => format!(
+                "n = {n}, one off a multiple of the block, with blocks of {threads}: a block \
+                 that is no power of two"
+            ),
+            Tag::OneWave => format!(
+                "n = {n} with {blocks} blocks of the default size, about one wave of a large \
+                 GPU: every thread loops over many elements"
             ),
             Tag::EveryThreadLoops => {
                 format!("n = {n} with {blocks} blocks of {threads}: every thread loops")
@@ -63,15 +79,23 @@ impl Params {
     }
 }
 
-/// The runs, drawn from `rng`.
+/// The runs, drawn from `rng`: each launch-shape class of the catalogue's
+/// entry covered by design (`plan::shapes`), the seed choosing only the
+/// values inside each class.
 pub fn plan(rng: &mut fastrand::Rng) -> Vec<(Tag, Params)> {
+    let near = draw::near_multiple;
     // Above 2 blocks of 1024 threads even in float4s (8192 elements), so a
     // vectorised kernel without the grid-stride loop misses some too.
-    let small = rng.u64(9000..13000) | 1;
-    let middle = rng.u64(1 << 20..1 << 22) | 1;
+    let small = near(rng, 1024, 9..13);
+    let loop_blocks = rng.u32(3..40);
+    let grid = 64 * u64::from(loop_blocks);
+    let middle = near(rng, grid, (1 << 20) / grid..(1 << 22) / grid);
+    let single_blocks = rng.u32(3..40);
+    let singles = near(rng, u64::from(single_blocks), 20..60);
+    let odd = draw::odd_block(rng);
+    // Under 65536: the emulator keeps it as it is.
+    let odd_n = near(rng, u64::from(odd), 20..60);
     let large = rng.u64(1 << 25..1 << 26) | 1;
-    let threads: u32 = [64, 96, 128, 256][rng.usize(..4)];
-    let blocks = rng.u32(3..40);
     let huge = draw::past_int(rng);
     // Inputs drawn from the run's seed: a kernel that writes c from i alone,
     // or that never reads a or b, cannot match them.
@@ -84,16 +108,30 @@ pub fn plan(rng: &mut fastrand::Rng) -> Vec<(Tag, Params)> {
         runs,
     };
     vec![
+        // The smallest first: compute-sanitizer's.
         (Tag::OneElement, run(1, Some(32), None, seed(), 2)),
+        // compute-sanitizer's edge-shape run.
         (
             Tag::GridSmallerThanN,
-            run(small, Some(1024), Some(2), seed(), 2),
+            run(small, Some(1024), Some(1), seed(), 2),
         ),
         (
             Tag::EveryThreadLoops,
-            run(middle, Some(threads), Some(blocks), seed(), 2),
+            run(middle, Some(64), Some(loop_blocks), seed(), 2),
         ),
-        (Tag::DefaultGrid, run(large, None, None, seed(), TIMED_RUNS)),
+        (
+            Tag::BlockOfOne,
+            run(singles, Some(1), Some(single_blocks), seed(), 2),
+        ),
+        (Tag::OddBlock, run(odd_n, Some(odd), None, seed(), 2)),
+        // Timed at about one wave of an H100 (1024 blocks of the default
+        // 256 threads), each thread looping over 128 to 256 elements: where
+        // the grid-stride loop's coalescing shows, and where a kernel that
+        // gives each thread a contiguous run of elements is slow.
+        (
+            Tag::OneWave,
+            run(large, None, Some(draw::ONE_WAVE_BLOCKS), seed(), TIMED_RUNS),
+        ),
         // Seeded too, so a kernel that writes c without reading a and b
         // loses it; seeded inputs repeat with a prime period, so the grader
         // checks 2^31 elements from one period's sum.

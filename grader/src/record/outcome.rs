@@ -128,6 +128,10 @@ pub enum Failure {
     /// which the canary kernel does not compute: the answer came from
     /// somewhere else than the kernel (an integrity flag).
     CpuAnswer,
+    /// A launch of the kernel, in a run of several, did not compute what
+    /// the checked (last) launch did: it skipped its work or wrote
+    /// something else (the binary's own words).
+    StaleLaunch { message: String },
 }
 
 /// A fact that contradicts what a student's program reported, beyond a

@@ -150,6 +150,14 @@ fn failure_summary(failure: &Failure, found: Option<&str>) -> (String, Option<St
             ),
         ),
         Failure::CpuAnswer => (CPU_ANSWER.to_owned(), None),
+        Failure::StaleLaunch { message } => (
+            message.clone(),
+            Some(
+                "keep no state across launches: each launch reads its inputs and writes every \
+                 output"
+                    .to_owned(),
+            ),
+        ),
         // The findings are the summary: a launch failed, and the report
         // passed anyway.
         Failure::UncheckedLaunch => {

@@ -485,7 +485,7 @@ mod tests {
         let runs = &json["students"]["ann"]["exercises"]["dot-sm"]["runs"];
         assert_eq!(runs[0]["verdict"], serde_json::json!({"kind": "passed"}));
         assert_eq!(runs[0]["role"], "kernel-in-course-host");
-        assert_eq!(runs[0]["tag"], "one-element-shows");
+        assert_eq!(runs[0]["tag"], "one-element");
         assert_eq!(runs[0]["params"]["family"], "dot");
         assert_eq!(runs[1]["verdict"]["failure"]["why"], "disagrees");
         assert_eq!(runs[1]["verdict"]["failure"]["disagreement"]["kind"], "dot");

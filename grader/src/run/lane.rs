@@ -10,6 +10,7 @@
 //! same decision at any `--jobs`.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock, RwLock};
 use std::time::Instant;
 
@@ -25,6 +26,48 @@ pub enum Use {
     Alone,
     /// With other runs, holding this many bytes of host and GPU memory.
     Memory(u64),
+}
+
+/// How a run ended, as far as the runs beside it go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// As the run itself made it end (a wrong answer, a tool's finding:
+    /// contexts share no memory): it stands.
+    Own,
+    /// As a neighbour could have made it end (a CUDA error such as memory
+    /// another process holds, a signal, a failed start): made again alone.
+    Neighbours,
+    /// Out of time: a neighbour could have slowed it, so it is made again
+    /// alone, once an exercise ([`Hangs`]).
+    OutOfTime,
+}
+
+/// Whether a run of one exercise has run out of time with the GPU alone.
+/// A run made again alone holds the whole GPU for up to its timeout; once a
+/// run of the exercise has run out of time alone, its kernel has shown that
+/// it hangs by itself, and its later runs that run out of time beside
+/// others stand as they are. A kernel that hangs costs the class one
+/// timeout of the GPU alone, not one for each of its runs and tools (a
+/// deadlocking kernel's five runs held the H100 alone for 480 s).
+#[derive(Debug, Default)]
+pub struct Hangs(AtomicBool);
+
+impl Hangs {
+    fn seen(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+
+    fn saw(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+/// A GPU's lanes as one exercise's grading uses them: with its own record
+/// of runs out of time alone.
+#[derive(Clone, Copy)]
+pub struct ExerciseLane<'a> {
+    pub lane: &'a Lane,
+    pub hangs: &'a Hangs,
 }
 
 /// The lanes of one GPU (or of the CPU emulator, where nothing is timed).
@@ -101,20 +144,36 @@ impl Lane {
     }
 
     /// Makes a run as [`Lane::run_as`] does; when it shared the GPU with
-    /// other runs and `troubled` says it ended as a neighbour could have
-    /// made it end, makes it again with the GPU alone, and only that run
-    /// stands: no student loses a run to a classmate graded at the same
-    /// time. (With one job there is no neighbour.)
+    /// other runs and `ending` says it ended as a neighbour could have made
+    /// it end, makes it again with the GPU alone, and only that run stands:
+    /// no student loses a run to a classmate graded at the same time. (With
+    /// one job there is no neighbour.) Out of time, it is made again alone
+    /// only while no run of the same exercise (`hangs`) has run out of time
+    /// alone.
     pub fn run_confirmed<T>(
         &self,
         phase: &'static str,
         using: Use,
+        hangs: &Hangs,
         make: impl Fn() -> T,
-        troubled: impl Fn(&T) -> bool,
+        ending: impl Fn(&T) -> Ending,
     ) -> T {
         let made = self.run_as(phase, using, &make);
-        if using != Use::Alone && self.jobs > 1 && troubled(&made) {
-            return self.run_as("made again alone", Use::Alone, make);
+        let ended = ending(&made);
+        let again = match ended {
+            Ending::Own => false,
+            Ending::Neighbours => using != Use::Alone && self.jobs > 1,
+            Ending::OutOfTime => using != Use::Alone && self.jobs > 1 && !hangs.seen(),
+        };
+        if !again {
+            if ended == Ending::OutOfTime && (using == Use::Alone || self.jobs == 1) {
+                hangs.saw();
+            }
+            return made;
+        }
+        let made = self.run_as("made again alone", Use::Alone, &make);
+        if ending(&made) == Ending::OutOfTime {
+            hangs.saw();
         }
         made
     }
@@ -185,22 +244,60 @@ mod tests {
     fn a_troubled_shared_run_is_made_again_alone_and_only_with_neighbours() {
         let made = AtomicUsize::new(0);
         let make = || made.fetch_add(1, Ordering::SeqCst);
+        let first_troubled = |&k: &usize| {
+            if k == 0 {
+                Ending::Neighbours
+            } else {
+                Ending::Own
+            }
+        };
+        let hangs = Hangs::default();
         // The first run is troubled: made again, alone, and the second stands.
         let lane = Lane::new(2, None);
         assert_eq!(
-            lane.run_confirmed("test", Use::Shared, make, |&k| k == 0),
+            lane.run_confirmed("test", Use::Shared, &hangs, make, first_troubled),
             1
         );
         assert_eq!(lane.spent()["made again alone"].0, 1);
         // Untroubled, or already alone, or with no neighbour: made once.
         made.store(0, Ordering::SeqCst);
-        assert_eq!(lane.run_confirmed("test", Use::Shared, make, |_| false), 0);
+        let own = |_: &usize| Ending::Own;
+        assert_eq!(
+            lane.run_confirmed("test", Use::Shared, &hangs, make, own),
+            0
+        );
         made.store(0, Ordering::SeqCst);
-        assert_eq!(lane.run_confirmed("test", Use::Alone, make, |&k| k == 0), 0);
+        assert_eq!(
+            lane.run_confirmed("test", Use::Alone, &hangs, make, first_troubled),
+            0
+        );
         let one = Lane::new(1, None);
         made.store(0, Ordering::SeqCst);
-        assert_eq!(one.run_confirmed("test", Use::Shared, make, |&k| k == 0), 0);
+        assert_eq!(
+            one.run_confirmed("test", Use::Shared, &hangs, make, first_troubled),
+            0
+        );
         assert!(!one.spent().contains_key("made again alone"));
+    }
+
+    #[test]
+    fn a_kernel_that_hangs_alone_once_is_not_made_again_alone_for_its_other_runs() {
+        let lane = Lane::new(4, None);
+        let hangs = Hangs::default();
+        let out_of_time = |_: &()| Ending::OutOfTime;
+        // The first run out of time beside others: made again alone, where
+        // it runs out of time too.
+        lane.run_confirmed("test", Use::Shared, &hangs, || (), out_of_time);
+        assert_eq!(lane.spent()["made again alone"].0, 1);
+        // Every later run of the exercise out of time stands as it is.
+        for _ in 0..4 {
+            lane.run_confirmed("test", Use::Shared, &hangs, || (), out_of_time);
+        }
+        assert_eq!(lane.spent()["made again alone"].0, 1);
+        assert_eq!(lane.spent()["test"].0, 5);
+        // Another exercise's first run out of time is made again alone.
+        lane.run_confirmed("test", Use::Shared, &Hangs::default(), || (), out_of_time);
+        assert_eq!(lane.spent()["made again alone"].0, 2);
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::confine::sandbox::{Extras, Isolation};
 use crate::plan::runs::Tag;
 use crate::record::outcome::Tool;
 use crate::record::results::Sanitized;
-use crate::run::lane::{Lane, Use};
+use crate::run::lane::{Ending, ExerciseLane, Use};
 
 /// The tools run, in order.
 pub const TOOLS: [Tool; 4] = [
@@ -34,7 +34,7 @@ pub const TOOLS: [Tool; 4] = [
 /// since the tools slow a run down many times.
 pub fn sanitize(
     isolation: &Isolation,
-    lane: &Lane,
+    lane: ExerciseLane,
     binary: &Path,
     args: &[&str],
     files: &[(&str, &Path)],
@@ -75,15 +75,15 @@ pub fn sanitize(
             // The tools judge no time: they share the GPU. A finding is the
             // kernel's own accesses; a tool that could not start, was
             // killed or ran out of time beside others runs again alone.
-            let (outcome, seconds) = lane.run_confirmed(
+            let (outcome, seconds) = lane.lane.run_confirmed(
                 "compute-sanitizer",
                 Use::Shared,
+                lane.hangs,
                 tool_run,
-                |(outcome, _)| {
-                    matches!(
-                        outcome.ended,
-                        Ended::DidNotStart(_) | Ended::TimedOut | Ended::Signalled(_)
-                    )
+                |(outcome, _)| match outcome.ended {
+                    Ended::DidNotStart(_) | Ended::Signalled(_) => Ending::Neighbours,
+                    Ended::TimedOut => Ending::OutOfTime,
+                    Ended::Exited(_) => Ending::Own,
                 },
             );
             Sanitized {

@@ -7,16 +7,60 @@ use super::ExerciseId::{
 };
 use super::RunTag::*;
 use super::StepFile::{Host, Kernel};
-use super::{Emulated, Exercise, PtxNeed, RunSpec, Step};
+use super::{Emulated, Exercise, PtxNeed, RunSpec, Shape, Step};
 use ptx::features::Meaning::{Atomic, BlockBarrier, DataFrom, Loads, SpecialRegister, Stores};
 use ptx::features::Space::{Const, Global, Param, Shared};
 
 /// The runs of dot-sm and dot-atomic, whose kernels only sum the elements:
 /// no run past 2^31 (dot-gm's kernel indexes every product).
 const DOT_RUNS: &[RunSpec] = &[
-    RunSpec::plain(OneElementShows),
+    RunSpec::plain(OneElement),
     RunSpec::plain(GridSmallerThanN),
+    RunSpec::plain(OneElementShows),
+    RunSpec::plain(BlockOfOne),
     RunSpec::timed(DefaultInputs),
+];
+
+/// vecadd-anyN's and dot-gm's: kernels that loop over n elements with any
+/// block and grid, past 2^31 too: the block sizes, n against the block and
+/// the grid, the grid.
+const ANY_BLOCK_SHAPES: &[Shape] = &[
+    Shape::BlockOfOne,
+    Shape::OneWarp,
+    Shape::TwoWarps,
+    Shape::NoPowerOfTwoBlock,
+    Shape::DefaultBlock,
+    Shape::LargestBlock,
+    Shape::OneElement,
+    Shape::NearBlockMultiple,
+    Shape::NearGridMultiple,
+    Shape::OneBlock,
+    Shape::FewerThreadsThanElements,
+    Shape::PastInt,
+];
+
+/// dot-sm's and dot-atomic's: their trees take power-of-two blocks only.
+const TREE_SHAPES: &[Shape] = &[
+    Shape::BlockOfOne,
+    Shape::OneWarp,
+    Shape::TwoWarps,
+    Shape::DefaultBlock,
+    Shape::LargestBlock,
+    Shape::OneElement,
+    Shape::NearBlockMultiple,
+    Shape::NearGridMultiple,
+    Shape::OneBlock,
+    Shape::FewerThreadsThanElements,
+];
+
+/// Both matmul exercises': block edges and widths against them.
+const MATMUL_SHAPES: &[Shape] = &[
+    Shape::SmallestEdge,
+    Shape::LargestBlock,
+    Shape::DefaultBlock,
+    Shape::WidthBelowEdge,
+    Shape::WidthOnePastEdge,
+    Shape::WidthOfWholeEdges,
 ];
 
 /// Every exercise, in course order.
@@ -74,9 +118,12 @@ pub const EXERCISES: [Exercise; 8] = [
             RunSpec::plain(OneElement),
             RunSpec::plain(GridSmallerThanN),
             RunSpec::plain(EveryThreadLoops),
-            RunSpec::timed(DefaultGrid),
+            RunSpec::plain(BlockOfOne),
+            RunSpec::plain(OddBlock),
+            RunSpec::timed(OneWave),
             RunSpec::past_int(PastInt),
         ],
+        shapes: ANY_BLOCK_SHAPES,
     },
     Exercise {
         id: DotGm,
@@ -127,11 +174,15 @@ pub const EXERCISES: [Exercise; 8] = [
         }],
         launches: &[&["dot"]],
         runs: &[
-            RunSpec::plain(OneElementShows),
+            RunSpec::plain(OneElement),
             RunSpec::plain(GridSmallerThanN),
+            RunSpec::plain(OneElementShows),
+            RunSpec::plain(BlockOfOne),
+            RunSpec::plain(OddBlock),
             RunSpec::timed(DefaultInputs),
             RunSpec::past_int(PastInt),
         ],
+        shapes: ANY_BLOCK_SHAPES,
     },
     Exercise {
         id: DotSm,
@@ -211,6 +262,7 @@ pub const EXERCISES: [Exercise; 8] = [
         ],
         launches: &[&["dot"]],
         runs: DOT_RUNS,
+        shapes: TREE_SHAPES,
     },
     Exercise {
         id: DotAtomic,
@@ -279,6 +331,7 @@ pub const EXERCISES: [Exercise; 8] = [
         }],
         launches: &[&["dot"]],
         runs: DOT_RUNS,
+        shapes: TREE_SHAPES,
     },
     Exercise {
         id: MatmulNaive,
@@ -339,6 +392,7 @@ pub const EXERCISES: [Exercise; 8] = [
             // The naive kernel is the baseline tiling beats: not timed.
             RunSpec::plain(WholeTiles),
         ],
+        shapes: MATMUL_SHAPES,
     },
     Exercise {
         id: MatmulTiled,
@@ -420,6 +474,7 @@ pub const EXERCISES: [Exercise; 8] = [
             RunSpec::plain(LargestBlock),
             RunSpec::timed(WholeTiles),
         ],
+        shapes: MATMUL_SHAPES,
     },
     Exercise {
         id: MemspaceTiming,
@@ -544,6 +599,7 @@ pub const EXERCISES: [Exercise; 8] = [
             &["sum_shared"],
         ],
         runs: &[RunSpec::plain(PerThreadReads), RunSpec::plain(UniformReads)],
+        shapes: &[Shape::NoPowerOfTwoBlock, Shape::LargestBlock],
     },
     Exercise {
         id: StreamsOverlap,
@@ -623,6 +679,7 @@ pub const EXERCISES: [Exercise; 8] = [
                 ..RunSpec::plain(ChunksPastTheGrid)
             },
         ],
+        shapes: &[Shape::ChunksOffTheBlock, Shape::ChunksPastTheGrid],
     },
 ];
 

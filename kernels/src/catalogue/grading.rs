@@ -20,6 +20,12 @@ use super::Exercise;
 pub enum RunTag {
     /// n = 1.
     OneElement,
+    /// Blocks of one thread, a grid smaller than n.
+    BlockOfOne,
+    /// A block of an odd size (no power of two, a partial last warp).
+    OddBlock,
+    /// About one wave of blocks over many elements: every thread loops long.
+    OneWave,
     /// A small n where one missing element is above float32's resolution.
     OneElementShows,
     /// The largest block and fewer threads in the grid than elements.
@@ -57,6 +63,9 @@ impl RunTag {
     pub const fn name(self) -> &'static str {
         match self {
             RunTag::OneElement => "one-element",
+            RunTag::BlockOfOne => "block-of-one",
+            RunTag::OddBlock => "odd-block",
+            RunTag::OneWave => "one-wave",
             RunTag::OneElementShows => "one-element-shows",
             RunTag::GridSmallerThanN => "grid-smaller-than-n",
             RunTag::EveryThreadLoops => "every-thread-loops",
@@ -78,6 +87,77 @@ impl RunTag {
 impl std::fmt::Display for RunTag {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// A class of launch shapes a kernel must handle. Each exercise lists its
+/// classes ([`Exercise::shapes`]) and every grading makes at least one run
+/// in each: the seed chooses the values inside a class, never whether a
+/// class is covered. The grader reads a run's classes from its arguments
+/// (`grader::plan::shapes`) and its tests check the cover at many seeds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Shape {
+    /// Blocks of one thread.
+    BlockOfOne,
+    /// Blocks of one warp, 32 threads.
+    OneWarp,
+    /// Blocks of two warps, 64 threads.
+    TwoWarps,
+    /// Blocks whose size is no power of two.
+    NoPowerOfTwoBlock,
+    /// The binary's default block.
+    DefaultBlock,
+    /// The largest block: 1024 threads (32 × 32 for matmul).
+    LargestBlock,
+    /// matmul: the smallest block edge the exercise takes.
+    SmallestEdge,
+    /// n = 1.
+    OneElement,
+    /// n one off a multiple of the block.
+    NearBlockMultiple,
+    /// n one off a multiple of the grid's threads.
+    NearGridMultiple,
+    /// A grid of one block.
+    OneBlock,
+    /// Fewer threads in the grid than elements: every thread loops.
+    FewerThreadsThanElements,
+    /// n above 2^31.
+    PastInt,
+    /// matmul: a width below the block edge.
+    WidthBelowEdge,
+    /// matmul: a width one past a multiple of the block edge.
+    WidthOnePastEdge,
+    /// matmul: a width of whole blocks.
+    WidthOfWholeEdges,
+    /// streams-overlap: chunks whose lengths are no multiple of the block.
+    ChunksOffTheBlock,
+    /// streams-overlap: a chunk longer than 65535 blocks of 1024 threads.
+    ChunksPastTheGrid,
+}
+
+impl Shape {
+    /// What the class is, for the book's list and a test's message.
+    pub const fn words(self) -> &'static str {
+        match self {
+            Shape::BlockOfOne => "blocks of one thread",
+            Shape::OneWarp => "blocks of one warp (32 threads)",
+            Shape::TwoWarps => "blocks of two warps (64 threads)",
+            Shape::NoPowerOfTwoBlock => "a block size that is no power of two",
+            Shape::DefaultBlock => "the default block",
+            Shape::LargestBlock => "the largest block",
+            Shape::SmallestEdge => "the smallest block edge",
+            Shape::OneElement => "n = 1",
+            Shape::NearBlockMultiple => "n one off a multiple of the block",
+            Shape::NearGridMultiple => "n one off a multiple of the grid's threads",
+            Shape::OneBlock => "a grid of one block",
+            Shape::FewerThreadsThanElements => "fewer threads in the grid than elements",
+            Shape::PastInt => "n above 2^31",
+            Shape::WidthBelowEdge => "a width below the block edge",
+            Shape::WidthOnePastEdge => "a width one past a multiple of the block edge",
+            Shape::WidthOfWholeEdges => "a width of whole blocks",
+            Shape::ChunksOffTheBlock => "chunks whose lengths are no multiple of the block",
+            Shape::ChunksPastTheGrid => "a chunk longer than a grid of 65535 blocks covers",
+        }
     }
 }
 
@@ -167,6 +247,11 @@ pub mod points {
     /// same GPU) that earns the speed point: far below what any sound kernel
     /// reaches, far above a kernel that moves its data many times over.
     pub const SPEED_FRACTION: f64 = 0.5;
+    /// matmul-tiled's fraction: its lesson is beating the naive kernel,
+    /// which reaches about 0.57 of the course's tiled kernel's speed at
+    /// W = 1024 on an H100 (scripts/perf/README.md, the matmul table), so
+    /// half would pass a kernel that tiles nothing.
+    pub const TILED_SPEED_FRACTION: f64 = 0.75;
 }
 
 /// What one exercise can earn where every point is assessed: on a GPU,
@@ -229,6 +314,15 @@ impl Exercise {
         }
     }
 
+    /// The fraction of the course's own kernel's speed that earns the speed
+    /// point: what the exercise's lesson buys.
+    pub fn speed_fraction(&self) -> f64 {
+        match self.id {
+            super::ExerciseId::MatmulTiled => points::TILED_SPEED_FRACTION,
+            _ => points::SPEED_FRACTION,
+        }
+    }
+
     /// The run of this tag in the exercise's plan.
     pub fn run(&self, tag: RunTag) -> Option<&'static RunSpec> {
         self.runs.iter().find(|r| r.tag == tag)
@@ -268,8 +362,8 @@ mod tests {
             );
             assert_eq!(marks.runs + marks.kernel_runs, exercise.runs.len());
         }
-        // vecadd-anyN by hand: PTX 1, 4 runs of 2, 1 run of the kernel
+        // vecadd-anyN by hand: PTX 1, 6 runs of 2, 1 run of the kernel
         // alone of 1, memory safety 1, speed 1.
-        assert_eq!(EXERCISES[0].full_marks().points(), 12);
+        assert_eq!(EXERCISES[0].full_marks().points(), 16);
     }
 }

@@ -81,7 +81,7 @@ pub fn measure<E: Into<CourseError>>(
 ) -> Result<SpaceRun, CourseError> {
     out.set_32(f32::NAN.to_bits())?;
     let pointer = out.as_device_ptr();
-    let ms = stopwatch::median_ms(stream, runs, || launch(pointer))?;
+    let ms = stopwatch::median_ms_checked(stream, runs, out, || launch(pointer))?;
     let mut sums = vec![f32::NAN; out.len()];
     out.copy_to(&mut sums)?;
     Ok(SpaceRun { space, sums, ms })

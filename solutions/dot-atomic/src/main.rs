@@ -42,6 +42,8 @@ fn dot_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
 
     let h2d_ms = stopwatch.lap_ms()?;
 
+    // median_ms, not median_ms_checked: this closure zeroes the result
+    // itself, and the last launch's sum is the one checked.
     let kernel_ms = median_ms(stream, task.runs, || {
         // Step 6: zero the result on `stream` before every launch, with
         //     set_zero_async
