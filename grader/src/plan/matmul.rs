@@ -72,12 +72,19 @@ impl Params {
     }
 }
 
+/// The block edges each kernel takes, smallest first: the naive kernel any
+/// block of 8 to 32, the tiled one its two compiled tiles.
+pub fn edges(variant: Variant) -> &'static [u32] {
+    match variant {
+        Variant::Tiled => &[16, 32],
+        Variant::Naive => &[8, 16, 32],
+    }
+}
+
 /// The runs of `variant`, drawn from `rng`.
 pub fn plan(variant: Variant, rng: &mut fastrand::Rng) -> Vec<(Tag, Params)> {
     let tiled = variant == Variant::Tiled;
-    // The edges each kernel takes: the naive kernel any block of 8 to 32,
-    // the tiled one its two compiled tiles.
-    let edges: &[u32] = if tiled { &[16, 32] } else { &[8, 16, 32] };
+    let edges = edges(variant);
     // Below the smallest edge, at the smallest edge; one past a multiple of
     // an edge drawn, up to 63 (kept whole on the emulator).
     let smallest = edges[0];

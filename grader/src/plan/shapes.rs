@@ -6,9 +6,7 @@
 use kernels::catalogue::{ExerciseId, Family, Shape};
 
 use crate::plan::runs::Run;
-
-/// 65535 blocks of 1024 threads: a grid without a loop covers no more.
-const GRID_CAP_ELEMENTS: u64 = 65535 * 1024;
+use crate::plan::streams::GRID_CAP_ELEMENTS;
 
 /// The classes `run` of `exercise` exercises.
 pub fn of(exercise: ExerciseId, run: &Run) -> Vec<Shape> {
@@ -26,18 +24,18 @@ pub fn of(exercise: ExerciseId, run: &Run) -> Vec<Shape> {
             } else {
                 "block"
             };
-            let edges: &[u64] = if exercise == ExerciseId::MatmulTiled {
-                &[16, 32]
-            } else {
-                &[8, 16, 32]
-            };
+            let variant = kernels::matmul::Variant::of(exercise).expect("a matmul exercise");
+            let edges: Vec<u64> = crate::plan::matmul::edges(variant)
+                .iter()
+                .map(|&e| u64::from(e))
+                .collect();
             let edge = run.arg(flag);
             let width = run.arg("width").unwrap_or(0);
             add(edge.is_none(), Shape::DefaultBlock);
             add(edge == Some(32), Shape::LargestBlock);
             add(edge == Some(edges[0]), Shape::SmallestEdge);
             // Without an edge, every edge the exercise takes.
-            let against: Vec<u64> = edge.map_or(edges.to_vec(), |e| vec![e]);
+            let against: Vec<u64> = edge.map_or(edges.clone(), |e| vec![e]);
             add(against.iter().all(|&e| width < e), Shape::WidthBelowEdge);
             add(
                 against.iter().all(|&e| width > e && width % e == 1),

@@ -77,7 +77,7 @@ pub const DEMANDS: &[Demand] = &[
 /// Blocks a one-dimensional grid may have on the GPUs that cap gridDim.x
 /// lowest, and the most threads a block has: a chunk longer than their
 /// product needs a grid-stride loop whatever block size the kernel picks.
-const GRID_CAP_ELEMENTS: u64 = 65_535 * 1024;
+pub const GRID_CAP_ELEMENTS: u64 = 65_535 * 1024;
 
 /// The runs, drawn from `rng`.
 pub fn plan(rng: &mut fastrand::Rng) -> Vec<(Tag, Params)> {
