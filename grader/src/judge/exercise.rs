@@ -27,7 +27,7 @@ use crate::plan::runs::{self as plan, Role};
 use crate::record::outcome::{Failure, Integrity, IntegrityEvidence, NotStarted, Skip, Verdict};
 use crate::record::results::{self, Exercise, Run};
 use crate::run::job::{self, Job, Made};
-use crate::run::lane::{Ending, Hangs, Lane, Use};
+use crate::run::lane::{AFTER_A_HANG, Ending, Hangs, Lane, Use};
 
 /// What every exercise of a grading is graded with.
 pub struct Context<'a> {
@@ -148,7 +148,19 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
                     ptx: Some(ptx),
                     tracer: None,
                 };
-                let made = make(context, exercise, &hangs, &job);
+                // A kernel that has hung alone gets less time in its later
+                // runs (the runs above 2^31 elements keep the whole timeout).
+                let timeout = if hangs.seen() && run.memory == 0 {
+                    context.limits.timeout.min(AFTER_A_HANG)
+                } else {
+                    context.limits.timeout
+                };
+                let kernel_limits = Limits {
+                    timeout,
+                    ..context.limits
+                };
+                let made = make(context, exercise, &hangs, &job, kernel_limits);
+                let limits = (timeout.as_secs_f64(), context.emulate);
                 crate::judge::run::judge(exercise, &job, made, kernel_points, counts, limits, None)
             }
             Err(why) => not_run(run, Role::KernelInCourseHost, kernel_points, why.clone()),
@@ -168,7 +180,7 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
                     ptx: Some(canary_ptx),
                     tracer: None,
                 };
-                let made = make(context, exercise, &hangs, &course);
+                let made = make(context, exercise, &hangs, &course, context.limits);
                 let expected: Option<serde_json::Value> =
                     serde_json::from_str(made.outcome.stdout.trim())
                         .ok()
@@ -192,7 +204,7 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
                     ptx: None,
                     tracer: Some(tracer),
                 };
-                let made = make(context, exercise, &hangs, &job);
+                let made = make(context, exercise, &hangs, &job, context.limits);
                 crate::judge::run::judge(
                     exercise,
                     &job,
@@ -287,7 +299,7 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
 /// process on the GPU could have caused is made again alone
 /// ([`Lane::run_confirmed`]). A wrong answer is the kernel's own (contexts
 /// do not share memory) and stands.
-fn make(context: &Context, exercise: ExerciseId, hangs: &Hangs, job: &Job) -> Made {
+fn make(context: &Context, exercise: ExerciseId, hangs: &Hangs, job: &Job, limits: Limits) -> Made {
     let using = using(exercise, job.run, context.emulate);
     let phase = match using {
         Use::Shared => "runs",
@@ -298,7 +310,7 @@ fn make(context: &Context, exercise: ExerciseId, hangs: &Hangs, job: &Job) -> Ma
         phase,
         using,
         hangs,
-        || job::make(job, context.isolation, context.limits, context.driver),
+        || job::make(job, context.isolation, limits, context.driver),
         |made: &Made| ending(&made.outcome.ended),
     )
 }

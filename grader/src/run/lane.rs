@@ -2,8 +2,11 @@
 //! GPU (correctness runs and compute-sanitizer's tools judge no time, so
 //! several processes on one GPU change no verdict), and a run whose verdict
 //! reads a time (the speed point's runs, streams' overlap) takes the GPU
-//! alone, waiting for every run in flight to end and holding off new ones:
-//! no time is taken while another process uses the GPU. A run above 2^31
+//! alone, waiting for every run in flight to end: no time is taken while
+//! another process uses the GPU. Shared runs go first ([`GpuLock`]): a run
+//! waiting to be alone holds off no new shared run, so a shared run that
+//! takes its whole timeout (a kernel that hangs) keeps waiting only the
+//! runs that wait to be alone, never every worker. A run above 2^31
 //! elements shares the GPU but reserves its memory from the node's
 //! capacity, measured once with nothing running, so concurrent large runs
 //! never hold more than the node has, and whether such a run fits is the
@@ -11,8 +14,8 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex, OnceLock, RwLock};
-use std::time::Instant;
+use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
 
 use crate::record::outcome::Shortfall;
 use crate::run::memory::{self, Room};
@@ -52,8 +55,16 @@ pub enum Ending {
 #[derive(Debug, Default)]
 pub struct Hangs(AtomicBool);
 
+/// The timeout of an exercise's later kernel runs once its kernel has run
+/// out of time alone: it has shown it hangs, and a hanging run holds a
+/// worker (and every run waiting to be alone) for its whole timeout. Far
+/// above what any of the plans' runs takes beside others (about 2 s), the
+/// runs above 2^31 elements aside, which keep the full timeout.
+pub const AFTER_A_HANG: Duration = Duration::from_secs(20);
+
 impl Hangs {
-    fn seen(&self) -> bool {
+    /// Whether a run of the exercise has run out of time alone.
+    pub fn seen(&self) -> bool {
         self.0.load(Ordering::SeqCst)
     }
 
@@ -74,8 +85,8 @@ pub struct ExerciseLane<'a> {
 pub struct Lane {
     /// Runs at a time on this GPU, as `--jobs` asked.
     jobs: usize,
-    /// Readers share the GPU; a writer has it alone.
-    gpu: RwLock<()>,
+    /// Shared runs, or one run alone.
+    gpu: GpuLock,
     /// Runs made and their seconds, by what they were for: where a
     /// grading's time goes.
     spent: Mutex<BTreeMap<&'static str, (u32, f64)>>,
@@ -94,7 +105,7 @@ impl Lane {
     pub fn new(jobs: usize, index: Option<u32>) -> Lane {
         Lane {
             jobs: jobs.max(1),
-            gpu: RwLock::new(()),
+            gpu: GpuLock::default(),
             spent: Mutex::new(BTreeMap::new()),
             held: Mutex::new(0),
             freed: Condvar::new(),
@@ -121,18 +132,18 @@ impl Lane {
         };
         match using {
             Use::Shared => {
-                let _shared = self.gpu.read().unwrap_or_else(|p| p.into_inner());
+                let _shared = self.gpu.share();
                 timed()
             }
             Use::Alone => {
-                let _alone = self.gpu.write().unwrap_or_else(|p| p.into_inner());
+                let _alone = self.gpu.alone();
                 timed()
             }
             Use::Memory(bytes) => {
                 let need = memory::with_headroom(bytes);
                 self.reserve(need);
                 let made = {
-                    let _shared = self.gpu.read().unwrap_or_else(|p| p.into_inner());
+                    let _shared = self.gpu.share();
                     timed()
                 };
                 let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
@@ -206,6 +217,73 @@ impl Lane {
             held = self.freed.wait(held).unwrap_or_else(|p| p.into_inner());
         }
         *held += need;
+    }
+}
+
+/// Runs on one GPU: any number shared, or one alone. Shared runs go first:
+/// a run waiting to be alone does not hold off new shared runs, it waits
+/// until none is in flight. (A lock that lets a waiting writer hold off
+/// new readers, as std's RwLock does, lets one shared run that hangs for
+/// its whole timeout stop every worker: a deadlocking kernel's runs, one
+/// after another, stopped the grader's class on an H100 for 520 s.) No run
+/// waits for ever: every worker either makes shared runs, which end within
+/// their timeout, or waits to be alone, and once every worker waits, none
+/// is shared. The runs waiting to be alone then go one after another,
+/// paying the wait for the GPU to empty once for all of them.
+#[derive(Default)]
+struct GpuLock {
+    holders: Mutex<Holders>,
+    changed: Condvar,
+}
+
+#[derive(Default)]
+struct Holders {
+    shared: usize,
+    alone: bool,
+}
+
+/// The GPU held, shared or alone, until dropped.
+struct Held<'a>(&'a GpuLock);
+
+impl GpuLock {
+    fn holders(&self) -> MutexGuard<'_, Holders> {
+        self.holders.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn wait<'a>(&self, holders: MutexGuard<'a, Holders>) -> MutexGuard<'a, Holders> {
+        self.changed
+            .wait(holders)
+            .unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn share(&self) -> Held<'_> {
+        let mut holders = self.holders();
+        while holders.alone {
+            holders = self.wait(holders);
+        }
+        holders.shared += 1;
+        Held(self)
+    }
+
+    fn alone(&self) -> Held<'_> {
+        let mut holders = self.holders();
+        while holders.alone || holders.shared > 0 {
+            holders = self.wait(holders);
+        }
+        holders.alone = true;
+        Held(self)
+    }
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        let mut holders = self.0.holders();
+        if holders.alone {
+            holders.alone = false;
+        } else {
+            holders.shared -= 1;
+        }
+        self.0.changed.notify_all();
     }
 }
 
@@ -319,5 +397,44 @@ mod tests {
             }
         });
         assert!(most.load(Ordering::SeqCst) > 1, "never two at once");
+    }
+
+    #[test]
+    fn a_run_waiting_to_be_alone_holds_off_no_shared_run() {
+        let lane = Lane::new(4, None);
+        let slow_done = AtomicBool::new(false);
+        let alone_started = AtomicBool::new(false);
+        let shared_made_meanwhile = AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            // A shared run that takes long (a kernel that hangs).
+            scope.spawn(|| {
+                lane.run_as("test", Use::Shared, || {
+                    std::thread::sleep(Duration::from_millis(400));
+                    slow_done.store(true, Ordering::SeqCst);
+                })
+            });
+            std::thread::sleep(Duration::from_millis(50));
+            // A run that waits to be alone behind it.
+            scope.spawn(|| {
+                lane.run_as("test", Use::Alone, || {
+                    assert!(
+                        slow_done.load(Ordering::SeqCst),
+                        "alone beside a shared run"
+                    );
+                    alone_started.store(true, Ordering::SeqCst);
+                })
+            });
+            std::thread::sleep(Duration::from_millis(50));
+            // Shared runs started meanwhile are made, not held off.
+            for _ in 0..5 {
+                lane.run_as("test", Use::Shared, || {
+                    if !slow_done.load(Ordering::SeqCst) {
+                        shared_made_meanwhile.fetch_add(1, Ordering::SeqCst);
+                    }
+                });
+            }
+        });
+        assert_eq!(shared_made_meanwhile.load(Ordering::SeqCst), 5);
+        assert!(alone_started.load(Ordering::SeqCst));
     }
 }
