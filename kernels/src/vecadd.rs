@@ -38,6 +38,9 @@ pub const DEFAULT_N: u64 = (1 << 25) + 3;
 /// The default on the CPU emulator: still no multiple of a block size.
 pub const EMULATOR_N: u64 = 1_000_003;
 
+/// Threads per block where `--threads` is not given.
+pub const DEFAULT_THREADS: u32 = 256;
+
 /// The largest `--n` accepted before asking the GPU: 2^36 elements need
 /// 825 GB for a, b and c, more than any GPU holds.
 pub const MAX_N: u64 = 1 << 36;

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The grader's class graded on the GPU machine in calls of at most ~9
 # minutes (the device tool's limit), each resuming the last one's grading;
-# how the 2026-11-25 H100 figures in docs/src/instructors.md were made.
+# how the 2026-11-25 and 2026-11-27 H100 figures in docs/src/instructors.md
+# were made (the 27th's with TIMEOUT=60).
 #
-# Here:   scripts/grader-bundle.sh /work/gb4
-#         tar -C /work -cf - gb4/grader gb4/class gb4/bwrap.sh gb4/bubblewrap_*.deb | xz > .carry/gb.tar.xz
+# Here:   scripts/grader-bundle.sh /work/gb
+#         tar -C /work -cf - gb/grader gb/class gb/bwrap.sh gb/bubblewrap_*.deb | xz > .carry/gb.tar.xz
 # There:  BUDGET=545 scripts/perf/class-on-gpu.sh [STUDENT...]   (no students: all)
 #         with the previous call's $OUT/g.tar.xz copied to .carry/g.tar.xz to resume.
 # Leaves $OUT/g.tar.xz (the grading), $OUT/log.txt (with `mutants verify`),
@@ -12,7 +13,7 @@
 set -u
 started=$(date +%s)
 mkdir -p /tmp/gbx && tar -xJf .carry/gb.tar.xz -C /tmp/gbx
-here=/tmp/gbx/gb4
+here=/tmp/gbx/${BUNDLE:-gb}
 . "$here/bwrap.sh"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 out=/tmp/g

@@ -316,6 +316,68 @@ pub const MUTANTS: &[Mutant] = &[
         expect: Expect::LosesRun(Some(Tag::PartialTiles)),
         on_emulator: Some(Emulated::Finds(FindingKind::OutOfBounds)),
     },
+    // Correct, but half the lesson (issue 23): one matrix staged in shared
+    // memory, the other read from global memory W times over, as in
+    // matmul-naive. The speed point's bar for matmul-tiled is set so that
+    // neither keeps it.
+    Mutant {
+        exercise: MatmulTiled,
+        name: "tiles-only-m",
+        bug: "stages M's tiles in shared memory and reads N from global memory in the inner loop",
+        edits: &[
+            edit(
+                "kernel.cu",
+                "    __shared__ float n_tile[TILE][TILE];\n",
+                "",
+            ),
+            edit(
+                "kernel.cu",
+                "        const int n_row = phase * TILE + ty;\n",
+                "",
+            ),
+            edit(
+                "kernel.cu",
+                "        n_tile[ty][tx] = (n_row < width && col < width) ? n[n_row * width + col] : 0.0f;\n",
+                "",
+            ),
+            edit(
+                "kernel.cu",
+                "            sum += m_tile[ty][k] * n_tile[k][tx];\n",
+                "            const int n_row = phase * TILE + k;\n            sum += m_tile[ty][k] * ((n_row < width && col < width) ? n[n_row * width + col] : 0.0f);\n",
+            ),
+        ],
+        expect: Expect::LosesCheck(CheckName::Speed),
+        on_emulator: Some(Emulated::Full),
+    },
+    Mutant {
+        exercise: MatmulTiled,
+        name: "tiles-only-n",
+        bug: "stages N's tiles in shared memory and reads M from global memory in the inner loop",
+        edits: &[
+            edit(
+                "kernel.cu",
+                "    __shared__ float m_tile[TILE][TILE];\n",
+                "",
+            ),
+            edit(
+                "kernel.cu",
+                "        const int m_col = phase * TILE + tx;\n",
+                "",
+            ),
+            edit(
+                "kernel.cu",
+                "        m_tile[ty][tx] = (row < width && m_col < width) ? m[row * width + m_col] : 0.0f;\n",
+                "",
+            ),
+            edit(
+                "kernel.cu",
+                "            sum += m_tile[ty][k] * n_tile[k][tx];\n",
+                "            const int m_col = phase * TILE + k;\n            sum += ((row < width && m_col < width) ? m[row * width + m_col] : 0.0f) * n_tile[k][tx];\n",
+            ),
+        ],
+        expect: Expect::LosesCheck(CheckName::Speed),
+        on_emulator: Some(Emulated::Full),
+    },
     Mutant {
         exercise: MemspaceTiming,
         name: "constant-never-filled",

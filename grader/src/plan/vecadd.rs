@@ -72,9 +72,21 @@ impl Params {
         })
     }
 
-    /// At sizes the CPU emulator runs in seconds.
+    /// At sizes the CPU emulator runs in seconds. A run with a grid of its
+    /// own keeps every thread looping, twice or more even in float4s: one
+    /// wave's 1024 blocks of 256 threads take 2^20 elements a pass, more
+    /// than `shrink_n` leaves, and a kernel with no grid-stride loop would
+    /// pass there.
     pub fn cap(&mut self) {
         self.n = draw::shrink_n(self.n);
+        if let Some(blocks) = self.blocks {
+            let threads = self.threads.unwrap_or(kernels::vecadd::DEFAULT_THREADS);
+            let pass = 4 * u64::from(blocks) * u64::from(threads);
+            if self.n < 2 * pass {
+                // pass is even: n keeps its parity.
+                self.n = 2 * pass + self.n % pass;
+            }
+        }
         self.runs = 1;
     }
 }

@@ -5,7 +5,9 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use super::{BYTES_PER_ELEMENT, DEFAULT_N, EMULATOR_N, MAX_N, NAME, Parameters, Results};
+use super::{
+    BYTES_PER_ELEMENT, DEFAULT_N, DEFAULT_THREADS, EMULATOR_N, MAX_N, NAME, Parameters, Results,
+};
 use crate::cli::{self, CommonArgs, SeedArg};
 use crate::copy_probe;
 use crate::error::CourseError;
@@ -25,7 +27,7 @@ pub struct Args {
     pub n: u64,
 
     /// Threads per block, 1 to 1024.
-    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, default_value_t = DEFAULT_THREADS, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: u32,
 
     /// Blocks in the grid, 1 to 2147483647 [default: 16 times as many as the
