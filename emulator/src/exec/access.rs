@@ -236,7 +236,17 @@ pub struct ThreadMemory<'a> {
     pub thread: usize,
     /// Launch-wide index.
     pub global_thread: u64,
+    /// The last global load of a few instructions (instruction, address),
+    /// to prefetch the next one (see `prefetch_next`).
+    pub strides: Strides,
 }
+
+/// The address of each of a few instructions' last global load in this
+/// thread, by instruction index modulo their number.
+pub type Strides = [(u32, u64); 4];
+
+/// No load seen yet.
+pub const NO_STRIDES: Strides = [(u32::MAX, 0); 4];
 
 /// Where an access resolved to.
 pub(super) enum Place {
@@ -429,6 +439,34 @@ impl ThreadMemory<'_> {
         })
     }
 
+    /// Asks the CPU to fetch what this instruction will likely load next,
+    /// as far on from `address` as it was from its last load. A thread
+    /// runs on by itself to its next barrier, so a grid-stride loop reads
+    /// one element per cache line a block-wide stride apart (32 KiB in
+    /// dot-sm), lines the CPU's own prefetcher does not foresee (every
+    /// load of the kernel is one host instruction) and that the caches
+    /// keep too few of (they share a set): each such load waited on the
+    /// L3 cache. A prefetch is only a hint: it reads nothing the kernel
+    /// sees and cannot fault, whatever the address.
+    #[inline]
+    fn prefetch_next(&mut self, at: u32, address: u64, ptr: *mut u8) {
+        let slot = &mut self.strides[at as usize % self.strides.len()];
+        if slot.0 == at {
+            let next = ptr.wrapping_add(address.wrapping_sub(slot.1) as usize);
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: SSE is part of x86_64; a prefetch dereferences
+            // nothing.
+            unsafe {
+                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                    next.cast_const().cast(),
+                );
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            let _ = next;
+        }
+        *slot = (at, address);
+    }
+
     /// `size` bytes at a generic address, bounds-checked but not tracked:
     /// what printf and a failed assert read (strings, their arguments).
     pub fn read_generic(&mut self, address: u64, size: u8) -> Result<u64, AccessError> {
@@ -455,7 +493,8 @@ impl ThreadMemory<'_> {
     ) -> Result<u8, AccessError> {
         let len = u64::from(size) * u64::from(count);
         let place = self.resolve(space, address, len)?;
-        if let Place::Global(..) = place {
+        if let Place::Global(_, ptr) = place {
+            self.prefetch_next(at, address, ptr);
             self.initialised(&place, address, len, false)?;
         }
         self.block.unwritten = false;
