@@ -143,6 +143,42 @@ impl WarpClocks {
     }
 }
 
+/// What a global load instruction did last, by whichever thread of the
+/// block: the allocation it hit, which it most likely hits again (a
+/// kernel's loads each read one array), and the address, from which
+/// `prefetch` guesses the next.
+#[derive(Clone, Copy)]
+struct Recent {
+    allocation: usize,
+    address: u64,
+}
+
+impl Recent {
+    const NONE: Recent = Recent {
+        allocation: usize::MAX,
+        address: 0,
+    };
+}
+
+/// Asks the CPU to fetch the cache line at `ptr`. A thread runs on by
+/// itself to its next barrier, so a grid-stride loop reads one element per
+/// cache line a block-wide stride apart (32 KiB in dot-sm): lines the
+/// CPU's own prefetcher does not foresee (every load of the kernel is one
+/// host instruction) and that the caches keep too few of (they share a
+/// set), so each such load waited on the L3 cache. A prefetch is only a
+/// hint: it reads nothing the kernel sees and cannot fault, whatever the
+/// address.
+#[inline]
+fn prefetch(ptr: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE is part of x86_64; a prefetch dereferences nothing.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ptr.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = ptr;
+}
+
 /// One block's own memory, reused from block to block by a worker.
 pub struct BlockMemory {
     pub(super) shared: Vec<u64>,
@@ -152,6 +188,8 @@ pub struct BlockMemory {
     pub(super) local_per_thread: usize,
     /// The allocations the last global accesses hit: most hit them again.
     cached: [usize; 2],
+    /// Per global load instruction, its last access in this block.
+    recent: Vec<Recent>,
     /// Barriers the block has passed.
     pub epoch: u32,
     warp: WarpClocks,
@@ -170,7 +208,13 @@ pub struct BlockMemory {
 }
 
 impl BlockMemory {
-    pub fn new(shared_len: usize, local_per_thread: usize, threads: usize) -> Self {
+    /// For a kernel of `instructions` instructions.
+    pub fn new(
+        shared_len: usize,
+        local_per_thread: usize,
+        threads: usize,
+        instructions: usize,
+    ) -> Self {
         BlockMemory {
             shared: vec![0; shared_len.div_ceil(8)],
             shared_len,
@@ -178,6 +222,7 @@ impl BlockMemory {
             local: vec![0; (local_per_thread * threads).div_ceil(8)],
             local_per_thread,
             cached: [0, 0],
+            recent: vec![Recent::NONE; instructions],
             epoch: 0,
             warp: WarpClocks::new(threads),
             printf: Vec::new(),
@@ -236,17 +281,7 @@ pub struct ThreadMemory<'a> {
     pub thread: usize,
     /// Launch-wide index.
     pub global_thread: u64,
-    /// The last global load of a few instructions (instruction, address),
-    /// to prefetch the next one (see `prefetch_next`).
-    pub strides: Strides,
 }
-
-/// The address of each of a few instructions' last global load in this
-/// thread, by instruction index modulo their number.
-pub type Strides = [(u32, u64); 4];
-
-/// No load seen yet.
-pub const NO_STRIDES: Strides = [(u32::MAX, 0); 4];
 
 /// Where an access resolved to.
 pub(super) enum Place {
@@ -273,18 +308,34 @@ impl ThreadMemory<'_> {
         }
     }
 
-    fn resolve(&mut self, space: Space, address: u64, len: u64) -> Result<Place, AccessError> {
-        let space = match space {
+    /// Where `len` bytes at `address` in `space` lie, checked; a global
+    /// address is looked for first in allocation `hint` (if there is one),
+    /// then in the two allocations hit last, then by a search.
+    fn resolve(
+        &mut self,
+        space: Space,
+        address: u64,
+        len: u64,
+        hint: usize,
+    ) -> Result<Place, AccessError> {
+        let (space, address) = match space {
             Space::Generic if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_BYTES).contains(&address) => {
-                return self.resolve(Space::Shared, address - SHARED_WINDOW, len);
+                (Space::Shared, address - SHARED_WINDOW)
             }
             Space::Generic if (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_BYTES).contains(&address) => {
-                return self.resolve(Space::Local, address - LOCAL_WINDOW, len);
+                (Space::Local, address - LOCAL_WINDOW)
             }
-            Space::Generic => Space::Global,
-            other => other,
+            Space::Generic => (Space::Global, address),
+            other => (other, address),
         };
-        if address % len != 0 {
+        // An access's length is a power of two (an element, or a vector of
+        // 2 or 4): a mask, not a division, on every access.
+        let misaligned = if len.is_power_of_two() {
+            address & (len - 1) != 0
+        } else {
+            address % len != 0
+        };
+        if misaligned {
             return Err(AccessError::Misaligned {
                 space,
                 address,
@@ -300,6 +351,9 @@ impl ThreadMemory<'_> {
         match space {
             Space::Global | Space::Const | Space::Generic => {
                 let allocations = &self.launch.allocations;
+                if let Some(ptr) = allocations.get(hint).and_then(|a| a.ptr(address, len)) {
+                    return Ok(Place::Global(hint, ptr));
+                }
                 // The two allocations hit last (a kernel reads a and b in
                 // turn), then a search by address.
                 for slot in 0..2 {
@@ -311,18 +365,7 @@ impl ThreadMemory<'_> {
                         return Ok(Place::Global(index, ptr));
                     }
                 }
-                let below = allocations.partition_point(|a| a.base <= address);
-                if let Some(index) = below.checked_sub(1)
-                    && let Some(ptr) = allocations[index].ptr(address, len)
-                {
-                    self.block.cached = [index, self.block.cached[0]];
-                    return Ok(Place::Global(index, ptr));
-                }
-                let near = below
-                    .checked_sub(1)
-                    .and_then(|i| allocations.get(i))
-                    .map(|a| (a.base, a.bytes.len() as u64, a.label.clone()));
-                Err(out_of_bounds(near))
+                self.search(space, address, len)
             }
             Space::Shared => {
                 if address + len > self.block.shared_len as u64 {
@@ -362,6 +405,30 @@ impl ThreadMemory<'_> {
                 Ok(Place::Param(params[address as usize..].as_ptr()))
             }
         }
+    }
+
+    /// A global address in neither of the allocations hit last: found by
+    /// address, or out of bounds.
+    #[inline(never)]
+    fn search(&mut self, space: Space, address: u64, len: u64) -> Result<Place, AccessError> {
+        let allocations = &self.launch.allocations;
+        let below = allocations.partition_point(|a| a.base <= address);
+        if let Some(index) = below.checked_sub(1)
+            && let Some(ptr) = allocations[index].ptr(address, len)
+        {
+            self.block.cached = [index, self.block.cached[0]];
+            return Ok(Place::Global(index, ptr));
+        }
+        let near = below
+            .checked_sub(1)
+            .and_then(|i| allocations.get(i))
+            .map(|a| (a.base, a.bytes.len() as u64, a.label.clone()));
+        Err(AccessError::OutOfBounds {
+            space,
+            address,
+            len,
+            near,
+        })
     }
 
     fn track(
@@ -439,38 +506,10 @@ impl ThreadMemory<'_> {
         })
     }
 
-    /// Asks the CPU to fetch what this instruction will likely load next,
-    /// as far on from `address` as it was from its last load. A thread
-    /// runs on by itself to its next barrier, so a grid-stride loop reads
-    /// one element per cache line a block-wide stride apart (32 KiB in
-    /// dot-sm), lines the CPU's own prefetcher does not foresee (every
-    /// load of the kernel is one host instruction) and that the caches
-    /// keep too few of (they share a set): each such load waited on the
-    /// L3 cache. A prefetch is only a hint: it reads nothing the kernel
-    /// sees and cannot fault, whatever the address.
-    #[inline]
-    fn prefetch_next(&mut self, at: u32, address: u64, ptr: *mut u8) {
-        let slot = &mut self.strides[at as usize % self.strides.len()];
-        if slot.0 == at {
-            let next = ptr.wrapping_add(address.wrapping_sub(slot.1) as usize);
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: SSE is part of x86_64; a prefetch dereferences
-            // nothing.
-            unsafe {
-                std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                    next.cast_const().cast(),
-                );
-            }
-            #[cfg(not(target_arch = "x86_64"))]
-            let _ = next;
-        }
-        *slot = (at, address);
-    }
-
     /// `size` bytes at a generic address, bounds-checked but not tracked:
     /// what printf and a failed assert read (strings, their arguments).
     pub fn read_generic(&mut self, address: u64, size: u8) -> Result<u64, AccessError> {
-        let ptr = match self.resolve(Space::Generic, address, u64::from(size))? {
+        let ptr = match self.resolve(Space::Generic, address, u64::from(size), usize::MAX)? {
             Place::Global(_, p) | Place::Shared(_, p) | Place::Local(p) => p.cast_const(),
             Place::Param(p) => p,
         };
@@ -492,9 +531,23 @@ impl ThreadMemory<'_> {
         out: &mut [u64; 4],
     ) -> Result<u8, AccessError> {
         let len = u64::from(size) * u64::from(count);
-        let place = self.resolve(space, address, len)?;
-        if let Place::Global(_, ptr) = place {
-            self.prefetch_next(at, address, ptr);
+        let hint = self
+            .block
+            .recent
+            .get(at as usize)
+            .map_or(usize::MAX, |r| r.allocation);
+        let place = self.resolve(space, address, len, hint)?;
+        if let Place::Global(index, ptr) = place {
+            if let Some(recent) = self.block.recent.get_mut(at as usize) {
+                // A strided loop's load two iterations on: one iteration is
+                // too short a wait for a line from a busy L3 cache.
+                let stride = address.wrapping_sub(recent.address) as usize;
+                prefetch(ptr.wrapping_add(stride.wrapping_mul(2)));
+                *recent = Recent {
+                    allocation: index,
+                    address,
+                };
+            }
             self.initialised(&place, address, len, false)?;
         }
         self.block.unwritten = false;
@@ -535,7 +588,7 @@ impl ThreadMemory<'_> {
         tainted: u8,
     ) -> Result<(), AccessError> {
         let len = u64::from(size) * values.len() as u64;
-        let place = self.resolve(space, address, len)?;
+        let place = self.resolve(space, address, len, usize::MAX)?;
         self.store_taint(&place, address, size, values.len(), tainted, at);
         self.track(&place, space, address, len, true, self.access(at, false))?;
         self.initialised(&place, address, len, true)?;
@@ -571,7 +624,7 @@ impl ThreadMemory<'_> {
         at: u32,
         tainted: bool,
     ) -> Result<(u64, bool), AccessError> {
-        let place = self.resolve(space, address, u64::from(size))?;
+        let place = self.resolve(space, address, u64::from(size), usize::MAX)?;
         self.initialised(&place, address, u64::from(size), false)?;
         let old_tainted = self.loaded_taint(&place, size, 1, at) != 0;
         self.store_taint(

@@ -3,7 +3,7 @@
 //! arrived, barriers once every live thread has. A barrier some live threads
 //! wait at while others wait at another is reported.
 
-use super::access::{AccessError, BlockMemory, LaunchMemory, NO_STRIDES, ThreadMemory};
+use super::access::{AccessError, BlockMemory, LaunchMemory, ThreadMemory};
 use super::thread::{self, Stop, ThreadError};
 use super::warp::{self, LaneInput};
 use crate::ir::{BarrierReduce, Kernel, Op, WarpOp, fixed};
@@ -50,7 +50,12 @@ impl BlockRunner {
             .collect();
         BlockRunner {
             threads,
-            memory: BlockMemory::new(shared_bytes, kernel.local_bytes as usize, count),
+            memory: BlockMemory::new(
+                shared_bytes,
+                kernel.local_bytes as usize,
+                count,
+                kernel.code.len(),
+            ),
             executed: 0,
         }
     }
@@ -130,7 +135,6 @@ impl BlockRunner {
             block: &mut self.memory,
             thread: t,
             global_thread,
-            strides: NO_STRIDES,
         };
         // Taint tracking, once a block reads unwritten shared memory.
         let mut taint = memory
