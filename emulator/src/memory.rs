@@ -130,10 +130,16 @@ impl Written {
         }
     }
 
+    /// Whether every word was written.
+    #[inline]
+    pub fn all(&self) -> bool {
+        self.marked.load(Ordering::Relaxed) >= self.words
+    }
+
     /// Whether any word covering `offset..offset + len` was written.
     #[inline]
     pub fn any(&self, offset: usize, len: usize) -> bool {
-        if self.marked.load(Ordering::Relaxed) >= self.words {
+        if self.all() {
             return true;
         }
         let words = Self::words(offset, len);

@@ -179,6 +179,18 @@ fn prefetch(ptr: *const u8) {
     let _ = ptr;
 }
 
+/// Where a generic address lies: the space, and the address in it.
+#[inline(always)]
+fn generic(address: u64) -> (Space, u64) {
+    if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_BYTES).contains(&address) {
+        (Space::Shared, address - SHARED_WINDOW)
+    } else if (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_BYTES).contains(&address) {
+        (Space::Local, address - LOCAL_WINDOW)
+    } else {
+        (Space::Global, address)
+    }
+}
+
 /// One block's own memory, reused from block to block by a worker.
 pub struct BlockMemory {
     pub(super) shared: Vec<u64>,
@@ -311,6 +323,7 @@ impl ThreadMemory<'_> {
     /// Where `len` bytes at `address` in `space` lie, checked; a global
     /// address is looked for first in allocation `hint` (if there is one),
     /// then in the two allocations hit last, then by a search.
+    #[inline(always)]
     fn resolve(
         &mut self,
         space: Space,
@@ -319,13 +332,7 @@ impl ThreadMemory<'_> {
         hint: usize,
     ) -> Result<Place, AccessError> {
         let (space, address) = match space {
-            Space::Generic if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_BYTES).contains(&address) => {
-                (Space::Shared, address - SHARED_WINDOW)
-            }
-            Space::Generic if (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_BYTES).contains(&address) => {
-                (Space::Local, address - LOCAL_WINDOW)
-            }
-            Space::Generic => (Space::Global, address),
+            Space::Generic => generic(address),
             other => (other, address),
         };
         // An access's length is a power of two (an element, or a vector of
@@ -475,7 +482,7 @@ impl ThreadMemory<'_> {
 
     /// Checks that a global read touches bytes something wrote (at least
     /// one of its words), or marks a write's words written.
-    #[inline]
+    #[inline(always)]
     fn initialised(
         &self,
         place: &Place,
@@ -515,6 +522,64 @@ impl ThreadMemory<'_> {
         };
         // SAFETY: `resolve` checked that the bytes lie in one buffer.
         Ok(unsafe { read(ptr, size) })
+    }
+
+    /// The load most kernels make most: `load`'s own steps for a global
+    /// address in the allocation this instruction hit last, aligned, all of
+    /// whose words something wrote (so the initcheck has nothing to find),
+    /// inlined into the interpreter. Returns false, having changed nothing,
+    /// for any other load, which `load` makes. (The values are untainted:
+    /// taint comes only from shared and local memory.)
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "a load instruction's fields, as `load` takes them"
+    )]
+    #[inline(always)]
+    pub fn load_global(
+        &mut self,
+        space: Space,
+        address: u64,
+        size: u8,
+        count: u8,
+        read_only: bool,
+        at: u32,
+        out: &mut [u64; 4],
+    ) -> Result<bool, AccessError> {
+        let len = u64::from(size) * u64::from(count);
+        let global = match space {
+            Space::Global | Space::Const => true,
+            Space::Generic => generic(address).0 == Space::Global,
+            Space::Shared | Space::Local | Space::Param => false,
+        };
+        if !global || !len.is_power_of_two() || address & (len - 1) != 0 {
+            return Ok(false);
+        }
+        let Some(&recent) = self.block.recent.get(at as usize) else {
+            return Ok(false);
+        };
+        let Some(allocation) = self.launch.allocations.get(recent.allocation) else {
+            return Ok(false);
+        };
+        let Some(ptr) = allocation.ptr(address, len) else {
+            return Ok(false);
+        };
+        if !allocation.written.all() {
+            return Ok(false);
+        }
+        // What `load` does for such a load, in its order.
+        let place = Place::Global(recent.allocation, ptr);
+        let stride = address.wrapping_sub(recent.address) as usize;
+        prefetch(ptr.wrapping_add(stride.wrapping_mul(2)));
+        self.block.recent[at as usize].address = address;
+        self.block.unwritten = false;
+        if !read_only {
+            self.track(&place, space, address, len, false, self.access(at, false))?;
+        }
+        let n = usize::from(count).min(out.len());
+        // SAFETY: `ptr` holds all `len` bytes (`Allocation::ptr`); the
+        // first `count` elements are inside them.
+        unsafe { read_elements(ptr, size, &mut out[..n]) };
+        Ok(true)
     }
 
     /// Loads `count` elements of `size` bytes from `address`, checked.
@@ -568,11 +633,10 @@ impl ThreadMemory<'_> {
             Place::Global(_, p) | Place::Shared(_, p) | Place::Local(p) => p.cast_const(),
             Place::Param(p) => p,
         };
-        for (i, slot) in out.iter_mut().take(count as usize).enumerate() {
-            // SAFETY: `resolve` checked that all `len` bytes lie in one
-            // buffer; element i is inside them.
-            *slot = unsafe { read(ptr.add(i * size as usize), size) };
-        }
+        let n = usize::from(count).min(out.len());
+        // SAFETY: `resolve` checked that all `len` bytes lie in one buffer;
+        // the first `count` elements are inside them.
+        unsafe { read_elements(ptr, size, &mut out[..n]) };
         Ok(tainted)
     }
 
@@ -694,6 +758,40 @@ unsafe fn read(ptr: *const u8, size: u8) -> u64 {
             2 => u64::from(ptr.cast::<u16>().read_unaligned()),
             4 => u64::from(ptr.cast::<u32>().read_unaligned()),
             _ => ptr.cast::<u64>().read_unaligned(),
+        }
+    }
+}
+
+/// Reads `out.len()` elements of `size` bytes from `ptr`: one match on
+/// the size, not one per element.
+///
+/// # Safety
+/// `ptr` points to `out.len() * size` readable bytes.
+#[inline(always)]
+unsafe fn read_elements(ptr: *const u8, size: u8, out: &mut [u64]) {
+    // SAFETY: per this function's contract.
+    unsafe {
+        match size {
+            1 => {
+                for (i, slot) in out.iter_mut().enumerate() {
+                    *slot = u64::from(ptr.add(i).read());
+                }
+            }
+            2 => {
+                for (i, slot) in out.iter_mut().enumerate() {
+                    *slot = u64::from(ptr.cast::<u16>().add(i).read_unaligned());
+                }
+            }
+            4 => {
+                for (i, slot) in out.iter_mut().enumerate() {
+                    *slot = u64::from(ptr.cast::<u32>().add(i).read_unaligned());
+                }
+            }
+            _ => {
+                for (i, slot) in out.iter_mut().enumerate() {
+                    *slot = ptr.cast::<u64>().add(i).read_unaligned();
+                }
+            }
         }
     }
 }

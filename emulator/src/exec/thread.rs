@@ -198,7 +198,14 @@ pub fn run<const TAINT: bool>(
             } => {
                 let address = reg!(base).wrapping_add(offset as u64);
                 let mut out = [0u64; 4];
-                let tainted = match memory.load(space, address, size, n, read_only, at, &mut out) {
+                // The common global load inlined here, any other in `load`.
+                let loaded =
+                    match memory.load_global(space, address, size, n, read_only, at, &mut out) {
+                        Ok(true) => Ok(0),
+                        Ok(false) => memory.load(space, address, size, n, read_only, at, &mut out),
+                        Err(e) => Err(e),
+                    };
+                let tainted = match loaded {
                     Ok(tainted) => tainted,
                     Err(e) => break Err((at, ThreadError::Access(e))),
                 };
