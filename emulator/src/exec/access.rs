@@ -546,11 +546,9 @@ impl ThreadMemory<'_> {
         out: &mut [u64; 4],
     ) -> Result<bool, AccessError> {
         let len = u64::from(size) * u64::from(count);
-        let global = match space {
-            Space::Global | Space::Const => true,
-            Space::Generic => generic(address).0 == Space::Global,
-            Space::Shared | Space::Local | Space::Param => false,
-        };
+        let global = space == Space::Global
+            || space == Space::Const
+            || (space == Space::Generic && generic(address).0 == Space::Global);
         if !global || !len.is_power_of_two() || address & (len - 1) != 0 {
             return Ok(false);
         }
