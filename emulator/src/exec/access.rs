@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64};
 
 use super::atomic::{rmw16, rmw32, rmw64};
+use super::global_load::{Recent, prefetch};
 use super::race::{Access, Conflict, Shadow, SharedShadow, TRACKED_THREADS, View};
 use super::taint::{POISON, Taint};
 use crate::ir::{AtomicOp, Space};
@@ -143,45 +144,9 @@ impl WarpClocks {
     }
 }
 
-/// What a global load instruction did last, by whichever thread of the
-/// block: the allocation it hit, which it most likely hits again (a
-/// kernel's loads each read one array), and the address, from which
-/// `prefetch` guesses the next.
-#[derive(Clone, Copy)]
-struct Recent {
-    allocation: usize,
-    address: u64,
-}
-
-impl Recent {
-    const NONE: Recent = Recent {
-        allocation: usize::MAX,
-        address: 0,
-    };
-}
-
-/// Asks the CPU to fetch the cache line at `ptr`. A thread runs on by
-/// itself to its next barrier, so a grid-stride loop reads one element per
-/// cache line a block-wide stride apart (32 KiB in dot-sm): lines the
-/// CPU's own prefetcher does not foresee (every load of the kernel is one
-/// host instruction) and that the caches keep too few of (they share a
-/// set), so each such load waited on the L3 cache. A prefetch is only a
-/// hint: it reads nothing the kernel sees and cannot fault, whatever the
-/// address.
-#[inline]
-fn prefetch(ptr: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: SSE is part of x86_64; a prefetch dereferences nothing.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(ptr.cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = ptr;
-}
-
 /// Where a generic address lies: the space, and the address in it.
 #[inline(always)]
-fn generic(address: u64) -> (Space, u64) {
+pub(super) fn generic(address: u64) -> (Space, u64) {
     if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_BYTES).contains(&address) {
         (Space::Shared, address - SHARED_WINDOW)
     } else if (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_BYTES).contains(&address) {
@@ -201,7 +166,7 @@ pub struct BlockMemory {
     /// The allocations the last global accesses hit: most hit them again.
     cached: [usize; 2],
     /// Per global load instruction, its last access in this block.
-    recent: Vec<Recent>,
+    pub(super) recent: Vec<Recent>,
     /// Barriers the block has passed.
     pub epoch: u32,
     warp: WarpClocks,
@@ -304,7 +269,7 @@ pub(super) enum Place {
 }
 
 impl ThreadMemory<'_> {
-    fn access(&self, at: u32, atomic: bool) -> Access {
+    pub(super) fn access(&self, at: u32, atomic: bool) -> Access {
         Access {
             thread: self.global_thread,
             atomic,
@@ -438,7 +403,7 @@ impl ThreadMemory<'_> {
         })
     }
 
-    fn track(
+    pub(super) fn track(
         &mut self,
         place: &Place,
         space: Space,
@@ -522,62 +487,6 @@ impl ThreadMemory<'_> {
         };
         // SAFETY: `resolve` checked that the bytes lie in one buffer.
         Ok(unsafe { read(ptr, size) })
-    }
-
-    /// The load most kernels make most: `load`'s own steps for a global
-    /// address in the allocation this instruction hit last, aligned, all of
-    /// whose words something wrote (so the initcheck has nothing to find),
-    /// inlined into the interpreter. Returns false, having changed nothing,
-    /// for any other load, which `load` makes. (The values are untainted:
-    /// taint comes only from shared and local memory.)
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "a load instruction's fields, as `load` takes them"
-    )]
-    #[inline(always)]
-    pub fn load_global(
-        &mut self,
-        space: Space,
-        address: u64,
-        size: u8,
-        count: u8,
-        read_only: bool,
-        at: u32,
-        out: &mut [u64; 4],
-    ) -> Result<bool, AccessError> {
-        let len = u64::from(size) * u64::from(count);
-        let global = space == Space::Global
-            || space == Space::Const
-            || (space == Space::Generic && generic(address).0 == Space::Global);
-        if !global || !len.is_power_of_two() || address & (len - 1) != 0 {
-            return Ok(false);
-        }
-        let Some(&recent) = self.block.recent.get(at as usize) else {
-            return Ok(false);
-        };
-        let Some(allocation) = self.launch.allocations.get(recent.allocation) else {
-            return Ok(false);
-        };
-        let Some(ptr) = allocation.ptr(address, len) else {
-            return Ok(false);
-        };
-        if !allocation.written.all() {
-            return Ok(false);
-        }
-        // What `load` does for such a load, in its order.
-        let place = Place::Global(recent.allocation, ptr);
-        let stride = address.wrapping_sub(recent.address) as usize;
-        prefetch(ptr.wrapping_add(stride.wrapping_mul(2)));
-        self.block.recent[at as usize].address = address;
-        self.block.unwritten = false;
-        if !read_only {
-            self.track(&place, space, address, len, false, self.access(at, false))?;
-        }
-        let n = usize::from(count).min(out.len());
-        // SAFETY: `ptr` holds all `len` bytes (`Allocation::ptr`); the
-        // first `count` elements are inside them.
-        unsafe { read_elements(ptr, size, &mut out[..n]) };
-        Ok(true)
     }
 
     /// Loads `count` elements of `size` bytes from `address`, checked.
@@ -766,7 +675,7 @@ unsafe fn read(ptr: *const u8, size: u8) -> u64 {
 /// # Safety
 /// `ptr` points to `out.len() * size` readable bytes.
 #[inline(always)]
-unsafe fn read_elements(ptr: *const u8, size: u8, out: &mut [u64]) {
+pub(super) unsafe fn read_elements(ptr: *const u8, size: u8, out: &mut [u64]) {
     // SAFETY: per this function's contract.
     unsafe {
         match size {

@@ -9,6 +9,7 @@ pub mod compare;
 pub mod convert;
 pub mod fault;
 pub mod float;
+pub mod global_load;
 pub mod half;
 pub mod int;
 pub mod launch;
