@@ -3,7 +3,7 @@
 //! several processes on one GPU change no verdict), and a run whose verdict
 //! reads a time (the speed point's runs, streams' overlap) takes the GPU
 //! alone, waiting for every run in flight to end: no time is taken while
-//! another process uses the GPU. Shared runs go first ([`GpuLock`]): a run
+//! another process uses the GPU. Shared runs go first (`GpuLock`): a run
 //! waiting to be alone holds off no new shared run, so a shared run that
 //! takes its whole timeout (a kernel that hangs) keeps waiting only the
 //! runs that wait to be alone, never every worker. A run above 2^31
