@@ -5,8 +5,9 @@
 //!   command): [`nvcc`] compiles the kernel to PTX; [`catalogue`] lists the
 //!   exercises, their steps and their grading facts; [`exit_code`],
 //!   [`launch`], [`seeded`], [`stats`], [`units`]; the wire formats that
-//!   cross a process boundary: the driver-call trace ([`trace_record`]) and
-//!   the CPU emulator's findings ([`emulator_output`]).
+//!   cross a process boundary: the driver-call trace ([`trace_record`]),
+//!   the CPU emulator's findings ([`emulator_output`]) and the grader's
+//!   [`timing_gate`] (whose guard comes with `runtime`).
 //! - Feature `protocol` (serde, no GPU; the grader uses it): the result
 //!   [`protocol`], each exercise's closed forms and check ([`vecadd`]), the
 //!   [`checksum`] of a run's outputs, and the person-readable [`report`].
@@ -23,6 +24,7 @@ pub mod nvcc;
 pub mod seeded;
 pub mod stats;
 pub mod timeline;
+pub mod timing_gate;
 pub mod trace_record;
 pub mod units;
 

@@ -8,6 +8,7 @@ use cust::stream::Stream;
 use crate::error::CourseError;
 use crate::fresh_launch::{SampledOutput, SharedPoison};
 use crate::stats;
+use crate::timing_gate;
 
 pub use crate::stats::WARMUP_RUNS;
 
@@ -48,7 +49,8 @@ impl<'a> Stopwatch<'a> {
 /// run waited for and checked; returns the median milliseconds. A launch
 /// error or kernel fault ends it with that error. Before each launch every
 /// multiprocessor's shared memory is poisoned (`fresh_launch`), so a read of
-/// shared memory the kernel never wrote shows.
+/// shared memory the kernel never wrote shows. Under the grader, the
+/// launches, warm-up included, hold the GPU alone ([`timing_gate`]).
 ///
 /// Kept for host code written before [`median_ms_checked`]; the course's
 /// exercises call that one.
@@ -58,6 +60,7 @@ pub fn median_ms<E: Into<CourseError>>(
     launch: impl FnMut() -> Result<(), E>,
 ) -> Result<f64, CourseError> {
     let poison = SharedPoison::new()?;
+    let _alone = timing_gate::enter()?;
     timed_launches("the kernel", stream, runs, poison.as_ref(), None, launch)
 }
 
@@ -75,6 +78,7 @@ pub fn median_ms_checked<E: Into<CourseError>>(
 ) -> Result<f64, CourseError> {
     let poison = SharedPoison::new()?;
     let mut sampled = SampledOutput::new(output);
+    let _alone = timing_gate::enter()?;
     timed_launches(
         "the kernel",
         stream,
@@ -86,7 +90,8 @@ pub fn median_ms_checked<E: Into<CourseError>>(
 }
 
 /// [`median_ms`] for any GPU work, named in errors as `work`: nothing is
-/// poisoned or sampled (the copy-bandwidth probe).
+/// poisoned or sampled (the copy-bandwidth probe), and the GPU is not held
+/// alone: no verdict reads these times.
 pub fn median_ms_of<E: Into<CourseError>>(
     work: &str,
     stream: &Stream,

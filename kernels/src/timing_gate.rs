@@ -1,0 +1,287 @@
+//! The timing gate: how the course's host code tells the grader when it
+//! times, so that a run whose time a verdict reads holds the GPU alone only
+//! while it times. One definition for both ends: the wire format (standard
+//! library only, the grader's side) and, with the `runtime` feature, the
+//! guard the course's timed sections take.
+//!
+//! The grader names a descriptor in [`FD_VARIABLE`]: one end of a Unix
+//! socket pair. [`enter`] writes [`REQUEST`] and blocks until the grader
+//! answers [`GO`], which it does once every other run on the GPU has ended
+//! (new ones wait); dropping the guard writes [`DONE`] and the GPU is
+//! shared again. Entering again while a guard lives asks nothing (the depth
+//! is counted), so nested timed sections cannot deadlock. Without the
+//! variable `enter` does nothing: a student's `cargo run`, and every run the
+//! grader does not time, see no change.
+//!
+//! Which sections enter it: every timed span a verdict reads, warm-up
+//! launches included (the GPU's clocks ramp up with it alone): the kernel's
+//! median ([`crate::median_ms`], [`crate::median_ms_checked`], which the
+//! speed point reads as the report's `kernel` step, in the student's run
+//! and in the course's own run after it) and streams-overlap's two
+//! pipelines (`streams::driver::measure_pipelines`). The other times a
+//! report carries (the copies' laps, the copy-bandwidth probe) are shown to
+//! the student and judged by nobody, so they are taken with the GPU shared.
+//!
+//! Threat model: the grader gives the gate only to the course's own binary
+//! running a student's PTX (`Role::KernelInCourseHost`): host code the
+//! course wrote. The student's kernel runs on the GPU and cannot reach a
+//! descriptor. The student's own binary (their host code) never gets it.
+//! What the holder of the descriptor can do is ask for the GPU alone and
+//! keep it until it says done or exits: the power a run with the GPU alone
+//! for its whole process already had, bounded by the same timeout. It can
+//! also never ask (its times are then taken beside others: only its own
+//! verdict can suffer) or write anything else (the grader then closes the
+//! gate and holds the run as shared until it exits). The grader's side is
+//! `grader::run::gate`.
+
+/// The environment variable naming the gate's descriptor.
+pub const FD_VARIABLE: &str = "CUDA_COURSE_TIMING_GATE";
+
+/// Written by the process: it is about to time, and waits for [`GO`].
+pub const REQUEST: u8 = b'?';
+/// Written by the grader: the GPU is the process's alone.
+pub const GO: u8 = b'!';
+/// Written by the process: it has stopped timing; the GPU may be shared.
+pub const DONE: u8 = b'.';
+
+const _: () = assert!(REQUEST != GO && GO != DONE && DONE != REQUEST);
+
+/// The descriptor `value` (the variable's) names, or why it names none:
+/// a decimal number from 3 up (0, 1 and 2 are stdin, stdout and stderr).
+pub fn parse(value: &str) -> Result<i32, String> {
+    let fd = value
+        .parse::<u32>()
+        .ok()
+        .and_then(|fd| i32::try_from(fd).ok())
+        .ok_or_else(|| "not a descriptor number".to_owned())?;
+    if fd < 3 {
+        return Err(format!("descriptor {fd} is stdin, stdout or stderr"));
+    }
+    Ok(fd)
+}
+
+#[cfg(feature = "runtime")]
+pub use guard::{Alone, enter};
+
+#[cfg(feature = "runtime")]
+mod guard {
+    use std::ffi::OsStr;
+    use std::io::{Read, Write};
+    use std::os::fd::FromRawFd;
+    use std::os::unix::fs::FileTypeExt;
+    use std::os::unix::net::UnixStream;
+    use std::sync::{Mutex, PoisonError};
+
+    use super::{DONE, FD_VARIABLE, GO, REQUEST, parse};
+    use crate::error::CourseError;
+
+    /// The GPU held alone, where the grader gave a gate, until dropped.
+    #[must_use = "the GPU is held alone only while the guard lives"]
+    pub struct Alone {
+        gated: bool,
+    }
+
+    /// The process's gate: opened at the first [`enter`], and how many
+    /// guards live.
+    static GATE: Mutex<Option<Gate<UnixStream>>> = Mutex::new(None);
+
+    /// Holds the GPU alone until the guard is dropped, where the grader
+    /// named a gate in [`FD_VARIABLE`] (it returns once the grader answers
+    /// go); does nothing otherwise. A malformed variable, or a gate that
+    /// does not answer go, is an error: the run stops rather than time
+    /// beside another process.
+    pub fn enter() -> Result<Alone, CourseError> {
+        let Some(value) = std::env::var_os(FD_VARIABLE) else {
+            return Ok(Alone { gated: false });
+        };
+        let mut slot = GATE.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut gate = match slot.take() {
+            Some(gate) => gate,
+            None => Gate::new(open(&value)?),
+        };
+        let entered = gate.enter();
+        *slot = Some(gate);
+        entered.map_err(|why| {
+            CourseError::BadArguments(format!(
+                "the grader's timing gate ({FD_VARIABLE}={}) {why}; unset {FD_VARIABLE} to \
+                 run the exercise yourself",
+                value.to_string_lossy()
+            ))
+        })?;
+        Ok(Alone { gated: true })
+    }
+
+    impl Drop for Alone {
+        fn drop(&mut self) {
+            if self.gated {
+                let mut gate = GATE.lock().unwrap_or_else(PoisonError::into_inner);
+                if let Some(gate) = gate.as_mut() {
+                    gate.leave();
+                }
+            }
+        }
+    }
+
+    /// The descriptor the variable names, once it is known to be an open
+    /// socket (a wrong number would have the guard write into a file or a
+    /// terminal and wait on it).
+    fn open(value: &OsStr) -> Result<UnixStream, CourseError> {
+        let refused = |why: String| {
+            CourseError::BadArguments(format!(
+                "{FD_VARIABLE}={}: {why}; the grader sets it to a socket it passes on: unset \
+                 it to run the exercise yourself",
+                value.to_string_lossy()
+            ))
+        };
+        let fd = parse(value.to_str().unwrap_or_default()).map_err(refused)?;
+        let open = std::fs::metadata(format!("/proc/self/fd/{fd}"))
+            .map_err(|_| refused(format!("descriptor {fd} is not open")))?;
+        if !open.file_type().is_socket() {
+            return Err(refused(format!("descriptor {fd} is not a socket")));
+        }
+        // SAFETY: the descriptor is open (above), and nothing else in the
+        // process uses it: the grader passed it for the gate alone.
+        Ok(unsafe { UnixStream::from_raw_fd(fd) })
+    }
+
+    /// One end of the gate and the guards that hold it.
+    pub(super) struct Gate<S> {
+        end: S,
+        depth: usize,
+    }
+
+    impl<S: Read + Write> Gate<S> {
+        pub(super) fn new(end: S) -> Gate<S> {
+            Gate { end, depth: 0 }
+        }
+
+        /// Asks for the GPU alone and waits for go, at the outermost
+        /// guard; else why the gate failed, in words.
+        pub(super) fn enter(&mut self) -> Result<(), String> {
+            if self.depth == 0 {
+                self.end
+                    .write_all(&[REQUEST])
+                    .map_err(|err| format!("could not be asked: {err}"))?;
+                let mut answer = [0u8];
+                match self.end.read(&mut answer) {
+                    Ok(1) if answer[0] == GO => {}
+                    Ok(1) => return Err(format!("answered {:?}, not go", answer[0] as char)),
+                    Ok(_) => return Err("closed without answering".to_owned()),
+                    Err(err) => return Err(format!("could not be read: {err}")),
+                }
+            }
+            self.depth += 1;
+            Ok(())
+        }
+
+        /// Says done at the outermost guard. A gate already gone needs no
+        /// word: the grader ends the hold when the process ends anyway.
+        pub(super) fn leave(&mut self) {
+            self.depth = self.depth.saturating_sub(1);
+            if self.depth == 0 {
+                let _ = self.end.write_all(&[DONE]);
+            }
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use std::os::fd::AsRawFd;
+
+        /// The grader's side for one request: reads it, answers `answer`,
+        /// and returns what else the process wrote before closing.
+        fn grader(mut end: UnixStream, answer: &'static [u8]) -> std::thread::JoinHandle<Vec<u8>> {
+            std::thread::spawn(move || {
+                let mut asked = [0u8];
+                end.read_exact(&mut asked).unwrap();
+                assert_eq!(asked[0], REQUEST);
+                end.write_all(answer).unwrap();
+                let mut rest = Vec::new();
+                let _ = end.read_to_end(&mut rest);
+                rest
+            })
+        }
+
+        #[test]
+        fn without_the_variable_nothing_is_asked() {
+            // Tests run without the grader, so without the variable.
+            assert!(std::env::var_os(FD_VARIABLE).is_none());
+            let alone = enter().unwrap();
+            assert!(!alone.gated);
+            drop(alone);
+            assert!(GATE.lock().unwrap().is_none());
+        }
+
+        #[test]
+        fn a_request_waits_for_go_and_nested_guards_ask_once() {
+            let (ours, theirs) = UnixStream::pair().unwrap();
+            let grader = grader(theirs, &[GO]);
+            let mut gate = Gate::new(ours);
+            gate.enter().unwrap();
+            gate.enter().unwrap();
+            gate.leave();
+            gate.leave();
+            drop(gate);
+            // One request (read above), then one done, then the end.
+            assert_eq!(grader.join().unwrap(), vec![DONE]);
+        }
+
+        #[test]
+        fn a_gate_that_answers_anything_but_go_is_an_error() {
+            let (ours, theirs) = UnixStream::pair().unwrap();
+            let grader = grader(theirs, b"x");
+            let mut gate = Gate::new(ours);
+            let why = gate.enter().unwrap_err();
+            assert!(why.contains("'x', not go"), "{why}");
+            drop(gate);
+            assert_eq!(grader.join().unwrap(), Vec::<u8>::new());
+
+            // A grader's end that closes once it has read the request.
+            let (ours, mut theirs) = UnixStream::pair().unwrap();
+            let closing = std::thread::spawn(move || theirs.read_exact(&mut [0u8]).unwrap());
+            let mut gate = Gate::new(ours);
+            let why = gate.enter().unwrap_err();
+            closing.join().unwrap();
+            assert!(why.contains("closed without answering"), "{why}");
+        }
+
+        #[test]
+        fn the_variable_must_name_an_open_socket() {
+            let refusal = |value: &str| open(OsStr::new(value)).unwrap_err().to_string();
+            let why = refusal("banana");
+            assert!(
+                why.contains("CUDA_COURSE_TIMING_GATE=banana: not a descriptor"),
+                "{why}"
+            );
+            assert!(why.contains("unset it"), "{why}");
+            assert!(refusal("1").contains("stdout"));
+            // A number no descriptor of this process has.
+            assert!(refusal("999999").contains("not open"));
+            let file =
+                std::fs::File::open(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml")).unwrap();
+            let why = refusal(&file.as_raw_fd().to_string());
+            assert!(why.contains("not a socket"), "{why}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_variable_is_a_descriptor_number_from_3() {
+        assert_eq!(parse("7"), Ok(7));
+        assert_eq!(parse("1023"), Ok(1023));
+        for bad in ["", " 7", "7 ", "seven", "-4", "0x7", "99999999999"] {
+            assert!(
+                parse(bad).unwrap_err().contains("not a descriptor"),
+                "{bad:?}"
+            );
+        }
+        for standard in ["0", "1", "2"] {
+            assert!(parse(standard).unwrap_err().contains("stdin"), "{standard}");
+        }
+    }
+}
