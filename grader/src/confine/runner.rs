@@ -10,6 +10,7 @@ use std::os::fd::RawFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -89,8 +90,45 @@ pub fn run(program: &Path, args: &[&str], env: &[(&str, &str)], limits: Limits) 
     run_command(command, limits)
 }
 
+/// Time a run spends waiting on the grader (for the GPU alone, at the
+/// timing gate), which its timeout does not count: a run waiting for its
+/// neighbours to end must not run out of time for it.
+#[derive(Debug, Default)]
+pub struct Waited {
+    /// Time waited so far, and since when it is waiting now.
+    state: Mutex<(Duration, Option<Instant>)>,
+}
+
+impl Waited {
+    /// The run starts waiting.
+    pub fn begin(&self) {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.1.get_or_insert_with(Instant::now);
+    }
+
+    /// The run stops waiting.
+    pub fn end(&self) {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(since) = state.1.take() {
+            state.0 += since.elapsed();
+        }
+    }
+
+    /// Time waited, up to now.
+    pub fn so_far(&self) -> Duration {
+        let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.0 + state.1.map_or(Duration::ZERO, |since| since.elapsed())
+    }
+}
+
 /// Runs `job` (a sandbox's, or a plain command) within `limits`.
 pub fn run_command(job: impl Into<Job>, limits: Limits) -> Outcome {
+    run_command_waiting(job, limits, &Waited::default())
+}
+
+/// [`run_command`], with the time the run spends `waited` on the grader
+/// added to its timeout.
+pub fn run_command_waiting(job: impl Into<Job>, limits: Limits, waited: &Waited) -> Outcome {
     let Job {
         mut command,
         keep,
@@ -124,7 +162,7 @@ pub fn run_command(job: impl Into<Job>, limits: Limits) -> Outcome {
     };
     let stdout = drain(child.stdout.take(), limits.max_output);
     let stderr = drain(child.stderr.take(), limits.max_output);
-    let ended = wait(&mut child, started + limits.timeout);
+    let ended = wait(&mut child, started + limits.timeout, waited);
     // Whatever it left running goes too, in its group and in its cell;
     // then the pipes close and the readers finish.
     end_group(&child);
@@ -189,8 +227,9 @@ fn drain(
     })
 }
 
-/// Waits for the child until `deadline`; past it, ends the group.
-fn wait(child: &mut Child, deadline: Instant) -> Ended {
+/// Waits for the child until `deadline`, moved on by the time it `waited`
+/// on the grader; past it, ends the group.
+fn wait(child: &mut Child, deadline: Instant, waited: &Waited) -> Ended {
     loop {
         match child.try_wait() {
             Ok(Some(status)) => {
@@ -200,7 +239,7 @@ fn wait(child: &mut Child, deadline: Instant) -> Ended {
                     (None, None) => Ended::Signalled(0),
                 };
             }
-            Ok(None) if Instant::now() >= deadline => {
+            Ok(None) if Instant::now() >= deadline + waited.so_far() => {
                 end_group(child);
                 let _ = child.wait();
                 return Ended::TimedOut;
@@ -276,6 +315,30 @@ mod tests {
         );
         assert_eq!(out.ended, Ended::TimedOut);
         assert!(out.duration < Duration::from_secs(5), "{:?}", out.duration);
+    }
+
+    #[test]
+    fn time_waited_on_the_grader_is_not_counted_against_the_timeout() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = script(dir.path(), "slow", "sleep 1; echo done");
+        let limits = Limits {
+            timeout: Duration::from_millis(500),
+            ..LIMITS
+        };
+        // Waiting on the grader for most of its run: not out of time.
+        let waited = Waited::default();
+        waited.begin();
+        let out = thread::scope(|scope| {
+            let waiting = scope.spawn(|| run_command_waiting(Command::new(&bin), limits, &waited));
+            thread::sleep(Duration::from_millis(1500));
+            waited.end();
+            waiting.join().unwrap()
+        });
+        assert_eq!(out.ended, Ended::Exited(0), "{out:?}");
+        assert!(waited.so_far() >= Duration::from_millis(1500));
+        // Without the wait, the same run is out of time.
+        let out = run_command_waiting(Command::new(&bin), limits, &Waited::default());
+        assert_eq!(out.ended, Ended::TimedOut);
     }
 
     #[test]

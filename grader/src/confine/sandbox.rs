@@ -82,9 +82,9 @@ pub struct Extras<'a> {
     /// `(variable, file)`: files the run sees read-only, each named by its
     /// variable (the student's PTX for the reference binary, the tracer).
     pub files: &'a [(&'a str, &'a Path)],
-    /// A descriptor the run inherits at its own number, named by the
-    /// variable (the trace's pipe).
-    pub descriptor: Option<(&'a str, OwnedFd)>,
+    /// Descriptors the run inherits at their own numbers, each named by
+    /// its variable (the trace's pipe, the timing gate's socket).
+    pub descriptors: Vec<(&'a str, OwnedFd)>,
     /// The CPU emulator's `libcuda.so.1`, in place of the system's driver.
     pub driver: Option<&'a Path>,
     /// Bytes of data the run holds beyond an ordinary run's (its plan's
@@ -212,9 +212,9 @@ impl Isolation {
     /// [`run_command`](Self::run_command), with what `extras` adds: files
     /// the run sees read-only, each named by a variable (how the course's
     /// reference binary finds a student's PTX, and how the tracer is
-    /// preloaded); a descriptor inherited at its own number, which its
-    /// variable names (the trace's pipe; the job holds it until it is
-    /// dropped); the CPU emulator's `libcuda.so.1`, loaded in place of the
+    /// preloaded); descriptors inherited at their own numbers, which their
+    /// variables name (the trace's pipe, the timing gate's socket; the job
+    /// holds them until it is dropped); the CPU emulator's `libcuda.so.1`, loaded in place of the
     /// system's driver, first on the library path; and the data the run
     /// holds beyond an ordinary run's, which its memory cap allows.
     pub fn run_command_with(
@@ -244,15 +244,18 @@ fn unsandboxed(binary: &Path, args: &[&str], wrapper: &[&str], extras: Extras) -
     command.args(args);
     let Extras {
         files,
-        descriptor,
+        descriptors,
         driver,
         memory: _,
     } = extras;
     for (name, file) in files {
         command.env(name, file);
     }
+    // The grader's own, were it run under a gate, names nothing the run
+    // has: only the gate a run is given reaches it.
+    command.env_remove(kernels::timing_gate::FD_VARIABLE);
     let mut keep = Vec::new();
-    if let Some((name, fd)) = descriptor {
+    for (name, fd) in descriptors {
         command.env(name, fd.as_raw_fd().to_string());
         keep.push(fd.as_raw_fd());
         // SAFETY: the closure only owns the descriptor, which stays open
@@ -423,7 +426,7 @@ impl Sandbox {
             let seen = copy_in(&mut command, &mut inherit, file);
             command.arg("--setenv").arg(name).arg(seen);
         }
-        if let Some((name, fd)) = extras.descriptor {
+        for (name, fd) in extras.descriptors {
             // bwrap passes it on at the same number.
             command
                 .arg("--setenv")

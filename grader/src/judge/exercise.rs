@@ -300,17 +300,18 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
 /// ([`Lane::run_confirmed`]). A wrong answer is the kernel's own (contexts
 /// do not share memory) and stands.
 fn make(context: &Context, exercise: ExerciseId, hangs: &Hangs, job: &Job, limits: Limits) -> Made {
-    let using = using(exercise, job.run, context.emulate);
+    let using = using(exercise, job.run, job.role, context.emulate);
     let phase = match using {
         Use::Shared => "runs",
         Use::Alone => "timed runs",
+        Use::Gated => "gated runs",
         Use::Memory(_) => "runs above 2^31",
     };
     context.lane.run_confirmed(
         phase,
         using,
         hangs,
-        || job::make(job, context.isolation, limits, context.driver),
+        |gate| job::make(job, context.isolation, limits, context.driver, gate),
         |made: &Made| ending(&made.outcome.ended),
     )
 }
@@ -327,15 +328,22 @@ fn ending(ended: &Ended) -> Ending {
     }
 }
 
-/// How a planned run uses the GPU: alone where its verdict reads a time
-/// (the speed point's run; streams' overlap, which the judge asks of every
-/// run of the exercise), with its memory reserved above 2^31 elements,
-/// shared otherwise. On the CPU emulator nothing is timed.
-pub fn using(exercise: ExerciseId, run: &plan::Run, emulate: bool) -> Use {
+/// How a planned run made in `role` uses the GPU. Where its verdict reads
+/// a time (the speed point's run; streams' overlap, which the judge asks
+/// of every run of the exercise), alone while it times: the course's
+/// binary says when through the timing gate (`run::gate`); the student's
+/// own binary, whose host code could say anything, has it alone for its
+/// whole process; so does a run above 2^31 elements, which no timed run
+/// is, rather than share the node's memory unreserved. Otherwise with its
+/// memory reserved above 2^31 elements, shared below. On the CPU emulator
+/// nothing is timed.
+pub fn using(exercise: ExerciseId, run: &plan::Run, role: Role, emulate: bool) -> Use {
     let timed =
         run.timed || crate::plan::exercise::demands(exercise).contains(&Demand::OverlapInTime);
     if emulate {
         Use::Shared
+    } else if timed && role == Role::KernelInCourseHost && run.memory == 0 {
+        Use::Gated
     } else if timed {
         Use::Alone
     } else if run.memory > 0 {
@@ -495,16 +503,29 @@ mod tests {
             let id = ExerciseId::from_name(exercise.name).unwrap();
             for run in crate::plan::exercise::plan(id, 7) {
                 let overlap = id == ExerciseId::StreamsOverlap;
-                let want = if run.timed || overlap {
-                    Use::Alone
-                } else if run.memory > 0 {
-                    Use::Memory(run.memory)
-                } else {
-                    Use::Shared
-                };
-                assert_eq!(using(id, &run, false), want, "{id} {}", run.tag);
-                // Nothing is timed on the emulator.
-                assert_eq!(using(id, &run, true), Use::Shared, "{id} {}", run.tag);
+                let timed = run.timed || overlap;
+                // No timed run is above 2^31: the gate would let it share
+                // the node's memory unreserved.
+                assert!(!timed || run.memory == 0, "{id} {}", run.tag);
+                for role in [Role::KernelInCourseHost, Role::StudentHost] {
+                    let want = match role {
+                        // The course's binary, alone while it times.
+                        Role::KernelInCourseHost if timed => Use::Gated,
+                        // The student's, alone throughout: never a gate.
+                        Role::StudentHost if timed => Use::Alone,
+                        _ if run.memory > 0 => Use::Memory(run.memory),
+                        _ => Use::Shared,
+                    };
+                    assert_eq!(
+                        using(id, &run, role, false),
+                        want,
+                        "{id} {} {role:?}",
+                        run.tag
+                    );
+                    // Nothing is timed on the emulator.
+                    let emulated = using(id, &run, role, true);
+                    assert_eq!(emulated, Use::Shared, "{id} {}", run.tag);
+                }
             }
         }
     }

@@ -16,12 +16,13 @@ use crate::confine::sandbox::{Extras, Isolation};
 use crate::plan::runs::{self as plan, Role};
 use crate::record::outcome::{CheckName, CheckOutcome, NotStarted, Verdict};
 use crate::record::results::{Check, Run, Sanitized};
+use crate::run::gate::GateEnd;
 use crate::run::lane::{ExerciseLane, Hangs, Lane, Use};
 use crate::run::sanitizer;
 
 /// Where the checks run: the sandbox and the limits of the grading, and
 /// the GPU's lanes (the tools share it; the course's timed run has it
-/// alone, as the student's had).
+/// alone while it times, as the student's had).
 pub struct Bench<'a> {
     pub isolation: &'a Isolation,
     pub limits: Limits,
@@ -219,14 +220,22 @@ fn course_ms(bench: &Bench, reference: &Path, timed: &plan::Run) -> (Option<f64>
     let timed_args = timed.args();
     let mut args: Vec<&str> = timed_args.iter().map(String::as_str).collect();
     args.push("--json");
+    // The course's binary: alone while it times, as the student's kernel's
+    // run was (`judge::exercise::using`).
     let outcome = bench
         .lane
-        .run_as("the course's timed runs", Use::Alone, || {
-            runner::run_command(
+        .run_as("the course's timed runs", Use::Gated, |gate| {
+            let (descriptors, waited) = GateEnd::attach(gate);
+            let extras = Extras {
+                descriptors,
+                ..Extras::default()
+            };
+            runner::run_command_waiting(
                 bench
                     .isolation
-                    .run_command_with(reference, &args, &[], Extras::default()),
+                    .run_command_with(reference, &args, &[], extras),
                 bench.limits,
+                &waited,
             )
         });
     let ms = serde_json::from_str::<Value>(outcome.stdout.trim())

@@ -2,7 +2,8 @@
 //! with the student's PTX in the course's binary (a kernel run) or the
 //! tracer preloaded and its pipe read (a run of the student's binary), and
 //! the CPU emulator's library in place of the driver where the kernels run
-//! on it. What comes back is raw: how it ended, what it printed, its trace.
+//! on it, and the timing gate where the lane gives one (`run::gate`). What
+//! comes back is raw: how it ended, what it printed, its trace.
 //! The judge says what it amounts to.
 
 use std::path::Path;
@@ -12,6 +13,7 @@ use crate::confine::runner::{self, Limits, Outcome};
 use crate::confine::sandbox::{self, Extras, Isolation};
 use crate::plan::runs::{self as plan, Role};
 use crate::record::outcome::TraceFailure;
+use crate::run::gate::GateEnd;
 use crate::run::trace::Trace;
 use crate::run::traced;
 
@@ -39,8 +41,16 @@ pub struct Made {
 }
 
 /// Makes `job`, confined as `isolation` says, within `limits`; `driver` is
-/// the CPU emulator's library when the kernels run on it.
-pub fn make(job: &Job, isolation: &Isolation, limits: Limits, driver: Option<&Path>) -> Made {
+/// the CPU emulator's library when the kernels run on it; `gate` the timing
+/// gate the run's process is given, the course's binary's only (the time
+/// it waits there is not counted against its timeout).
+pub fn make(
+    job: &Job,
+    isolation: &Isolation,
+    limits: Limits,
+    driver: Option<&Path>,
+    gate: Option<GateEnd>,
+) -> Made {
     let mut args = job.run.args();
     args.push("--json".into());
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -50,27 +60,32 @@ pub fn make(job: &Job, isolation: &Isolation, limits: Limits, driver: Option<&Pa
         .map(|ptx| (kernels::KERNEL_PTX_ENV, ptx.path.as_path()))
         .into_iter()
         .collect();
-    let mut descriptor = None;
+    let mut descriptors = Vec::new();
     let tracing = match tracing {
         Some(Ok((tracing, attach))) => {
             files.extend(attach.files);
-            descriptor = Some(attach.descriptor);
+            descriptors.push(attach.descriptor);
             Some(Ok(tracing))
         }
         Some(Err(why)) => Some(Err(why)),
         None => None,
     };
-    // The command, and with it the trace's write end, is dropped once the
-    // run ends.
+    // Never the student's binary, whose host code could say anything
+    // (`judge::exercise::using` never gives it one).
+    let (gate, waited) = GateEnd::attach(gate.filter(|_| job.role == Role::KernelInCourseHost));
+    descriptors.extend(gate);
+    // The command, and with it the trace's write end and the gate's end,
+    // is dropped once the run ends.
     let extras = Extras {
         files: &files,
-        descriptor,
+        descriptors,
         driver,
         memory: job.run.memory,
     };
-    let mut outcome = runner::run_command(
+    let mut outcome = runner::run_command_waiting(
         isolation.run_command_with(job.binary, &args, &[], extras),
         limits,
+        &waited,
     );
     let trace = tracing.map(|t| t.and_then(traced::Tracing::finish));
     if isolation.is_sandboxed() {
@@ -86,5 +101,55 @@ pub fn make(job: &Job, isolation: &Isolation, limits: Limits, driver: Option<&Pa
         outcome,
         command,
         trace,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::net::UnixStream;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    /// What a run in `role` given a gate sees of it: the variable, or "none".
+    fn sees_the_gate(role: Role) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let binary = dir.path().join("prints-the-gate");
+        std::fs::write(
+            &binary,
+            "#!/bin/sh\necho \"${CUDA_COURSE_TIMING_GATE:-none}\"\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&binary, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let run = &crate::plan::exercise::plan(kernels::catalogue::ExerciseId::VecaddAnyN, 1)[0];
+        let job = Job {
+            run,
+            role,
+            binary: &binary,
+            ptx: None,
+            tracer: None,
+        };
+        let (_ours, theirs) = UnixStream::pair().unwrap();
+        let gate = GateEnd {
+            descriptor: theirs.into(),
+            waited: Arc::default(),
+        };
+        let limits = Limits {
+            timeout: Duration::from_secs(10),
+            max_output: 1 << 10,
+        };
+        let made = make(&job, &Isolation::Unsandboxed, limits, None, Some(gate));
+        made.outcome.stdout.trim().to_owned()
+    }
+
+    #[test]
+    fn only_the_course_s_binary_is_given_the_gate() {
+        assert!(
+            sees_the_gate(Role::KernelInCourseHost)
+                .parse::<i32>()
+                .is_ok()
+        );
+        assert_eq!(sees_the_gate(Role::StudentHost), "none");
     }
 }

@@ -1,24 +1,31 @@
 //! One GPU's lanes, shared by the workers grading on it: most runs share the
 //! GPU (correctness runs and compute-sanitizer's tools judge no time, so
 //! several processes on one GPU change no verdict), and a run whose verdict
-//! reads a time (the speed point's runs, streams' overlap) takes the GPU
-//! alone, waiting for every run in flight to end: no time is taken while
-//! another process uses the GPU. Shared runs go first (`GpuLock`): a run
-//! waiting to be alone holds off no new shared run, so a shared run that
-//! takes its whole timeout (a kernel that hangs) keeps waiting only the
-//! runs that wait to be alone, never every worker. A run above 2^31
-//! elements shares the GPU but reserves its memory from the node's
-//! capacity, measured once with nothing running, so concurrent large runs
-//! never hold more than the node has, and whether such a run fits is the
-//! same decision at any `--jobs`.
+//! reads a time has the GPU alone while it times, waiting for every run in
+//! flight to end: no time is taken while another process uses the GPU.
+//! Shared runs go first (`run::turns`): a run waiting to be alone holds
+//! off no new shared run, so a shared run that takes its whole timeout (a
+//! kernel that hangs) keeps waiting only the runs that wait to be alone,
+//! never every worker. The course's binary (the speed point's runs, the
+//! student's kernel and the course's own, and streams' pipelines) says when
+//! it times through the timing gate (`run::gate`): it shares the GPU but
+//! for its timed launches. The student's own binary, whose host code could
+//! say anything, has the GPU alone for its whole process where its verdict
+//! reads a time (streams' overlap), as does every run made again alone. A
+//! run above 2^31 elements shares the GPU but reserves its memory from the
+//! node's capacity, measured once with nothing running, so concurrent large
+//! runs never hold more than the node has, and whether such a run fits is
+//! the same decision at any `--jobs`.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
+use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::record::outcome::Shortfall;
+use crate::run::gate::{self, GateEnd};
 use crate::run::memory::{self, Room};
+use crate::run::turns::Turns;
 
 /// How a run uses its GPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,6 +34,10 @@ pub enum Use {
     Shared,
     /// With no other run on the GPU: its verdict reads a time.
     Alone,
+    /// With other runs, but alone while it times: its verdict reads a
+    /// time, and it is the course's binary, which says when it times
+    /// through the gate it is given.
+    Gated,
     /// With other runs, holding this many bytes of host and GPU memory.
     Memory(u64),
 }
@@ -85,8 +96,8 @@ pub struct ExerciseLane<'a> {
 pub struct Lane {
     /// Runs at a time on this GPU, as `--jobs` asked.
     jobs: usize,
-    /// Shared runs, or one run alone.
-    gpu: GpuLock,
+    /// Who has the GPU: shares, or one run alone.
+    turns: Turns,
     /// Runs made and their seconds, by what they were for: where a
     /// grading's time goes.
     spent: Mutex<BTreeMap<&'static str, (u32, f64)>>,
@@ -105,7 +116,7 @@ impl Lane {
     pub fn new(jobs: usize, index: Option<u32>) -> Lane {
         Lane {
             jobs: jobs.max(1),
-            gpu: GpuLock::default(),
+            turns: Turns::default(),
             spent: Mutex::new(BTreeMap::new()),
             held: Mutex::new(0),
             freed: Condvar::new(),
@@ -120,31 +131,51 @@ impl Lane {
     }
 
     /// Makes a run by `make`, using the GPU as `using` says, its time
-    /// counted under `phase`.
-    pub fn run_as<T>(&self, phase: &'static str, using: Use, make: impl FnOnce() -> T) -> T {
-        let timed = || {
+    /// counted under `phase`. `make` is given the gate a [`Use::Gated`]
+    /// run passes on to its process (None for any other run, or where no
+    /// gate could be made: the run then has the GPU alone throughout).
+    pub fn run_as<T>(
+        &self,
+        phase: &'static str,
+        using: Use,
+        make: impl FnOnce(Option<GateEnd>) -> T,
+    ) -> T {
+        let timed = |gate| {
             let started = Instant::now();
-            let made = make();
-            let mut spent = self.spent.lock().unwrap_or_else(|p| p.into_inner());
-            let entry = spent.entry(phase).or_default();
-            *entry = (entry.0 + 1, entry.1 + started.elapsed().as_secs_f64());
+            let made = make(gate);
+            self.count(phase, 1, started.elapsed());
             made
         };
         match using {
             Use::Shared => {
-                let _shared = self.gpu.share();
-                timed()
+                let _shared = self.turns.shared();
+                timed(None)
             }
             Use::Alone => {
-                let _alone = self.gpu.alone();
-                timed()
+                let _alone = self.turns.alone();
+                timed(None)
+            }
+            Use::Gated => {
+                let (made, served) = gate::hold(&self.turns, timed);
+                let (times, alone) = served.alone;
+                if times > 0 {
+                    self.count("timed launches alone", times, alone);
+                    self.count("waits for the GPU alone", times, served.waited);
+                }
+                if let Some(byte) = served.out_of_turn {
+                    eprintln!(
+                        "grader: a run of the course's binary wrote {byte:#04x} out of turn \
+                         on the timing gate; it kept the GPU shared from then on"
+                    );
+                }
+                made
             }
             Use::Memory(bytes) => {
                 let need = memory::with_headroom(bytes);
                 self.reserve(need);
                 let made = {
-                    let _shared = self.gpu.share();
-                    timed()
+                    let _shared = self.turns.shared();
+                    timed(None)
                 };
                 let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
                 *held -= need;
@@ -166,7 +197,7 @@ impl Lane {
         phase: &'static str,
         using: Use,
         hangs: &Hangs,
-        make: impl Fn() -> T,
+        make: impl Fn(Option<GateEnd>) -> T,
         ending: impl Fn(&T) -> Ending,
     ) -> T {
         let made = self.run_as(phase, using, &make);
@@ -189,6 +220,13 @@ impl Lane {
         made
     }
 
+    /// Adds `runs` and their `time` to `phase`.
+    fn count(&self, phase: &'static str, runs: u32, time: Duration) {
+        let mut spent = self.spent.lock().unwrap_or_else(|p| p.into_inner());
+        let entry = spent.entry(phase).or_default();
+        *entry = (entry.0 + runs, entry.1 + time.as_secs_f64());
+    }
+
     /// Runs made so far and their seconds, by phase.
     pub fn spent(&self) -> BTreeMap<&'static str, (u32, f64)> {
         self.spent.lock().unwrap_or_else(|p| p.into_inner()).clone()
@@ -204,7 +242,7 @@ impl Lane {
 
     fn room(&self) -> &Room {
         self.room
-            .get_or_init(|| self.run_as("memory read", Use::Alone, || Room::measure(self.index)))
+            .get_or_init(|| self.run_as("memory read", Use::Alone, |_| Room::measure(self.index)))
     }
 
     /// Waits until `need` more bytes fit beside the large runs in flight;
@@ -217,73 +255,6 @@ impl Lane {
             held = self.freed.wait(held).unwrap_or_else(|p| p.into_inner());
         }
         *held += need;
-    }
-}
-
-/// Runs on one GPU: any number shared, or one alone. Shared runs go first:
-/// a run waiting to be alone does not hold off new shared runs, it waits
-/// until none is in flight. (A lock that lets a waiting writer hold off
-/// new readers, as std's RwLock does, lets one shared run that hangs for
-/// its whole timeout stop every worker: a deadlocking kernel's runs, one
-/// after another, stopped the grader's class on an H100 for 520 s.) No run
-/// waits for ever: every worker either makes shared runs, which end within
-/// their timeout, or waits to be alone, and once every worker waits, none
-/// is shared. The runs waiting to be alone then go one after another,
-/// paying the wait for the GPU to empty once for all of them.
-#[derive(Default)]
-struct GpuLock {
-    holders: Mutex<Holders>,
-    changed: Condvar,
-}
-
-#[derive(Default)]
-struct Holders {
-    shared: usize,
-    alone: bool,
-}
-
-/// The GPU held, shared or alone, until dropped.
-struct Held<'a>(&'a GpuLock);
-
-impl GpuLock {
-    fn holders(&self) -> MutexGuard<'_, Holders> {
-        self.holders.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn wait<'a>(&self, holders: MutexGuard<'a, Holders>) -> MutexGuard<'a, Holders> {
-        self.changed
-            .wait(holders)
-            .unwrap_or_else(|p| p.into_inner())
-    }
-
-    fn share(&self) -> Held<'_> {
-        let mut holders = self.holders();
-        while holders.alone {
-            holders = self.wait(holders);
-        }
-        holders.shared += 1;
-        Held(self)
-    }
-
-    fn alone(&self) -> Held<'_> {
-        let mut holders = self.holders();
-        while holders.alone || holders.shared > 0 {
-            holders = self.wait(holders);
-        }
-        holders.alone = true;
-        Held(self)
-    }
-}
-
-impl Drop for Held<'_> {
-    fn drop(&mut self) {
-        let mut holders = self.0.holders();
-        if holders.alone {
-            holders.alone = false;
-        } else {
-            holders.shared -= 1;
-        }
-        self.0.changed.notify_all();
     }
 }
 
@@ -303,7 +274,7 @@ mod tests {
                 let (lane, in_flight, overlapped) = (&lane, &in_flight, &overlapped);
                 scope.spawn(move || {
                     let using = if i % 3 == 0 { Use::Alone } else { Use::Shared };
-                    lane.run_as("test", using, || {
+                    lane.run_as("test", using, |_| {
                         let others = in_flight.fetch_add(1, Ordering::SeqCst);
                         std::thread::sleep(Duration::from_millis(20));
                         let now = in_flight.load(Ordering::SeqCst);
@@ -319,9 +290,69 @@ mod tests {
     }
 
     #[test]
+    fn a_gated_run_times_alone_and_shares_the_rest_of_its_process() {
+        use kernels::timing_gate::{DONE, GO, REQUEST};
+        use std::io::{Read, Write};
+        use std::os::unix::net::UnixStream;
+
+        let lane = Lane::new(4, None);
+        let in_flight = AtomicUsize::new(0);
+        let overlapped = AtomicUsize::new(0);
+        let most = AtomicUsize::new(0);
+        // A stretch of a process's work, in flight beside whatever else is.
+        let work = |in_flight: &AtomicUsize, most: &AtomicUsize| {
+            let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+            most.fetch_max(now, Ordering::SeqCst);
+            std::thread::sleep(Duration::from_millis(10));
+            in_flight.fetch_sub(1, Ordering::SeqCst);
+        };
+        std::thread::scope(|scope| {
+            for i in 0..16 {
+                let (lane, in_flight, overlapped, most) = (&lane, &in_flight, &overlapped, &most);
+                scope.spawn(move || {
+                    if i % 2 == 1 {
+                        lane.run_as("test", Use::Shared, |_| work(in_flight, most));
+                        return;
+                    }
+                    lane.run_as("test", Use::Gated, |gate| {
+                        // The course's binary: set up beside the others,
+                        // time alone, report beside the others.
+                        let mut end = UnixStream::from(gate.expect("a gate").descriptor);
+                        work(in_flight, most);
+                        end.write_all(&[REQUEST]).unwrap();
+                        let mut go = [0u8];
+                        end.read_exact(&mut go).unwrap();
+                        assert_eq!(go[0], GO);
+                        let others = in_flight.fetch_add(1, Ordering::SeqCst);
+                        std::thread::sleep(Duration::from_millis(10));
+                        if others > 0 || in_flight.load(Ordering::SeqCst) > 1 {
+                            overlapped.fetch_add(1, Ordering::SeqCst);
+                        }
+                        in_flight.fetch_sub(1, Ordering::SeqCst);
+                        end.write_all(&[DONE]).unwrap();
+                        work(in_flight, most);
+                    });
+                });
+            }
+        });
+        assert_eq!(
+            overlapped.load(Ordering::SeqCst),
+            0,
+            "timed beside another run"
+        );
+        assert!(
+            most.load(Ordering::SeqCst) > 1,
+            "the gated runs never shared"
+        );
+        let spent = lane.spent();
+        assert_eq!(spent["test"].0, 16);
+        assert_eq!(spent["timed launches alone"].0, 8);
+    }
+
+    #[test]
     fn a_troubled_shared_run_is_made_again_alone_and_only_with_neighbours() {
         let made = AtomicUsize::new(0);
-        let make = || made.fetch_add(1, Ordering::SeqCst);
+        let make = |_: Option<GateEnd>| made.fetch_add(1, Ordering::SeqCst);
         let first_troubled = |&k: &usize| {
             if k == 0 {
                 Ending::Neighbours
@@ -365,16 +396,16 @@ mod tests {
         let out_of_time = |_: &()| Ending::OutOfTime;
         // The first run out of time beside others: made again alone, where
         // it runs out of time too.
-        lane.run_confirmed("test", Use::Shared, &hangs, || (), out_of_time);
+        lane.run_confirmed("test", Use::Shared, &hangs, |_| (), out_of_time);
         assert_eq!(lane.spent()["made again alone"].0, 1);
         // Every later run of the exercise out of time stands as it is.
         for _ in 0..4 {
-            lane.run_confirmed("test", Use::Shared, &hangs, || (), out_of_time);
+            lane.run_confirmed("test", Use::Shared, &hangs, |_| (), out_of_time);
         }
         assert_eq!(lane.spent()["made again alone"].0, 1);
         assert_eq!(lane.spent()["test"].0, 5);
         // Another exercise's first run out of time is made again alone.
-        lane.run_confirmed("test", Use::Shared, &Hangs::default(), || (), out_of_time);
+        lane.run_confirmed("test", Use::Shared, &Hangs::default(), |_| (), out_of_time);
         assert_eq!(lane.spent()["made again alone"].0, 2);
     }
 
@@ -387,7 +418,7 @@ mod tests {
             for _ in 0..4 {
                 let (lane, in_flight, most) = (&lane, &in_flight, &most);
                 scope.spawn(move || {
-                    lane.run_as("test", Use::Shared, || {
+                    lane.run_as("test", Use::Shared, |_| {
                         let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
                         most.fetch_max(now, Ordering::SeqCst);
                         std::thread::sleep(Duration::from_millis(100));
@@ -408,7 +439,7 @@ mod tests {
         std::thread::scope(|scope| {
             // A shared run that takes long (a kernel that hangs).
             scope.spawn(|| {
-                lane.run_as("test", Use::Shared, || {
+                lane.run_as("test", Use::Shared, |_| {
                     std::thread::sleep(Duration::from_millis(400));
                     slow_done.store(true, Ordering::SeqCst);
                 })
@@ -416,7 +447,7 @@ mod tests {
             std::thread::sleep(Duration::from_millis(50));
             // A run that waits to be alone behind it.
             scope.spawn(|| {
-                lane.run_as("test", Use::Alone, || {
+                lane.run_as("test", Use::Alone, |_| {
                     assert!(
                         slow_done.load(Ordering::SeqCst),
                         "alone beside a shared run"
@@ -427,7 +458,7 @@ mod tests {
             std::thread::sleep(Duration::from_millis(50));
             // Shared runs started meanwhile are made, not held off.
             for _ in 0..5 {
-                lane.run_as("test", Use::Shared, || {
+                lane.run_as("test", Use::Shared, |_| {
                     if !slow_done.load(Ordering::SeqCst) {
                         shared_made_meanwhile.fetch_add(1, Ordering::SeqCst);
                     }

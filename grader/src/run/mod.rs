@@ -1,15 +1,19 @@
 //! Making the runs: whether the kernels run on a GPU or the CPU emulator
 //! ([`device`]), whether a run above 2^31 elements fits the node
-//! ([`memory`]), which runs share a GPU and which have it alone
-//! ([`lane`]), one job, a planned run made in its role ([`job`]), the
-//! driver-call trace of a student's binary ([`trace`], [`traced`]), and
-//! compute-sanitizer over a kernel ([`sanitizer`]). What comes back is raw;
-//! the judge says what it amounts to.
+//! ([`memory`]), which runs share a GPU and which have it alone ([`lane`],
+//! its holds [`turns`], and the timing gate through which the course's
+//! binary has it alone only while it times, [`gate`]), one job, a planned
+//! run made in its role ([`job`]), the driver-call trace of a student's
+//! binary ([`trace`], [`traced`]), and compute-sanitizer over a kernel
+//! ([`sanitizer`]). What comes back is raw; the judge says what it amounts
+//! to.
 
 pub mod device;
+pub mod gate;
 pub mod job;
 pub mod lane;
 pub mod memory;
 pub mod sanitizer;
 pub mod trace;
 pub mod traced;
+pub mod turns;

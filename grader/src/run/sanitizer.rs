@@ -18,6 +18,7 @@ use crate::confine::sandbox::{Extras, Isolation};
 use crate::plan::runs::Tag;
 use crate::record::outcome::Tool;
 use crate::record::results::Sanitized;
+use crate::run::gate::GateEnd;
 use crate::run::lane::{Ending, ExerciseLane, Use};
 
 /// The tools run, in order.
@@ -56,7 +57,8 @@ pub fn sanitize(
         .map(|tool| {
             let name = tool.to_string();
             let wrapper = [program.as_ref(), "--tool", &name];
-            let tool_run = || {
+            // Never gated: the tools judge no time.
+            let tool_run = |_: Option<GateEnd>| {
                 let started = Instant::now();
                 let outcome = runner::run_command(
                     isolation.run_command_with(

@@ -93,7 +93,7 @@ mod tests {
             &[],
             crate::confine::sandbox::Extras {
                 files: &attach.files,
-                descriptor: Some(attach.descriptor),
+                descriptors: vec![attach.descriptor],
                 ..crate::confine::sandbox::Extras::default()
             },
         );
@@ -128,7 +128,7 @@ mod tests {
             &[],
             &[],
             crate::confine::sandbox::Extras {
-                descriptor: Some(attach.descriptor),
+                descriptors: vec![attach.descriptor],
                 ..crate::confine::sandbox::Extras::default()
             },
         );
