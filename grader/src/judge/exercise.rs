@@ -329,17 +329,22 @@ fn ending(ended: &Ended) -> Ending {
 }
 
 /// How a planned run made in `role` uses the GPU. Where its verdict reads
-/// a time (the speed point's run; streams' overlap, which the judge asks
-/// of every run of the exercise), alone while it times: the course's
-/// binary says when through the timing gate (`run::gate`); the student's
-/// own binary, whose host code could say anything, has it alone for its
-/// whole process; so does a run above 2^31 elements, which no timed run
-/// is, rather than share the node's memory unreserved. Otherwise with its
-/// memory reserved above 2^31 elements, shared below. On the CPU emulator
-/// nothing is timed.
+/// a time, alone while it times: for the course's binary, the speed
+/// point's run and streams' runs (whose feedback shows the overlap), which
+/// say when through the timing gate (`run::gate`); for the student's own
+/// binary, whose host code could say anything, streams' runs (the judge
+/// asks their overlap in time), alone for the whole process. The student's
+/// binary at the speed point's run reads no time (the speed point is the
+/// kernel's, in the course's binary) and shares the GPU. A run above 2^31
+/// elements, which no timed run is, would be alone rather than share the
+/// node's memory unreserved; otherwise such a run reserves its memory, and
+/// the others share. On the CPU emulator nothing is timed.
 pub fn using(exercise: ExerciseId, run: &plan::Run, role: Role, emulate: bool) -> Use {
-    let timed =
-        run.timed || crate::plan::exercise::demands(exercise).contains(&Demand::OverlapInTime);
+    let overlap = crate::plan::exercise::demands(exercise).contains(&Demand::OverlapInTime);
+    let timed = match role {
+        Role::KernelInCourseHost => run.timed || overlap,
+        Role::StudentHost => overlap,
+    };
     if emulate {
         Use::Shared
     } else if timed && role == Role::KernelInCourseHost && run.memory == 0 {
@@ -498,22 +503,27 @@ mod tests {
     }
 
     #[test]
-    fn timed_runs_and_streams_have_the_gpu_alone_and_large_runs_reserve_memory() {
+    fn runs_whose_verdict_reads_a_time_have_the_gpu_alone_and_large_runs_reserve_memory() {
         for exercise in kernels::catalogue::EXERCISES {
             let id = ExerciseId::from_name(exercise.name).unwrap();
             for run in crate::plan::exercise::plan(id, 7) {
                 let overlap = id == ExerciseId::StreamsOverlap;
-                let timed = run.timed || overlap;
                 // No timed run is above 2^31: the gate would let it share
                 // the node's memory unreserved.
-                assert!(!timed || run.memory == 0, "{id} {}", run.tag);
+                assert!(
+                    !(run.timed || overlap) || run.memory == 0,
+                    "{id} {}",
+                    run.tag
+                );
                 for role in [Role::KernelInCourseHost, Role::StudentHost] {
                     let want = match role {
                         // The course's binary, alone while it times.
-                        Role::KernelInCourseHost if timed => Use::Gated,
-                        // The student's, alone throughout: never a gate.
-                        Role::StudentHost if timed => Use::Alone,
+                        Role::KernelInCourseHost if run.timed || overlap => Use::Gated,
+                        // The student's, alone throughout where its
+                        // overlap is timed: never a gate.
+                        Role::StudentHost if overlap => Use::Alone,
                         _ if run.memory > 0 => Use::Memory(run.memory),
+                        // The student's binary at the speed point's run too.
                         _ => Use::Shared,
                     };
                     assert_eq!(
