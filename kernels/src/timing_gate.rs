@@ -5,13 +5,15 @@
 //! guard the course's timed sections take.
 //!
 //! The grader names a descriptor in [`FD_VARIABLE`]: one end of a Unix
-//! socket pair. [`enter`] writes [`REQUEST`] and blocks until the grader
-//! answers [`GO`], which it does once every other run on the GPU has ended
-//! (new ones wait); dropping the guard writes [`DONE`] and the GPU is
-//! shared again. Entering again while a guard lives asks nothing (the depth
-//! is counted), so nested timed sections cannot deadlock. Without the
-//! variable `enter` does nothing: a student's `cargo run`, and every run the
-//! grader does not time, see no change.
+//! socket pair. [`enter`] waits for the process's own GPU work to finish,
+//! writes [`REQUEST`] and blocks until the grader answers [`GO`], which it
+//! does once every other run on the GPU has ended or waits at its own gate
+//! (so with nothing running: it synchronized first); new runs wait.
+//! Dropping the guard writes [`DONE`] and the GPU is shared again. Entering
+//! again while a guard lives asks nothing (the depth is counted), so nested
+//! timed sections cannot deadlock. Without the variable `enter` does
+//! nothing: a student's `cargo run`, and every run the grader does not
+//! time, see no change.
 //!
 //! Which sections enter it: every timed span a verdict reads, warm-up
 //! launches included (the GPU's clocks ramp up with it alone): the kernel's
@@ -72,6 +74,8 @@ mod guard {
     use std::os::unix::net::UnixStream;
     use std::sync::{Mutex, PoisonError};
 
+    use cust::context::CurrentContext;
+
     use super::{DONE, FD_VARIABLE, GO, REQUEST, parse};
     use crate::error::CourseError;
 
@@ -94,6 +98,11 @@ mod guard {
         let Some(value) = std::env::var_os(FD_VARIABLE) else {
             return Ok(Alone { gated: false });
         };
+        // Nothing of this process's left running on the GPU while it
+        // waits, beside another process's timed launches.
+        CurrentContext::synchronize().map_err(|err| {
+            CourseError::from(err).during("finishing the GPU's work before timing")
+        })?;
         let mut slot = GATE.lock().unwrap_or_else(PoisonError::into_inner);
         let mut gate = match slot.take() {
             Some(gate) => gate,
