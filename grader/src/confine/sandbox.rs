@@ -90,7 +90,23 @@ pub struct Extras<'a> {
     /// Bytes of data the run holds beyond an ordinary run's (its plan's
     /// `memory`, above 2^31 elements): its memory cap grows by as much.
     pub memory: u64,
+    /// Whether the run's CUDA contexts get one hardware work queue
+    /// ([`ONE_WORK_QUEUE`]): every run but those whose verdict reads how
+    /// streams overlap.
+    pub one_work_queue: bool,
 }
+
+/// The variable, and its value, that gives a CUDA context one hardware
+/// work queue instead of the driver's default eight. The driver makes and
+/// tears down contexts one at a time across every process on the machine,
+/// and a context with one queue costs it under half the time: on an H100
+/// (driver 580), 55 ms to make and 25 ms to tear down against 120 ms and
+/// 65 ms, and 16 processes starting at once were done in 1.3 s against
+/// 3.5 s (`scripts/perf/README.md`, "Where a GPU run's time goes"). One
+/// queue serialises kernels and copies issued to different streams, which
+/// only streams' overlap can see: a single stream's launches, and so every
+/// other run's times and results, are the same.
+pub const ONE_WORK_QUEUE: (&str, &str) = ("CUDA_DEVICE_MAX_CONNECTIONS", "1");
 
 /// A working bubblewrap and how it is started, for runs and for builds.
 #[derive(Clone, Debug)]
@@ -247,9 +263,13 @@ fn unsandboxed(binary: &Path, args: &[&str], wrapper: &[&str], extras: Extras) -
         descriptors,
         driver,
         memory: _,
+        one_work_queue,
     } = extras;
     for (name, file) in files {
         command.env(name, file);
+    }
+    if one_work_queue {
+        command.env(ONE_WORK_QUEUE.0, ONE_WORK_QUEUE.1);
     }
     // The grader's own, were it run under a gate, names nothing the run
     // has: only the gate a run is given reaches it.
@@ -425,6 +445,10 @@ impl Sandbox {
         for (name, file) in extras.files {
             let seen = copy_in(&mut command, &mut inherit, file);
             command.arg("--setenv").arg(name).arg(seen);
+        }
+        if extras.one_work_queue {
+            let (name, value) = ONE_WORK_QUEUE;
+            command.args(["--setenv", name, value]);
         }
         for (name, fd) in extras.descriptors {
             // bwrap passes it on at the same number.
@@ -887,6 +911,56 @@ mod tests {
             .find(|w| w[0] == "--setenv" && w[1] == "CUDA_VISIBLE_DEVICES");
         assert_eq!(visible.map(|w| w[2].as_str()), Some("GPU-1234"));
         assert!(Isolation::Unsandboxed.on_gpu(&pin).is_none());
+    }
+
+    #[test]
+    fn one_work_queue_is_the_variable_given_where_asked_and_only_there() {
+        let sandbox = Isolation::Sandboxed(Sandbox {
+            bwrap: "/usr/bin/bwrap".into(),
+            run_mode: Mode::AsCaller,
+            build_mode: Mode::AsCaller,
+            gpu: None,
+            cells: Cells::Missing {
+                why: "a test".into(),
+            },
+        });
+        let (name, value) = ONE_WORK_QUEUE;
+        for asked in [true, false] {
+            let extras = Extras {
+                one_work_queue: asked,
+                ..Extras::default()
+            };
+            let job = sandbox.run_command_with(Path::new("/bin/true"), &[], &[], extras);
+            let args: Vec<String> = job
+                .command
+                .get_args()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect();
+            let given: Vec<&str> = args
+                .windows(3)
+                .filter(|w| w[0] == "--setenv" && w[1] == name)
+                .map(|w| w[2].as_str())
+                .collect();
+            let want: Vec<&str> = if asked { vec![value] } else { vec![] };
+            assert_eq!(given, want, "one_work_queue: {asked}");
+
+            let extras = Extras {
+                one_work_queue: asked,
+                ..Extras::default()
+            };
+            let job =
+                Isolation::Unsandboxed.run_command_with(Path::new("/bin/true"), &[], &[], extras);
+            let set = job
+                .command
+                .get_envs()
+                .find(|(n, _)| *n == name)
+                .and_then(|(_, v)| v.map(|v| v.to_string_lossy().into_owned()));
+            assert_eq!(
+                set.as_deref(),
+                asked.then_some(value),
+                "unsandboxed, {asked}"
+            );
+        }
     }
 
     #[test]

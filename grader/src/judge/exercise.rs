@@ -311,9 +311,26 @@ fn make(context: &Context, exercise: ExerciseId, hangs: &Hangs, job: &Job, limit
         phase,
         using,
         hangs,
-        |gate| job::make(job, context.isolation, limits, context.driver, gate),
+        |gate| {
+            let one_work_queue = !reads_overlap(exercise);
+            job::make(
+                job,
+                context.isolation,
+                limits,
+                context.driver,
+                gate,
+                one_work_queue,
+            )
+        },
         |made: &Made| ending(&made.outcome.ended),
     )
+}
+
+/// Whether the exercise's verdicts read how its streams overlap in time:
+/// its runs are timed, and keep the driver's several work queues per
+/// context (`sandbox::ONE_WORK_QUEUE`).
+fn reads_overlap(exercise: ExerciseId) -> bool {
+    crate::plan::exercise::demands(exercise).contains(&Demand::OverlapInTime)
 }
 
 /// Whether a process beside a run on the GPU could have made it end so.
@@ -340,7 +357,7 @@ fn ending(ended: &Ended) -> Ending {
 /// node's memory unreserved; otherwise such a run reserves its memory, and
 /// the others share. On the CPU emulator nothing is timed.
 pub fn using(exercise: ExerciseId, run: &plan::Run, role: Role, emulate: bool) -> Use {
-    let overlap = crate::plan::exercise::demands(exercise).contains(&Demand::OverlapInTime);
+    let overlap = reads_overlap(exercise);
     let timed = match role {
         Role::KernelInCourseHost => run.timed || overlap,
         Role::StudentHost => overlap,
@@ -506,6 +523,8 @@ mod tests {
     fn runs_whose_verdict_reads_a_time_have_the_gpu_alone_and_large_runs_reserve_memory() {
         for exercise in kernels::catalogue::EXERCISES {
             let id = ExerciseId::from_name(exercise.name).unwrap();
+            // Only streams' runs keep the driver's several work queues.
+            assert_eq!(reads_overlap(id), id == ExerciseId::StreamsOverlap, "{id}");
             for run in crate::plan::exercise::plan(id, 7) {
                 let overlap = id == ExerciseId::StreamsOverlap;
                 // No timed run is above 2^31: the gate would let it share

@@ -50,6 +50,7 @@ pub fn make(
     limits: Limits,
     driver: Option<&Path>,
     gate: Option<GateEnd>,
+    one_work_queue: bool,
 ) -> Made {
     let mut args = job.run.args();
     args.push("--json".into());
@@ -81,6 +82,7 @@ pub fn make(
         descriptors,
         driver,
         memory: job.run.memory,
+        one_work_queue,
     };
     let mut outcome = runner::run_command_waiting(
         isolation.run_command_with(job.binary, &args, &[], extras),
@@ -139,7 +141,14 @@ mod tests {
             timeout: Duration::from_secs(10),
             max_output: 1 << 10,
         };
-        let made = make(&job, &Isolation::Unsandboxed, limits, None, Some(gate));
+        let made = make(
+            &job,
+            &Isolation::Unsandboxed,
+            limits,
+            None,
+            Some(gate),
+            true,
+        );
         made.outcome.stdout.trim().to_owned()
     }
 

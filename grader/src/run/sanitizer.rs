@@ -67,6 +67,8 @@ pub fn sanitize(
                         &wrapper,
                         Extras {
                             files,
+                            // The tools judge no time, overlap included.
+                            one_work_queue: true,
                             ..Extras::default()
                         },
                     ),
