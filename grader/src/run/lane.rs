@@ -3,10 +3,9 @@
 //! several processes on one GPU change no verdict), and a run whose verdict
 //! reads a time has the GPU alone while it times, waiting for every run in
 //! flight to end: no time is taken while another process uses the GPU.
-//! Shared runs go first (`run::turns`): a run waiting to be alone holds
-//! off no new shared run, so a shared run that takes its whole timeout (a
-//! kernel that hangs) keeps waiting only the runs that wait to be alone,
-//! never every worker. The course's binary (the speed point's runs, the
+//! A run waiting to be alone holds off no new shared run for a second
+//! (`run::turns`), then new ones wait while the GPU drains, and the runs
+//! waiting to be alone go one after another. The course's binary (the speed point's runs, the
 //! student's kernel and the course's own, and streams' pipelines) says when
 //! it times through the timing gate (`run::gate`): it shares the GPU but
 //! for its timed launches. The student's own binary, whose host code could
@@ -431,7 +430,7 @@ mod tests {
     }
 
     #[test]
-    fn a_run_waiting_to_be_alone_holds_off_no_shared_run() {
+    fn a_run_waiting_to_be_alone_holds_off_no_shared_run_for_its_grace() {
         let lane = Lane::new(4, None);
         let slow_done = AtomicBool::new(false);
         let alone_started = AtomicBool::new(false);
@@ -456,7 +455,8 @@ mod tests {
                 })
             });
             std::thread::sleep(Duration::from_millis(50));
-            // Shared runs started meanwhile are made, not held off.
+            // Shared runs started within the grace (`turns::GRACE`) are
+            // made, not held off.
             for _ in 0..5 {
                 lane.run_as("test", Use::Shared, |_| {
                     if !slow_done.load(Ordering::SeqCst) {

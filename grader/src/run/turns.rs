@@ -1,25 +1,37 @@
 //! Whose turn it is on one GPU: any number of shared holds, or one alone.
-//! Shared holds go first: a hold waiting to be alone does not hold off new
-//! shared ones, it waits until none is in flight. (A lock that lets a
-//! waiting writer hold off new readers, as std's RwLock does, lets one
-//! shared run that hangs for its whole timeout stop every worker: a
-//! deadlocking kernel's runs, one after another, stopped the grader's class
-//! on an H100 for 520 s.) No hold waits for ever: every worker either makes
-//! shared runs, which end within their timeout, or waits to be alone, and
-//! once every worker waits, none is shared; the holds waiting to be alone
-//! then go one after another, paying the wait for the GPU to empty once for
-//! all of them. A shared hold can become alone (it lets go of its share
-//! first, so two that ask at once cannot wait on each other) and an alone
-//! hold shared again without letting go (no other hold can be alone in
-//! between): the timing gate's moves (`run::gate`).
+//! A hold waiting to be alone holds off no new shared hold for a grace
+//! ([`GRACE`]); after that, new shared holds wait while the GPU drains,
+//! and every hold then waiting to be alone goes, one after another, before
+//! they start. Without the drain, a waiting hold has the GPU only once
+//! nothing is shared, which with a worker per core came rarely: on an
+//! H100 the course's timed sections waited 280 s in all for 19 turns
+//! alone, 15 s each (`scripts/perf/README.md`). Without the grace, every
+//! request alone would stop every worker at once, and a shared run that
+//! hangs for its whole timeout would stop them for as long (as std's
+//! RwLock, which lets a waiting writer hold off readers at once, did to
+//! the grader's class on an H100 for 520 s); with it, requests that come
+//! close together share one drain. A shared hold can become alone (it lets
+//! go of its share first, so two that ask at once cannot wait on each
+//! other) and an alone hold shared again without letting go (no other hold
+//! can be alone in between): the timing gate's moves (`run::gate`).
 
 use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+/// How long a hold waiting to be alone lets new shared holds start.
+pub const GRACE: Duration = Duration::from_secs(1);
 
 /// The holds on one GPU.
-#[derive(Default)]
 pub struct Turns {
     state: Mutex<State>,
     changed: Condvar,
+    grace: Duration,
+}
+
+impl Default for Turns {
+    fn default() -> Turns {
+        Turns::new(GRACE)
+    }
 }
 
 #[derive(Default)]
@@ -28,6 +40,9 @@ struct State {
     alone: bool,
     /// Holds waiting to be alone.
     waiting: usize,
+    /// A hold has waited to be alone past its grace: new shared holds wait
+    /// until no hold waits to be alone.
+    draining: bool,
 }
 
 /// A share of the GPU, until dropped.
@@ -43,6 +58,16 @@ pub struct Alone<'a> {
 }
 
 impl Turns {
+    /// Turns whose holds waiting to be alone let new shared ones start for
+    /// `grace`.
+    pub fn new(grace: Duration) -> Turns {
+        Turns {
+            state: Mutex::default(),
+            changed: Condvar::new(),
+            grace,
+        }
+    }
+
     fn state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -58,25 +83,40 @@ impl Turns {
         (state.shared, state.alone, state.waiting)
     }
 
-    /// A share, once no hold is alone (holds waiting to be alone do not
-    /// hold it off).
+    /// A share, once no hold is alone and the GPU is not draining for
+    /// holds waiting to be alone.
     pub fn shared(&self) -> Shared<'_> {
         let mut state = self.state();
-        while state.alone {
+        while state.alone || state.draining {
             state = self.wait(state);
         }
         state.shared += 1;
         Shared { turns: self }
     }
 
-    /// The GPU alone, once no hold is in flight.
+    /// The GPU alone, once no hold is in flight; past the grace, new shared
+    /// holds wait for it.
     pub fn alone(&self) -> Alone<'_> {
+        let asked = Instant::now();
         let mut state = self.state();
         state.waiting += 1;
         while state.alone || state.shared > 0 {
-            state = self.wait(state);
+            let left = self.grace.saturating_sub(asked.elapsed());
+            if left.is_zero() {
+                state.draining = true;
+                state = self.wait(state);
+            } else {
+                state = (self.changed.wait_timeout(state, left))
+                    .unwrap_or_else(|p| p.into_inner())
+                    .0;
+            }
         }
         state.waiting -= 1;
+        if state.waiting == 0 {
+            // The last of the drain's holds: shared holds start once it is
+            // done.
+            state.draining = false;
+        }
         state.alone = true;
         Alone { turns: self }
     }
@@ -130,8 +170,8 @@ mod tests {
     use std::time::Duration;
 
     #[test]
-    fn alone_waits_for_every_share_and_holds_off_none() {
-        let turns = Turns::default();
+    fn alone_holds_off_no_share_for_its_grace_then_drains_the_gpu() {
+        let turns = Turns::new(Duration::from_millis(300));
         let first = turns.shared();
         let order = Mutex::new(Vec::new());
         std::thread::scope(|scope| {
@@ -139,19 +179,57 @@ mod tests {
                 let _alone = turns.alone();
                 order.lock().unwrap().push("alone");
             });
-            // The alone hold is waiting now: a new share does not wait
-            // behind it, and the alone hold waits for that share too.
             while turns.holds().2 == 0 {
                 std::thread::yield_now();
             }
-            let later = turns.shared();
-            order.lock().unwrap().push("later share");
+            // Within the grace a new share starts beside the waiting hold.
+            let second = turns.shared();
+            order.lock().unwrap().push("share within the grace");
+            // Past it, a new share waits for the GPU to drain and for the
+            // waiting hold's turn.
+            std::thread::sleep(Duration::from_millis(400));
+            scope.spawn(|| {
+                let _late = turns.shared();
+                order.lock().unwrap().push("share past the grace");
+            });
+            std::thread::sleep(Duration::from_millis(100));
+            assert_eq!(*order.lock().unwrap(), ["share within the grace"]);
             drop(first);
             std::thread::sleep(Duration::from_millis(50));
-            assert_eq!(*order.lock().unwrap(), ["later share"]);
-            drop(later);
+            assert_eq!(*order.lock().unwrap(), ["share within the grace"]);
+            drop(second);
         });
-        assert_eq!(*order.lock().unwrap(), ["later share", "alone"]);
+        assert_eq!(
+            *order.lock().unwrap(),
+            ["share within the grace", "alone", "share past the grace"]
+        );
+        assert_eq!(turns.holds(), (0, false, 0));
+    }
+
+    #[test]
+    fn holds_waiting_in_one_drain_go_before_any_new_share() {
+        let turns = Turns::new(Duration::ZERO);
+        let first = turns.shared();
+        let order = Mutex::new(Vec::new());
+        std::thread::scope(|scope| {
+            for _ in 0..3 {
+                scope.spawn(|| {
+                    let _alone = turns.alone();
+                    order.lock().unwrap().push("alone");
+                    std::thread::sleep(Duration::from_millis(10));
+                });
+            }
+            while turns.holds().2 < 3 {
+                std::thread::yield_now();
+            }
+            scope.spawn(|| {
+                let _share = turns.shared();
+                order.lock().unwrap().push("share");
+            });
+            std::thread::sleep(Duration::from_millis(50));
+            drop(first);
+        });
+        assert_eq!(*order.lock().unwrap(), ["alone", "alone", "alone", "share"]);
         assert_eq!(turns.holds(), (0, false, 0));
     }
 
