@@ -302,7 +302,8 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
 fn make(context: &Context, exercise: ExerciseId, hangs: &Hangs, job: &Job, limits: Limits) -> Made {
     let using = using(exercise, job.run, job.role, context.emulate);
     let phase = match using {
-        Use::Shared => "runs",
+        // `using` gives no job a tool's long share.
+        Use::Shared | Use::SharedLong => "runs",
         Use::Alone => "timed runs",
         Use::Gated => "gated runs",
         Use::Memory(_) => "runs above 2^31",

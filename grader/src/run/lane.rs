@@ -3,9 +3,10 @@
 //! several processes on one GPU change no verdict), and a run whose verdict
 //! reads a time has the GPU alone while it times, waiting for every run in
 //! flight to end: no time is taken while another process uses the GPU.
-//! A run waiting to be alone holds off no new shared run for a second
-//! (`run::turns`), then new ones wait while the GPU drains, and the runs
-//! waiting to be alone go one after another. The course's binary (the speed point's runs, the
+//! While a run waits to be alone no new long run starts (a sanitizer's
+//! tool, a run above 2^31 elements), and no short one once no long one is
+//! in flight (`run::turns`), so the GPU drains in the time of a short
+//! run; the runs waiting to be alone then go one after another. The course's binary (the speed point's runs, the
 //! student's kernel and the course's own, and streams' pipelines) says when
 //! it times through the timing gate (`run::gate`): it shares the GPU but
 //! for its timed launches. The student's own binary, whose host code could
@@ -31,6 +32,10 @@ use crate::run::turns::Turns;
 pub enum Use {
     /// With other runs: its verdict reads no time.
     Shared,
+    /// With other runs, for long (a compute-sanitizer tool: seconds to
+    /// tens of seconds): none starts while a run waits to be alone, so
+    /// the GPU drains in the time of a short run (`run::turns`).
+    SharedLong,
     /// With no other run on the GPU: its verdict reads a time.
     Alone,
     /// With other runs, but alone while it times: its verdict reads a
@@ -150,6 +155,10 @@ impl Lane {
                 let _shared = self.turns.shared();
                 timed(None)
             }
+            Use::SharedLong => {
+                let _shared = self.turns.shared_long();
+                timed(None)
+            }
             Use::Alone => {
                 let _alone = self.turns.alone();
                 timed(None)
@@ -173,7 +182,8 @@ impl Lane {
                 let need = memory::with_headroom(bytes);
                 self.reserve(need);
                 let made = {
-                    let _shared = self.turns.shared();
+                    // Tens of seconds, most of it host memory: long.
+                    let _shared = self.turns.shared_long();
                     timed(None)
                 };
                 let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
@@ -430,15 +440,15 @@ mod tests {
     }
 
     #[test]
-    fn a_run_waiting_to_be_alone_holds_off_no_shared_run_for_its_grace() {
+    fn short_runs_go_on_beside_a_long_one_while_a_run_waits_to_be_alone() {
         let lane = Lane::new(4, None);
         let slow_done = AtomicBool::new(false);
         let alone_started = AtomicBool::new(false);
         let shared_made_meanwhile = AtomicUsize::new(0);
         std::thread::scope(|scope| {
-            // A shared run that takes long (a kernel that hangs).
+            // A long shared run (a sanitizer's tool).
             scope.spawn(|| {
-                lane.run_as("test", Use::Shared, |_| {
+                lane.run_as("test", Use::SharedLong, |_| {
                     std::thread::sleep(Duration::from_millis(400));
                     slow_done.store(true, Ordering::SeqCst);
                 })
@@ -455,8 +465,7 @@ mod tests {
                 })
             });
             std::thread::sleep(Duration::from_millis(50));
-            // Shared runs started within the grace (`turns::GRACE`) are
-            // made, not held off.
+            // Short shared runs started meanwhile are made, not held off.
             for _ in 0..5 {
                 lane.run_as("test", Use::Shared, |_| {
                     if !slow_done.load(Ordering::SeqCst) {

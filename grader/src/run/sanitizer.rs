@@ -76,12 +76,13 @@ pub fn sanitize(
                 );
                 (outcome, started.elapsed().as_secs_f64())
             };
-            // The tools judge no time: they share the GPU. A finding is the
+            // The tools judge no time: they share the GPU, for long (the
+            // GPU drains for a run alone without waiting on them). A finding is the
             // kernel's own accesses; a tool that could not start, was
             // killed or ran out of time beside others runs again alone.
             let (outcome, seconds) = lane.lane.run_confirmed(
                 "compute-sanitizer",
-                Use::Shared,
+                Use::SharedLong,
                 lane.hangs,
                 tool_run,
                 |(outcome, _)| match outcome.ended {

@@ -1,47 +1,42 @@
 //! Whose turn it is on one GPU: any number of shared holds, or one alone.
-//! A hold waiting to be alone holds off no new shared hold for a grace
-//! ([`GRACE`]); after that, new shared holds wait while the GPU drains,
-//! and every hold then waiting to be alone goes, one after another, before
-//! they start. Without the drain, a waiting hold has the GPU only once
-//! nothing is shared, which with a worker per core came rarely: on an
-//! H100 the course's timed sections waited 280 s in all for 19 turns
-//! alone, 15 s each (`scripts/perf/README.md`). Without the grace, every
-//! request alone would stop every worker at once, and a shared run that
-//! hangs for its whole timeout would stop them for as long (as std's
-//! RwLock, which lets a waiting writer hold off readers at once, did to
-//! the grader's class on an H100 for 520 s); with it, requests that come
-//! close together share one drain. A shared hold can become alone (it lets
-//! go of its share first, so two that ask at once cannot wait on each
-//! other) and an alone hold shared again without letting go (no other hold
-//! can be alone in between): the timing gate's moves (`run::gate`).
+//! A shared hold is short (a run of the course's or the student's binary:
+//! about a second) or long (a compute-sanitizer tool, a run above 2^31
+//! elements: up to tens of seconds). While a hold waits to be alone, no new
+//! long hold starts; short ones go on starting until no long hold is in
+//! flight, and only then wait, so the GPU drains in the time of a short
+//! run, and every hold then waiting to be alone goes, one after another,
+//! before any new share starts. Draining behind every share in flight at
+//! once (a grace of a second, then all new shares held off) kept every
+//! worker waiting on the longest run in flight, at each request: on an
+//! H100 the class graded 20 students in 330 s; never holding shares off
+//! let the holds waiting to be alone wait until nothing happened to be
+//! shared, 15 s each, and 10 students in 280 s (`scripts/perf/README.md`).
+//! A hung short hold still holds the others during a drain, for its
+//! timeout, which `lane::AFTER_A_HANG` bounds once an exercise has hung.
+//! A shared hold can become alone (it lets go of its share first, so two
+//! that ask at once cannot wait on each other) and an alone hold shared
+//! again without letting go (no other hold can be alone in between): the
+//! timing gate's moves (`run::gate`).
 
 use std::sync::{Condvar, Mutex, MutexGuard};
-use std::time::{Duration, Instant};
-
-/// How long a hold waiting to be alone lets new shared holds start.
-pub const GRACE: Duration = Duration::from_secs(1);
 
 /// The holds on one GPU.
+#[derive(Default)]
 pub struct Turns {
     state: Mutex<State>,
     changed: Condvar,
-    grace: Duration,
-}
-
-impl Default for Turns {
-    fn default() -> Turns {
-        Turns::new(GRACE)
-    }
 }
 
 #[derive(Default)]
 struct State {
-    shared: usize,
+    /// Short shared holds, and long ones.
+    short: usize,
+    long: usize,
     alone: bool,
     /// Holds waiting to be alone.
     waiting: usize,
-    /// A hold has waited to be alone past its grace: new shared holds wait
-    /// until no hold waits to be alone.
+    /// No long hold was in flight while a hold waited to be alone: new
+    /// short holds wait until no hold waits to be alone.
     draining: bool,
 }
 
@@ -49,6 +44,7 @@ struct State {
 #[must_use]
 pub struct Shared<'a> {
     turns: &'a Turns,
+    long: bool,
 }
 
 /// The GPU alone, until dropped.
@@ -58,16 +54,6 @@ pub struct Alone<'a> {
 }
 
 impl Turns {
-    /// Turns whose holds waiting to be alone let new shared ones start for
-    /// `grace`.
-    pub fn new(grace: Duration) -> Turns {
-        Turns {
-            state: Mutex::default(),
-            changed: Condvar::new(),
-            grace,
-        }
-    }
-
     fn state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -76,45 +62,54 @@ impl Turns {
         self.changed.wait(state).unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Shares held, whether one is alone, and holds waiting to be.
+    /// Shares held (short and long), whether one is alone, and holds
+    /// waiting to be.
     #[cfg(test)]
     pub(crate) fn holds(&self) -> (usize, bool, usize) {
         let state = self.state();
-        (state.shared, state.alone, state.waiting)
+        (state.short + state.long, state.alone, state.waiting)
     }
 
-    /// A share, once no hold is alone and the GPU is not draining for
-    /// holds waiting to be alone.
+    /// A short share, once no hold is alone and the GPU is not draining.
     pub fn shared(&self) -> Shared<'_> {
         let mut state = self.state();
         while state.alone || state.draining {
             state = self.wait(state);
         }
-        state.shared += 1;
-        Shared { turns: self }
+        state.short += 1;
+        Shared {
+            turns: self,
+            long: false,
+        }
     }
 
-    /// The GPU alone, once no hold is in flight; past the grace, new shared
-    /// holds wait for it.
+    /// A long share, once no hold is alone or waiting to be.
+    pub fn shared_long(&self) -> Shared<'_> {
+        let mut state = self.state();
+        while state.alone || state.waiting > 0 {
+            state = self.wait(state);
+        }
+        state.long += 1;
+        Shared {
+            turns: self,
+            long: true,
+        }
+    }
+
+    /// The GPU alone, once no hold is in flight: no new long share starts
+    /// meanwhile, and no new short one once no long one is in flight.
     pub fn alone(&self) -> Alone<'_> {
-        let asked = Instant::now();
         let mut state = self.state();
         state.waiting += 1;
-        while state.alone || state.shared > 0 {
-            let left = self.grace.saturating_sub(asked.elapsed());
-            if left.is_zero() {
+        while state.alone || state.short > 0 || state.long > 0 {
+            if state.long == 0 {
                 state.draining = true;
-                state = self.wait(state);
-            } else {
-                state = (self.changed.wait_timeout(state, left))
-                    .unwrap_or_else(|p| p.into_inner())
-                    .0;
             }
+            state = self.wait(state);
         }
         state.waiting -= 1;
         if state.waiting == 0 {
-            // The last of the drain's holds: shared holds start once it is
-            // done.
+            // The last of the drain's holds: shares start once it is done.
             state.draining = false;
         }
         state.alone = true;
@@ -132,25 +127,29 @@ impl<'a> Shared<'a> {
 }
 
 impl<'a> Alone<'a> {
-    /// Shares the GPU again, with no moment between where another hold
-    /// could be alone.
+    /// Shares the GPU again (a short share), with no moment between where
+    /// another hold could be alone.
     pub fn into_shared(self) -> Shared<'a> {
         let turns = self.turns;
         {
             let mut state = turns.state();
             state.alone = false;
-            state.shared += 1;
+            state.short += 1;
             turns.changed.notify_all();
         }
         std::mem::forget(self);
-        Shared { turns }
+        Shared { turns, long: false }
     }
 }
 
 impl Drop for Shared<'_> {
     fn drop(&mut self) {
         let mut state = self.turns.state();
-        state.shared -= 1;
+        if self.long {
+            state.long -= 1;
+        } else {
+            state.short -= 1;
+        }
         self.turns.changed.notify_all();
     }
 }
@@ -170,9 +169,9 @@ mod tests {
     use std::time::Duration;
 
     #[test]
-    fn alone_holds_off_no_share_for_its_grace_then_drains_the_gpu() {
-        let turns = Turns::new(Duration::from_millis(300));
-        let first = turns.shared();
+    fn a_waiting_hold_stops_long_shares_at_once_and_short_ones_once_no_long_one_runs() {
+        let turns = Turns::default();
+        let long = turns.shared_long();
         let order = Mutex::new(Vec::new());
         std::thread::scope(|scope| {
             scope.spawn(|| {
@@ -182,33 +181,38 @@ mod tests {
             while turns.holds().2 == 0 {
                 std::thread::yield_now();
             }
-            // Within the grace a new share starts beside the waiting hold.
-            let second = turns.shared();
-            order.lock().unwrap().push("share within the grace");
-            // Past it, a new share waits for the GPU to drain and for the
-            // waiting hold's turn.
-            std::thread::sleep(Duration::from_millis(400));
+            // A new long share waits for the hold's turn.
+            scope.spawn(|| {
+                let _late = turns.shared_long();
+                order.lock().unwrap().push("long share");
+            });
+            // Short shares start while the long one is in flight.
+            let short = turns.shared();
+            order
+                .lock()
+                .unwrap()
+                .push("short share beside the long one");
+            std::thread::sleep(Duration::from_millis(50));
+            drop(long);
+            std::thread::sleep(Duration::from_millis(50));
+            // Now the GPU drains: a new short share waits too.
             scope.spawn(|| {
                 let _late = turns.shared();
-                order.lock().unwrap().push("share past the grace");
+                order.lock().unwrap().push("short share after");
             });
-            std::thread::sleep(Duration::from_millis(100));
-            assert_eq!(*order.lock().unwrap(), ["share within the grace"]);
-            drop(first);
             std::thread::sleep(Duration::from_millis(50));
-            assert_eq!(*order.lock().unwrap(), ["share within the grace"]);
-            drop(second);
+            assert_eq!(*order.lock().unwrap(), ["short share beside the long one"]);
+            drop(short);
         });
-        assert_eq!(
-            *order.lock().unwrap(),
-            ["share within the grace", "alone", "share past the grace"]
-        );
+        let order = order.into_inner().unwrap();
+        assert_eq!(order[..2], ["short share beside the long one", "alone"]);
+        assert_eq!(order.len(), 4, "{order:?}");
         assert_eq!(turns.holds(), (0, false, 0));
     }
 
     #[test]
     fn holds_waiting_in_one_drain_go_before_any_new_share() {
-        let turns = Turns::new(Duration::ZERO);
+        let turns = Turns::default();
         let first = turns.shared();
         let order = Mutex::new(Vec::new());
         std::thread::scope(|scope| {
@@ -224,12 +228,18 @@ mod tests {
             }
             scope.spawn(|| {
                 let _share = turns.shared();
-                order.lock().unwrap().push("share");
+                order.lock().unwrap().push("short share");
+            });
+            scope.spawn(|| {
+                let _share = turns.shared_long();
+                order.lock().unwrap().push("long share");
             });
             std::thread::sleep(Duration::from_millis(50));
             drop(first);
         });
-        assert_eq!(*order.lock().unwrap(), ["alone", "alone", "alone", "share"]);
+        let order = order.into_inner().unwrap();
+        assert_eq!(order[..3], ["alone", "alone", "alone"], "{order:?}");
+        assert_eq!(order.len(), 5);
         assert_eq!(turns.holds(), (0, false, 0));
     }
 
