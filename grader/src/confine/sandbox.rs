@@ -862,6 +862,27 @@ mod tests {
         max_output: 1 << 16,
     };
 
+    /// A sandbox whose commands are only looked at, never run.
+    fn looked_at() -> Sandbox {
+        Sandbox {
+            bwrap: "/usr/bin/bwrap".into(),
+            run_mode: Mode::AsCaller,
+            build_mode: Mode::AsCaller,
+            gpu: None,
+            cells: Cells::Missing {
+                why: "a test".into(),
+            },
+        }
+    }
+
+    /// A job's command line.
+    fn arguments(job: &Job) -> Vec<String> {
+        job.command
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    }
+
     fn script(dir: &Path, body: &str) -> PathBuf {
         let path = dir.join("probe");
         std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
@@ -880,22 +901,8 @@ mod tests {
             node: node.clone(),
             visible: "GPU-1234".into(),
         };
-        let sandbox = Sandbox {
-            bwrap: "/usr/bin/bwrap".into(),
-            run_mode: Mode::AsCaller,
-            build_mode: Mode::AsCaller,
-            gpu: None,
-            cells: Cells::Missing {
-                why: "a test".into(),
-            },
-        };
-        let pinned = Isolation::Sandboxed(sandbox).on_gpu(&pin).unwrap();
-        let job = pinned.run_command(Path::new("/bin/true"), &[], &[]);
-        let args: Vec<String> = job
-            .command
-            .get_args()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect();
+        let pinned = Isolation::Sandboxed(looked_at()).on_gpu(&pin).unwrap();
+        let args = arguments(&pinned.run_command(Path::new("/bin/true"), &[], &[]));
         let bound: Vec<&String> = args
             .windows(2)
             .filter(|w| w[0] == "--dev-bind")
@@ -915,15 +922,7 @@ mod tests {
 
     #[test]
     fn one_work_queue_is_the_variable_given_where_asked_and_only_there() {
-        let sandbox = Isolation::Sandboxed(Sandbox {
-            bwrap: "/usr/bin/bwrap".into(),
-            run_mode: Mode::AsCaller,
-            build_mode: Mode::AsCaller,
-            gpu: None,
-            cells: Cells::Missing {
-                why: "a test".into(),
-            },
-        });
+        let sandbox = Isolation::Sandboxed(looked_at());
         let (name, value) = ONE_WORK_QUEUE;
         for asked in [true, false] {
             let extras = Extras {
@@ -931,11 +930,7 @@ mod tests {
                 ..Extras::default()
             };
             let job = sandbox.run_command_with(Path::new("/bin/true"), &[], &[], extras);
-            let args: Vec<String> = job
-                .command
-                .get_args()
-                .map(|a| a.to_string_lossy().into_owned())
-                .collect();
+            let args = arguments(&job);
             let given: Vec<&str> = args
                 .windows(3)
                 .filter(|w| w[0] == "--setenv" && w[1] == name)

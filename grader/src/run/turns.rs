@@ -72,28 +72,31 @@ impl Turns {
 
     /// A short share, once no hold is alone and the GPU is not draining.
     pub fn shared(&self) -> Shared<'_> {
-        let mut state = self.state();
-        while state.alone || state.draining {
-            state = self.wait(state);
-        }
-        state.short += 1;
-        Shared {
-            turns: self,
-            long: false,
-        }
+        self.share(false)
     }
 
     /// A long share, once no hold is alone or waiting to be.
     pub fn shared_long(&self) -> Shared<'_> {
+        self.share(true)
+    }
+
+    fn share(&self, long: bool) -> Shared<'_> {
         let mut state = self.state();
-        while state.alone || state.waiting > 0 {
+        while state.alone
+            || (if long {
+                state.waiting > 0
+            } else {
+                state.draining
+            })
+        {
             state = self.wait(state);
         }
-        state.long += 1;
-        Shared {
-            turns: self,
-            long: true,
+        if long {
+            state.long += 1;
+        } else {
+            state.short += 1;
         }
+        Shared { turns: self, long }
     }
 
     /// The GPU alone, once no hold is in flight: no new long share starts
