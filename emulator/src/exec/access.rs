@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64};
 
 use super::atomic::{rmw16, rmw32, rmw64};
-use super::global_load::{Recent, prefetch};
+use super::global_load::Recent;
 use super::race::{Access, Conflict, Shadow, SharedShadow, TRACKED_THREADS, View};
 use super::taint::{POISON, Taint};
 use crate::ir::{AtomicOp, Space};
@@ -510,16 +510,7 @@ impl ThreadMemory<'_> {
             .map_or(usize::MAX, |r| r.allocation);
         let place = self.resolve(space, address, len, hint)?;
         if let Place::Global(index, ptr) = place {
-            if let Some(recent) = self.block.recent.get_mut(at as usize) {
-                // A strided loop's load two iterations on: one iteration is
-                // too short a wait for a line from a busy L3 cache.
-                let stride = address.wrapping_sub(recent.address) as usize;
-                prefetch(ptr.wrapping_add(stride.wrapping_mul(2)));
-                *recent = Recent {
-                    allocation: index,
-                    address,
-                };
-            }
+            self.remember(at, index, address, ptr);
             self.initialised(&place, address, len, false)?;
         }
         self.block.unwritten = false;

@@ -43,6 +43,22 @@ pub(super) fn prefetch(ptr: *const u8) {
 }
 
 impl ThreadMemory<'_> {
+    /// Keeps what global load instruction `at` did (`address`, in
+    /// `allocation`, at `ptr` on the host) for its next, and prefetches the
+    /// line a strided loop's load two iterations on reads: one iteration is
+    /// too short a wait for a line from a busy L3 cache.
+    #[inline(always)]
+    pub(super) fn remember(&mut self, at: u32, allocation: usize, address: u64, ptr: *mut u8) {
+        if let Some(recent) = self.block.recent.get_mut(at as usize) {
+            let stride = address.wrapping_sub(recent.address) as usize;
+            prefetch(ptr.wrapping_add(stride.wrapping_mul(2)));
+            *recent = Recent {
+                allocation,
+                address,
+            };
+        }
+    }
+
     /// The load most kernels make most: `load`'s own steps for a global
     /// address in the allocation this instruction hit last, aligned, all of
     /// whose words something wrote (so the initcheck has nothing to find),
@@ -85,9 +101,7 @@ impl ThreadMemory<'_> {
         }
         // What `load` does for such a load, in its order.
         let place = Place::Global(recent.allocation, ptr);
-        let stride = address.wrapping_sub(recent.address) as usize;
-        prefetch(ptr.wrapping_add(stride.wrapping_mul(2)));
-        self.block.recent[at as usize].address = address;
+        self.remember(at, recent.allocation, address, ptr);
         self.block.unwritten = false;
         if !read_only {
             self.track(&place, space, address, len, false, self.access(at, false))?;

@@ -90,10 +90,10 @@ pub struct Extras<'a> {
     /// Bytes of data the run holds beyond an ordinary run's (its plan's
     /// `memory`, above 2^31 elements): its memory cap grows by as much.
     pub memory: u64,
-    /// Whether the run's CUDA contexts get one hardware work queue
-    /// ([`ONE_WORK_QUEUE`]): every run but those whose verdict reads how
-    /// streams overlap.
-    pub one_work_queue: bool,
+    /// Whether the run's CUDA contexts keep the driver's several hardware
+    /// work queues: only a run whose verdict reads how streams overlap.
+    /// Every other run's get one ([`ONE_WORK_QUEUE`]).
+    pub keeps_work_queues: bool,
 }
 
 /// The variable, and its value, that gives a CUDA context one hardware
@@ -263,12 +263,12 @@ fn unsandboxed(binary: &Path, args: &[&str], wrapper: &[&str], extras: Extras) -
         descriptors,
         driver,
         memory: _,
-        one_work_queue,
+        keeps_work_queues,
     } = extras;
     for (name, file) in files {
         command.env(name, file);
     }
-    if one_work_queue {
+    if !keeps_work_queues {
         command.env(ONE_WORK_QUEUE.0, ONE_WORK_QUEUE.1);
     }
     // The grader's own, were it run under a gate, names nothing the run
@@ -446,7 +446,7 @@ impl Sandbox {
             let seen = copy_in(&mut command, &mut inherit, file);
             command.arg("--setenv").arg(name).arg(seen);
         }
-        if extras.one_work_queue {
+        if !extras.keeps_work_queues {
             let (name, value) = ONE_WORK_QUEUE;
             command.args(["--setenv", name, value]);
         }
@@ -921,12 +921,12 @@ mod tests {
     }
 
     #[test]
-    fn one_work_queue_is_the_variable_given_where_asked_and_only_there() {
+    fn one_work_queue_is_every_run_s_but_where_several_are_kept() {
         let sandbox = Isolation::Sandboxed(looked_at());
         let (name, value) = ONE_WORK_QUEUE;
-        for asked in [true, false] {
+        for keeps in [false, true] {
             let extras = Extras {
-                one_work_queue: asked,
+                keeps_work_queues: keeps,
                 ..Extras::default()
             };
             let job = sandbox.run_command_with(Path::new("/bin/true"), &[], &[], extras);
@@ -936,11 +936,11 @@ mod tests {
                 .filter(|w| w[0] == "--setenv" && w[1] == name)
                 .map(|w| w[2].as_str())
                 .collect();
-            let want: Vec<&str> = if asked { vec![value] } else { vec![] };
-            assert_eq!(given, want, "one_work_queue: {asked}");
+            let want: Vec<&str> = if keeps { vec![] } else { vec![value] };
+            assert_eq!(given, want, "keeps_work_queues: {keeps}");
 
             let extras = Extras {
-                one_work_queue: asked,
+                keeps_work_queues: keeps,
                 ..Extras::default()
             };
             let job =
@@ -952,8 +952,8 @@ mod tests {
                 .and_then(|(_, v)| v.map(|v| v.to_string_lossy().into_owned()));
             assert_eq!(
                 set.as_deref(),
-                asked.then_some(value),
-                "unsandboxed, {asked}"
+                (!keeps).then_some(value),
+                "unsandboxed, {keeps}"
             );
         }
     }

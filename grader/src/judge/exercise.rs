@@ -313,14 +313,14 @@ fn make(context: &Context, exercise: ExerciseId, hangs: &Hangs, job: &Job, limit
         using,
         hangs,
         |gate| {
-            let one_work_queue = !reads_overlap(exercise);
+            let keeps_work_queues = reads_overlap(exercise);
             job::make(
                 job,
                 context.isolation,
                 limits,
                 context.driver,
                 gate,
-                one_work_queue,
+                keeps_work_queues,
             )
         },
         |made: &Made| ending(&made.outcome.ended),

@@ -11,12 +11,12 @@ use kernels::catalogue::points::{MEMORY_SAFETY, SPEED};
 use serde_json::Value;
 
 use crate::build::reference::Kept;
-use crate::confine::runner::{self, Ended, Limits};
-use crate::confine::sandbox::{Extras, Isolation};
+use crate::confine::runner::{Ended, Limits};
+use crate::confine::sandbox::Isolation;
 use crate::plan::runs::{self as plan, Role};
 use crate::record::outcome::{CheckName, CheckOutcome, NotStarted, Verdict};
 use crate::record::results::{Check, Run, Sanitized};
-use crate::run::gate::GateEnd;
+use crate::run::job::{self, Job};
 use crate::run::lane::{ExerciseLane, Hangs, Lane, Use};
 use crate::run::sanitizer;
 
@@ -217,27 +217,22 @@ pub fn speed(
 /// The course's own kernel's time at `timed` (None when it did not pass),
 /// and how its run ended.
 fn course_ms(bench: &Bench, reference: &Path, timed: &plan::Run) -> (Option<f64>, Ended) {
-    let timed_args = timed.args();
-    let mut args: Vec<&str> = timed_args.iter().map(String::as_str).collect();
-    args.push("--json");
-    // The course's binary: alone while it times, as the student's kernel's
-    // run was (`judge::exercise::using`).
-    let outcome = bench
+    // The course's binary with its own kernel, made as the student's
+    // kernel's run was (`judge::exercise::using`): alone while it times,
+    // with one work queue (no exercise with a speed point reads overlap).
+    let job = Job {
+        run: timed,
+        role: Role::KernelInCourseHost,
+        binary: reference,
+        ptx: None,
+        tracer: None,
+    };
+    let made = bench
         .lane
         .run_as("the course's timed runs", Use::Gated, |gate| {
-            let (descriptors, waited) = GateEnd::attach(gate);
-            let extras = Extras {
-                descriptors,
-                ..Extras::default()
-            };
-            runner::run_command_waiting(
-                bench
-                    .isolation
-                    .run_command_with(reference, &args, &[], extras),
-                bench.limits,
-                &waited,
-            )
+            job::make(&job, bench.isolation, bench.limits, None, gate, false)
         });
+    let outcome = made.outcome;
     let ms = serde_json::from_str::<Value>(outcome.stdout.trim())
         .ok()
         .filter(|r| r["check"]["passed"] == true)

@@ -43,14 +43,15 @@ pub struct Made {
 /// Makes `job`, confined as `isolation` says, within `limits`; `driver` is
 /// the CPU emulator's library when the kernels run on it; `gate` the timing
 /// gate the run's process is given, the course's binary's only (the time
-/// it waits there is not counted against its timeout).
+/// it waits there is not counted against its timeout); `keeps_work_queues`
+/// whether its contexts keep several work queues (`Extras`).
 pub fn make(
     job: &Job,
     isolation: &Isolation,
     limits: Limits,
     driver: Option<&Path>,
     gate: Option<GateEnd>,
-    one_work_queue: bool,
+    keeps_work_queues: bool,
 ) -> Made {
     let mut args = job.run.args();
     args.push("--json".into());
@@ -82,7 +83,7 @@ pub fn make(
         descriptors,
         driver,
         memory: job.run.memory,
-        one_work_queue,
+        keeps_work_queues,
     };
     let mut outcome = runner::run_command_waiting(
         isolation.run_command_with(job.binary, &args, &[], extras),
@@ -147,7 +148,7 @@ mod tests {
             limits,
             None,
             Some(gate),
-            true,
+            false,
         );
         made.outcome.stdout.trim().to_owned()
     }

@@ -65,10 +65,10 @@ pub fn sanitize(
                         binary,
                         args,
                         &wrapper,
+                        // One work queue: the tools judge no time, overlap
+                        // included.
                         Extras {
                             files,
-                            // The tools judge no time, overlap included.
-                            one_work_queue: true,
                             ..Extras::default()
                         },
                     ),
