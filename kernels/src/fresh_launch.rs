@@ -43,13 +43,13 @@ use cust::module::Module;
 use cust::prelude::*;
 use cust::sys;
 
+use crate::POISON_KERNEL;
 use crate::error::CourseError;
 use crate::gpu;
 
 /// The poison kernel, compiled by nvcc 11.8 for compute_75 from
 /// poison_shared.cu beside it (the test below checks it is that file's).
 const POISON_PTX: &str = include_str!("fresh_launch/poison_shared.ptx");
-const POISON_KERNEL: &str = "course_poison_shared";
 /// The shared memory any block may have without opting in to more.
 const PLAIN_BLOCK_BYTES: u32 = 48 * 1024;
 /// What the driver keeps of a multiprocessor's shared memory per resident

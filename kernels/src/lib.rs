@@ -67,6 +67,12 @@ pub use gpu::Gpu;
 #[cfg(feature = "runtime")]
 pub use stopwatch::{Stopwatch, median_ms, median_ms_checked};
 
+/// The course's own kernel launched before each of a student's launches on
+/// a GPU, filling shared memory with poison (`fresh_launch`): the grader
+/// leaves it out of compute-sanitizer's checks, which are of the student's
+/// kernel (the name is exact, and no exercise's kernel has it).
+pub const POISON_KERNEL: &str = "course_poison_shared";
+
 /// The variable naming a PTX file that `Gpu::load_module` loads instead
 /// of the PTX the binary embeds. The grader sets it when it runs a
 /// student's kernel through the course's own host code (the solution

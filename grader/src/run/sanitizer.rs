@@ -10,7 +10,9 @@
 //! an access one past the end lands in allocation padding, a missing
 //! barrier races and still sums right most of the time.
 
+use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::confine::runner::{self, Ended, Limits};
@@ -52,11 +54,12 @@ pub fn sanitize(
         timeout: limits.timeout * 10,
         ..limits
     };
+    let takes = takes_of(&program);
     TOOLS
         .iter()
         .map(|tool| {
-            let name = tool.to_string();
-            let wrapper = [program.as_ref(), "--tool", &name];
+            let wrapper = wrapper(&program, *tool, takes, lane.lane.cores_each());
+            let wrapper: Vec<&str> = wrapper.iter().map(String::as_str).collect();
             // Never gated: the tools judge no time.
             let tool_run = |_: Option<GateEnd>| {
                 let started = Instant::now();
@@ -103,6 +106,87 @@ pub fn sanitize(
             }
         })
         .collect()
+}
+
+/// What a compute-sanitizer's `--help` says it takes, of the options the
+/// grader adds where it can: an option a tool does not know stops it, and
+/// the point would be lost for every kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Takes {
+    /// racecheck's `--racecheck-num-workers` (2022.3, CUDA 11.8, has it).
+    racecheck_workers: bool,
+    /// The option that leaves kernels out of the checks by name:
+    /// `--kernel-name-exclude` in newer tools, `--kernel-regex-exclude` in
+    /// 2022.3 (whose `--exclude` is deprecated), none in older ones.
+    exclude: Option<&'static str>,
+}
+
+/// What `help` lists: an option is a line that starts with it.
+fn takes(help: &str) -> Takes {
+    let listed = |option: &str| {
+        help.lines().any(|l| {
+            l.trim_start()
+                .strip_prefix(option)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '=']))
+        })
+    };
+    Takes {
+        racecheck_workers: listed("--racecheck-num-workers"),
+        exclude: ["--kernel-name-exclude", "--kernel-regex-exclude"]
+            .into_iter()
+            .find(|option| listed(option)),
+    }
+}
+
+/// What `program` takes, asked once per program and grading (nothing where
+/// it cannot say).
+fn takes_of(program: &str) -> Takes {
+    static ASKED: Mutex<BTreeMap<String, Takes>> = Mutex::new(BTreeMap::new());
+    let mut asked = ASKED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    *asked.entry(program.to_owned()).or_insert_with(|| {
+        std::process::Command::new(program)
+            .arg("--help")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_or_else(
+                |_| Takes::default(),
+                |out| takes(&String::from_utf8_lossy(&out.stdout)),
+            )
+    })
+}
+
+/// The command line before the program's: `program --tool TOOL`, then
+/// what the tool takes of:
+/// - The course's shared-memory poison (`kernels::POISON_KERNEL`, launched
+///   before every launch of the student's kernel) left out of the checks by
+///   its exact name. The findings are the student's kernel's, and the
+///   poison fills every multiprocessor's shared memory: racecheck tracked
+///   every byte of it, 1.9 s alone and 20 s of CPU a run for a 64-thread
+///   dot-sm, 14 of 16 cores busy with 16 at once
+///   (`scripts/perf/gpu-run-parts.sh`, H100, 2026-11-28). A student's
+///   kernel cannot take the name: the course launches each exercise's
+///   kernel by the exercise's name.
+/// - racecheck's host threads, `racecheck_workers` of them (the node's
+///   cores over the runs made at once), rather than one per core for every
+///   run. They only share the analysis out: what racecheck reports is the
+///   same.
+fn wrapper(program: &str, tool: Tool, takes: Takes, racecheck_workers: usize) -> Vec<String> {
+    let mut wrapper = vec![program.to_owned(), "--tool".to_owned(), tool.to_string()];
+    if let Some(exclude) = takes.exclude {
+        wrapper.extend([
+            exclude.to_owned(),
+            format!("kne={}", kernels::POISON_KERNEL),
+        ]);
+    }
+    if tool == Tool::Racecheck && takes.racecheck_workers {
+        wrapper.extend([
+            "--racecheck-num-workers".to_owned(),
+            racecheck_workers.to_string(),
+        ]);
+    }
+    wrapper
 }
 
 /// The tool's verdict from what it printed: clean when its summary counts
@@ -224,6 +308,86 @@ mod tests {
     use super::*;
 
     const T: Duration = Duration::from_secs(1);
+
+    /// compute-sanitizer 2022.3's `--help` (CUDA 11.8), the lines that
+    /// matter, as it prints them.
+    const HELP_2022_3: &str = "\
+  --exclude arg                         key1=val1,key2=val2,...
+  --kernel-regex arg                    key1=val1,key2=val2,...
+  --kernel-regex-exclude arg            key1=val1,key2=val2,...
+Racecheck-specific options:
+  --racecheck-detect-level arg (=warn)  <info|warn|error> Set the minimum level of race conditions to detect.
+  --racecheck-num-workers arg (=0)      Number of CPU worker threads used by the tool. Use 0 for automatic
+";
+
+    #[test]
+    fn the_options_are_those_the_tool_lists() {
+        let old = takes(HELP_2022_3);
+        assert_eq!(
+            old,
+            Takes {
+                racecheck_workers: true,
+                exclude: Some("--kernel-regex-exclude")
+            }
+        );
+        let newer = HELP_2022_3.replace("--kernel-regex-exclude arg", "--kernel-name-exclude arg");
+        assert_eq!(takes(&newer).exclude, Some("--kernel-name-exclude"));
+        // Neither: nothing added. A longer option, or one named in another
+        // option's text, is not the option.
+        let older =
+            "  --racecheck-num-workers-max arg\n  --filter arg  unlike --kernel-regex-exclude\n";
+        assert_eq!(takes(older), Takes::default());
+        assert_eq!(
+            wrapper("/cs", Tool::Racecheck, old, 2),
+            [
+                "/cs",
+                "--tool",
+                "racecheck",
+                "--kernel-regex-exclude",
+                "kne=course_poison_shared",
+                "--racecheck-num-workers",
+                "2"
+            ]
+        );
+        for tool in [Tool::Memcheck, Tool::Initcheck, Tool::Synccheck] {
+            assert_eq!(
+                wrapper("/cs", tool, old, 2),
+                [
+                    "/cs",
+                    "--tool",
+                    &tool.to_string(),
+                    "--kernel-regex-exclude",
+                    "kne=course_poison_shared"
+                ]
+            );
+        }
+        for tool in TOOLS {
+            assert_eq!(
+                wrapper("/cs", tool, Takes::default(), 2),
+                ["/cs", "--tool", &tool.to_string()]
+            );
+        }
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn the_tool_is_asked_its_help_and_one_that_cannot_say_is_given_nothing() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let script = |name: &str, help: &str| {
+            let path = dir.path().join(name);
+            let body = format!("#!/bin/sh\ncat <<'HELP'\n{help}HELP\n");
+            std::fs::write(&path, body).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+            path.to_string_lossy().into_owned()
+        };
+        assert_eq!(takes_of(&script("knows", HELP_2022_3)), takes(HELP_2022_3));
+        assert_eq!(
+            takes_of(&script("older", "  --print-limit arg\n")),
+            Takes::default()
+        );
+        assert_eq!(takes_of("/nonexistent/compute-sanitizer"), Takes::default());
+    }
 
     #[test]
     fn a_clean_summary_is_clean() {
