@@ -387,10 +387,35 @@ fn memory_safety_is_a_point_lost_to_what_compute_sanitizer_found() {
     );
     let out = dir.path().join("out");
     // By default: the memory-safety point, lost to memcheck's findings.
+    let timeline = dir.path().join("timeline.tsv");
     run_hiding_the_gpu(&bundle, &out, &[])
         .env("COMPUTE_SANITIZER", &fake)
+        .env("GRADER_TIMELINE", &timeline)
         .assert()
         .success();
+    // The timeline has a line for each tool's run, as results.json has
+    // (every student's).
+    let timeline = fs::read_to_string(&timeline).unwrap();
+    let tools: Vec<Vec<&str>> = timeline
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').collect::<Vec<_>>())
+        .filter(|row| row[1] == "compute-sanitizer")
+        .collect();
+    let recorded: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let sanitized: usize = recorded["students"]
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|student| student["exercises"].as_object().unwrap().values())
+        .map(|exercise| exercise["sanitizer"].as_array().map_or(0, Vec::len))
+        .sum();
+    assert!(sanitized > 0 && tools.len() == sanitized, "{timeline}");
+    for row in &tools {
+        let (from, to): (f64, f64) = (row[2].parse().unwrap(), row[3].parse().unwrap());
+        assert!(row[0] == "0" && 0.0 <= from && from <= to, "{timeline}");
+    }
     let feedback = fs::read_to_string(out.join("feedback/solutions.md")).unwrap();
     assert!(
         feedback.contains("- 0 of 1, memory safety: in the run \"one element, ")

@@ -150,8 +150,37 @@ pub fn run(
     })?;
     if !students.is_empty() {
         say_where_time_went(exercises, started.elapsed().as_secs_f64(), &lanes);
+        if let Some(path) = std::env::var_os(TIMELINE_ENV) {
+            write_timeline(Path::new(&path), &lanes);
+        }
     }
     Ok(results)
+}
+
+/// The variable naming a file for the grading's timeline: a line per run,
+/// `lane phase start end` (tab-separated, seconds since the grading's
+/// lanes were made; the lane is the GPU's index in `--gpus`, 0 without),
+/// for seeing how many runs were in flight when (`scripts/perf/`).
+pub const TIMELINE_ENV: &str = "GRADER_TIMELINE";
+
+/// Writes the lanes' timelines to `path`; a file that cannot be written
+/// costs the timeline only, never the grading.
+fn write_timeline(path: &Path, lanes: &[Lane]) {
+    let mut text = String::from("lane\tphase\tstart\tend\n");
+    for (k, lane) in lanes.iter().enumerate() {
+        for span in lane.timeline() {
+            text.push_str(&format!(
+                "{k}\t{}\t{:.3}\t{:.3}\n",
+                span.phase, span.from, span.to
+            ));
+        }
+    }
+    if let Err(err) = std::fs::write(path, text) {
+        eprintln!(
+            "grader: the timeline could not be written to {} ({err}); ${TIMELINE_ENV} names it",
+            path.display()
+        );
+    }
 }
 
 /// One line on where a grading's time went: the wall time, and each

@@ -96,6 +96,16 @@ pub struct ExerciseLane<'a> {
     pub hangs: &'a Hangs,
 }
 
+/// A run on a lane's timeline: what it was for, and when it started and
+/// ended, in seconds since the lane was made (the wait for its turn
+/// included: the time a worker spent on it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Span {
+    pub phase: &'static str,
+    pub from: f64,
+    pub to: f64,
+}
+
 /// The lanes of one GPU (or of the CPU emulator, where nothing is timed).
 pub struct Lane {
     /// Runs at a time on this GPU, as `--jobs` asked.
@@ -107,6 +117,10 @@ pub struct Lane {
     /// Runs made and their seconds, by what they were for: where a
     /// grading's time goes.
     spent: Mutex<BTreeMap<&'static str, (u32, f64)>>,
+    /// Each run's phase, start and end, since `born`: how many runs were in
+    /// flight when, and how long the GPU drained for a run alone.
+    timeline: Mutex<Vec<Span>>,
+    born: Instant,
     /// Bytes the large runs in flight hold.
     held: Mutex<u64>,
     freed: Condvar,
@@ -125,6 +139,8 @@ impl Lane {
             node_jobs: jobs.max(1),
             turns: Turns::default(),
             spent: Mutex::new(BTreeMap::new()),
+            timeline: Mutex::new(Vec::new()),
+            born: Instant::now(),
             held: Mutex::new(0),
             freed: Condvar::new(),
             room: OnceLock::new(),
@@ -167,6 +183,7 @@ impl Lane {
             let started = Instant::now();
             let made = make(gate);
             self.count(phase, 1, started.elapsed());
+            self.mark(phase, started);
             made
         };
         match using {
@@ -258,6 +275,28 @@ impl Lane {
     /// Runs made so far and their seconds, by phase.
     pub fn spent(&self) -> BTreeMap<&'static str, (u32, f64)> {
         self.spent.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Adds a run of `phase` from `started` until now to the timeline.
+    fn mark(&self, phase: &'static str, started: Instant) {
+        let since = |at: Instant| at.saturating_duration_since(self.born).as_secs_f64();
+        let span = Span {
+            phase,
+            from: since(started),
+            to: since(Instant::now()),
+        };
+        self.timeline
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(span);
+    }
+
+    /// The runs made so far, in the order they ended.
+    pub fn timeline(&self) -> Vec<Span> {
+        self.timeline
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Why a run of `bytes` does not fit this node, None when it does:
@@ -511,5 +550,36 @@ mod tests {
             Lane::new(2, None).on_a_node_of(1).cores_each(),
             (cores / 2).max(1)
         );
+    }
+
+    #[test]
+    fn the_timeline_has_each_run_with_its_phase_start_and_end() {
+        let lane = Lane::new(2, None);
+        std::thread::scope(|scope| {
+            for _ in 0..2 {
+                scope.spawn(|| {
+                    lane.run_as("short", Use::Shared, |_| {
+                        std::thread::sleep(Duration::from_millis(30))
+                    })
+                });
+            }
+        });
+        lane.run_as("alone", Use::Alone, |_| {
+            std::thread::sleep(Duration::from_millis(20))
+        });
+        let spans = lane.timeline();
+        assert_eq!(
+            spans.iter().map(|s| s.phase).collect::<Vec<_>>(),
+            ["short", "short", "alone"]
+        );
+        for span in &spans {
+            assert!(span.to - span.from >= 0.019, "{span:?}");
+        }
+        // The two shared runs overlapped; the run alone came after both.
+        assert!(
+            spans[0].from < spans[1].to && spans[1].from < spans[0].to,
+            "{spans:?}"
+        );
+        assert!(spans[2].from >= spans[0].to.max(spans[1].to), "{spans:?}");
     }
 }
