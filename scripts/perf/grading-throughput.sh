@@ -15,6 +15,11 @@
 #   both gradings, e.g. --emulate or --no-sanitize. THROUGHPUT_STUDENTS, a
 #   Python regular expression, keeps only the students it matches (e.g.
 #   '^(solutions|stubs)$'), for a sequential grading that fits a time limit.
+#   THROUGHPUT_SEQUENTIAL=one grades only the first copy one at a time and
+#   compares every copy of the concurrent grading with it: the copies are
+#   the same binaries under the same seed, so each must grade the same, and
+#   a steady state of JOBS at once (more exercises than workers) costs one
+#   sequential grading, not COPIES of them.
 # On the GPU machine: grader-bundle/throughput.sh [COPIES [JOBS [FLAGS...]]].
 # Here, on the CPU emulator: scripts/grader-bundle.sh, then
 #   scripts/perf/grading-throughput.sh target/release/grader grader-bundle/class 1 2 --emulate
@@ -27,54 +32,105 @@ shift $(($# < 4 ? $# : 4))
 work=$(mktemp -d /tmp/throughput.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-# The synthetic bundle: the same files, each item listed COPIES times.
+# The synthetic bundle: the same files, each item listed COPIES times
+# (bundle.json), and the sequential grading's list (sequential.json).
 cp -r "$bundle" "$work/bundle"
-python3 - "$work/bundle/bundle.json" "$copies" "${THROUGHPUT_STUDENTS:-}" <<'COPY'
+python3 - "$work/bundle" "$copies" "${THROUGHPUT_STUDENTS:-}" "${THROUGHPUT_SEQUENTIAL:-all}" <<'COPY'
 import json, re, sys
-path, copies, keep = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-manifest = json.load(open(path))
+folder, copies, keep, sequential = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+if sequential not in ("all", "one"):
+    sys.exit(f"THROUGHPUT_SEQUENTIAL={sequential} is not all or one")
+manifest = json.load(open(f"{folder}/bundle.json"))
 items = [i for i in manifest["items"] if re.search(keep, i["student"])]
-manifest["items"] = [dict(item, student=item["student"] if k == 0 else f"{item['student']}-copy{k}")
-                     for k in range(copies) for item in items]
-json.dump(manifest, open(path, "w"), indent=1)
-graded = sum(1 for i in manifest["items"] if not i.get("absent"))
-print(f"throughput: {len({i['student'] for i in manifest['items']})} students, {graded} exercises submitted")
+def listed(n):
+    return [dict(item, student=item["student"] if k == 0 else f"{item['student']}-copy{k}")
+            for k in range(n) for item in items]
+json.dump(dict(manifest, items=listed(copies)), open(f"{folder}/bundle.json", "w"), indent=1)
+json.dump(dict(manifest, items=listed(1 if sequential == "one" else copies)),
+          open(f"{folder}/sequential.json", "w"), indent=1)
+graded = sum(1 for i in listed(copies) if not i.get("absent"))
+print(f"throughput: {len({i['student'] for i in listed(copies)})} students, {graded} exercises submitted"
+      + (", the first copy of them graded one at a time" if sequential == "one" else ""))
 COPY
+# The sequential grading's bundle: the same files (hard links), its own list.
+cp -al "$work/bundle" "$work/sequential"
+mv "$work/sequential/sequential.json" "$work/sequential/bundle.json"
+rm "$work/bundle/sequential.json"
 
 for j in 1 "$jobs"; do
     started=$(date +%s.%N)
-    "$grader" run "$work/bundle" --out "$work/jobs-$j" --jobs "$j" "$@" \
+    [ "$j" = 1 ] && graded=$work/sequential || graded=$work/bundle
+    GRADER_TIMELINE=$work/timeline-$j.tsv "$grader" run "$graded" --out "$work/jobs-$j" --jobs "$j" "$@" \
         >"$work/jobs-$j.log" 2>&1 || { tail -n 20 "$work/jobs-$j.log"; exit 1; }
     ended=$(date +%s.%N)
     echo "throughput: --jobs $j: $(grep '^grader: .* exercises graded in' "$work/jobs-$j.log" | sed 's/^grader: //')"
     echo "throughput: --jobs $j: $(python3 -c "print(f'{$ended - $started:.1f}')") s wall with the reports"
+    # How full the workers were: the runs in flight over the grading's time
+    # (a run's wait for its turn included), from the grader's timeline.
+    if [ -s "$work/timeline-$j.tsv" ]; then
+        python3 - "$work/timeline-$j.tsv" "$j" <<'FULL'
+import sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])][1:]
+spans = [(float(r[2]), float(r[3])) for r in rows]
+end = max(t for _, t in spans)
+busy = sum(t - f for f, t in spans)
+edges = sorted([(f, 1) for f, _ in spans] + [(t, -1) for _, t in spans])
+idle, depth, last = 0.0, 0, 0.0
+for at, step in edges:
+    if depth == 0:
+        idle += at - last
+    depth += step
+    last = at
+print(f"throughput: --jobs {sys.argv[2]}: {busy / end:.1f} runs in flight on average over {end:.1f} s, "
+      f"{idle:.1f} s with none")
+FULL
+    fi
     [ "$j" = "$jobs" ] && break
 done
 
 # The same grades, run by run: every verdict's kind and points (times and
-# the tools' wall times left out, which no two gradings share).
+# the tools' wall times left out, which no two gradings share), each copy's
+# against the sequential grading's same copy, or its first.
 python3 - "$work/jobs-1" "$work/jobs-$jobs" <<'SAME'
-import json, sys
+import csv, io, json, re, sys
+def copy_of(student):
+    found = re.search(r"-copy(\d+)$", student)
+    return (student[:found.start()], int(found[1])) if found else (student, 0)
 def listing(folder):
+    """Each copy's verdict rows and grades.csv rows, under the first copy's ids."""
     results = json.load(open(f"{folder}/results.json"))
-    rows = []
+    rows = {}
     for student, record in sorted(results["students"].items()):
+        name_of, k = copy_of(student)
+        out = rows.setdefault(k, [])
         for name, exercise in sorted(record["exercises"].items()):
-            rows.append((student, name, "points", exercise["points"], exercise["max_points"]))
+            out.append((name_of, name, "points", exercise["points"], exercise["max_points"]))
             for run in exercise["runs"]:
-                rows.append((student, name, run["tag"], run.get("role"), run["verdict"]["kind"], run["points"]))
+                out.append((name_of, name, run["tag"], run.get("role"), run["verdict"]["kind"], run["points"]))
             for check in exercise["checks"]:
-                rows.append((student, name, check["name"], check["passed"], check["points"]))
+                out.append((name_of, name, check["name"], check["passed"], check["points"]))
             for flag in exercise.get("integrity", []):
-                rows.append((student, name, "integrity", json.dumps(flag, sort_keys=True)))
-    return rows, open(f"{folder}/grades.csv").read()
-(one, one_csv), (many, many_csv) = listing(sys.argv[1]), listing(sys.argv[2])
-differ = [(a, b) for a, b in zip(one, many) if a != b]
-if one_csv == many_csv and one == many:
-    print(f"throughput: the same grades.csv and the same {len(one)} verdicts and points as one at a time")
+                out.append((name_of, name, "integrity", json.dumps(flag, sort_keys=True)))
+    grades = {}
+    table = list(csv.reader(io.StringIO(open(f"{folder}/grades.csv").read())))
+    for line in table[1:]:
+        name_of, k = copy_of(line[0])
+        grades.setdefault(k, []).append([name_of] + line[1:])
+    return rows, {k: sorted(g) for k, g in grades.items()}, table[0]
+(one, one_csv, one_head), (many, many_csv, many_head) = listing(sys.argv[1]), listing(sys.argv[2])
+differ, csv_differ = [], one_head != many_head
+for k in many:
+    base = one.get(k, one[0])
+    differ += [(a, b) for a, b in zip(base, many[k]) if a != b]
+    differ += [("missing", r) for r in base[len(many[k]):]] + [("extra", r) for r in many[k][len(base):]]
+    csv_differ |= many_csv.get(k) != one_csv.get(k, one_csv[0])
+rows = sum(len(r) for r in many.values())
+if not differ and not csv_differ and set(many) >= set(one):
+    print(f"throughput: the same grades.csv and the same {rows} verdicts and points as one at a time"
+          + (f" ({len(many)} copies, each against the sequential grading's)" if len(many) > 1 else ""))
     sys.exit(0)
-print(f"throughput: DIFFERENT from one at a time: grades.csv {'same' if one_csv == many_csv else 'differs'}, "
-      f"{len(differ) + abs(len(one) - len(many))} of {len(one)} rows differ")
+print(f"throughput: DIFFERENT from one at a time: grades.csv {'differs' if csv_differ else 'same'}, "
+      f"{len(differ)} of {rows} rows differ")
 for a, b in differ[:20]:
     print(f"  one at a time: {a}\n  at once:       {b}")
 sys.exit(1)
