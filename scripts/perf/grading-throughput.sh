@@ -65,13 +65,14 @@ for j in 1 "$jobs"; do
     ended=$(date +%s.%N)
     echo "throughput: --jobs $j: $(grep '^grader: .* exercises graded in' "$work/jobs-$j.log" | sed 's/^grader: //')"
     echo "throughput: --jobs $j: $(python3 -c "print(f'{$ended - $started:.1f}')") s wall with the reports"
-    # How full the workers were: the runs in flight over the grading's time
-    # (a run's wait for its turn included), from the grader's timeline.
+    # How full the workers were: the runs in flight over the grading's time,
+    # and the workers' waits for a turn, from the grader's timeline.
     if [ -s "$work/timeline-$j.tsv" ]; then
         python3 - "$work/timeline-$j.tsv" "$j" <<'FULL'
 import sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])][1:]
-spans = [(float(r[2]), float(r[3])) for r in rows]
+spans = [(float(r[3]), float(r[4])) for r in rows]
+waited = sum(float(r[3]) - float(r[2]) for r in rows)
 end = max(t for _, t in spans)
 busy = sum(t - f for f, t in spans)
 edges = sorted([(f, 1) for f, _ in spans] + [(t, -1) for _, t in spans])
@@ -82,7 +83,7 @@ for at, step in edges:
     depth += step
     last = at
 print(f"throughput: --jobs {sys.argv[2]}: {busy / end:.1f} runs in flight on average over {end:.1f} s, "
-      f"{idle:.1f} s with none")
+      f"{idle:.1f} s with none; workers waited {waited:.1f} s in all for a turn on the GPU")
 FULL
     fi
     [ "$j" = "$jobs" ] && break

@@ -158,20 +158,22 @@ pub fn run(
 }
 
 /// The variable naming a file for the grading's timeline: a line per run,
-/// `lane phase start end` (tab-separated, seconds since the grading's
-/// lanes were made; the lane is the GPU's index in `--gpus`, 0 without),
-/// for seeing how many runs were in flight when (`scripts/perf/`).
+/// `lane phase asked start end` (tab-separated, seconds since the
+/// grading's lanes were made: when the worker asked for the run's turn on
+/// the GPU, when the run started and when it ended; the lane is the
+/// GPU's place in `--gpus`, 0 without), for seeing how many runs were in
+/// flight when, and how long workers waited for a turn (`scripts/perf/`).
 pub const TIMELINE_ENV: &str = "GRADER_TIMELINE";
 
 /// Writes the lanes' timelines to `path`; a file that cannot be written
 /// costs the timeline only, never the grading.
 fn write_timeline(path: &Path, lanes: &[Lane]) {
-    let mut text = String::from("lane\tphase\tstart\tend\n");
+    let mut text = String::from("lane\tphase\tasked\tstart\tend\n");
     for (k, lane) in lanes.iter().enumerate() {
         for span in lane.timeline() {
             text.push_str(&format!(
-                "{k}\t{}\t{:.3}\t{:.3}\n",
-                span.phase, span.from, span.to
+                "{k}\t{}\t{:.3}\t{:.3}\t{:.3}\n",
+                span.phase, span.asked, span.from, span.to
             ));
         }
     }

@@ -96,12 +96,14 @@ pub struct ExerciseLane<'a> {
     pub hangs: &'a Hangs,
 }
 
-/// A run on a lane's timeline: what it was for, and when it started and
-/// ended, in seconds since the lane was made (the wait for its turn
-/// included: the time a worker spent on it).
+/// A run on a lane's timeline: what it was for, when its worker asked for
+/// its turn on the GPU, and when it started and ended, in seconds since
+/// the lane was made. (A gated run starts at once and waits for the GPU
+/// alone inside its process, between `from` and `to`.)
 #[derive(Debug, Clone, PartialEq)]
 pub struct Span {
     pub phase: &'static str,
+    pub asked: f64,
     pub from: f64,
     pub to: f64,
 }
@@ -179,11 +181,12 @@ impl Lane {
         using: Use,
         make: impl FnOnce(Option<GateEnd>) -> T,
     ) -> T {
+        let asked = Instant::now();
         let timed = |gate| {
             let started = Instant::now();
             let made = make(gate);
             self.count(phase, 1, started.elapsed());
-            self.mark(phase, started);
+            self.mark(phase, asked, started);
             made
         };
         match using {
@@ -277,11 +280,13 @@ impl Lane {
         self.spent.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    /// Adds a run of `phase` from `started` until now to the timeline.
-    fn mark(&self, phase: &'static str, started: Instant) {
+    /// Adds a run of `phase`, asked for at `asked`, from `started` until
+    /// now to the timeline.
+    fn mark(&self, phase: &'static str, asked: Instant, started: Instant) {
         let since = |at: Instant| at.saturating_duration_since(self.born).as_secs_f64();
         let span = Span {
             phase,
+            asked: since(asked),
             from: since(started),
             to: since(Instant::now()),
         };
@@ -574,6 +579,7 @@ mod tests {
         );
         for span in &spans {
             assert!(span.to - span.from >= 0.019, "{span:?}");
+            assert!(span.asked <= span.from, "{span:?}");
         }
         // The two shared runs overlapped; the run alone came after both.
         assert!(
