@@ -54,12 +54,7 @@ for queues in default 1; do
     for i in 1 2; do echo "work queues $queues, alone: $(python3 "$steps" "$CUDA_COURSE_KERNEL_PTX")"; done
     started=$(date +%s.%N)
     seq 16 | xargs -P 16 -I{} python3 "$steps" "$CUDA_COURSE_KERNEL_PTX" >"$steps.out"
-    python3 - "$steps.out" "$queues" <<'MEDIAN'
-import re, statistics, sys
-rows = [dict((k, int(v)) for k, v in re.findall(r"(\w+) (\d+) ms", line)) for line in open(sys.argv[1])]
-print(f"work queues {sys.argv[2]}, 16 at once, the median of each step: "
-      + ", ".join(f"{k} {statistics.median(r[k] for r in rows):.0f} ms" for k in rows[0]))
-MEDIAN
+    python3 "$(dirname "$0")/step-medians.py" "$steps.out" "work queues $queues, 16 at once"
     ended=$(date +%s.%N)
     echo "work queues $queues, 16 at once: $(python3 -c "print(round($ended - $started, 2))") s wall"
 done

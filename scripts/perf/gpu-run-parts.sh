@@ -111,9 +111,4 @@ print(", ".join(marks))
 PY
 echo "the probe's steps alone: $(python3 "$times.py")"
 seq 16 | xargs -P 16 -I{} python3 "$times.py" >"$times"
-python3 - "$times" <<'MEDIAN'
-import re, statistics, sys
-rows = [dict((k, int(v)) for k, v in re.findall(r"(\w+) (\d+) ms", line)) for line in open(sys.argv[1])]
-print("the probe's steps 16 at once, the median of each: "
-      + ", ".join(f"{k} {statistics.median(r[k] for r in rows):.0f} ms" for k in rows[0]))
-MEDIAN
+python3 "$(dirname "$0")/step-medians.py" "$times" "the probe's steps 16 at once"

@@ -241,6 +241,7 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
         limits: context.limits,
         lane: context.lane,
         hangs: &hangs,
+        keeps_work_queues: reads_overlap(exercise),
     };
     if context.sanitize && !plan.is_empty() {
         let ran = |tag| {

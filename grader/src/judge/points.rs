@@ -29,6 +29,10 @@ pub struct Bench<'a> {
     pub lane: &'a Lane,
     /// Whether a run of this exercise ran out of time alone.
     pub hangs: &'a Hangs,
+    /// Whether the exercise's runs keep several work queues (its verdicts
+    /// read how streams overlap: `judge::exercise::reads_overlap`); the
+    /// course's timed run is made as the student's kernel's was.
+    pub keeps_work_queues: bool,
 }
 
 fn check(name: CheckName, assessed: bool, passed: bool, outcome: CheckOutcome) -> Check {
@@ -219,7 +223,7 @@ pub fn speed(
 fn course_ms(bench: &Bench, reference: &Path, timed: &plan::Run) -> (Option<f64>, Ended) {
     // The course's binary with its own kernel, made as the student's
     // kernel's run was (`judge::exercise::using`): alone while it times,
-    // with one work queue (no exercise with a speed point reads overlap).
+    // with the exercise's work queues.
     let job = Job {
         run: timed,
         role: Role::KernelInCourseHost,
@@ -230,7 +234,14 @@ fn course_ms(bench: &Bench, reference: &Path, timed: &plan::Run) -> (Option<f64>
     let made = bench
         .lane
         .run_as("the course's timed runs", Use::Gated, |gate| {
-            job::make(&job, bench.isolation, bench.limits, None, gate, false)
+            job::make(
+                &job,
+                bench.isolation,
+                bench.limits,
+                None,
+                gate,
+                bench.keeps_work_queues,
+            )
         });
     let outcome = made.outcome;
     let ms = serde_json::from_str::<Value>(outcome.stdout.trim())
@@ -301,6 +312,7 @@ mod tests {
         let bench = Bench {
             lane: &lane,
             hangs: &hangs,
+            keeps_work_queues: false,
             isolation: &Isolation::Unsandboxed,
             limits: Limits {
                 timeout: std::time::Duration::from_secs(1),
@@ -311,6 +323,45 @@ mod tests {
         assert!(tools.is_empty());
         assert!(point.assessed && !point.passed && point.points == 0);
         assert_eq!(point.outcome, CheckOutcome::TimedOut { run: first.tag });
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn the_course_s_timed_run_has_the_work_queues_the_exercise_s_runs_have() {
+        use std::os::unix::fs::PermissionsExt;
+        // A course binary that reports a passing run whose kernel time says
+        // whether its contexts were given one work queue: 1 ms with the
+        // variable, 2 ms without.
+        let dir = tempfile::tempdir().unwrap();
+        let reference = dir.path().join("reference");
+        let (name, value) = crate::confine::sandbox::ONE_WORK_QUEUE;
+        std::fs::write(
+            &reference,
+            format!(
+                "#!/bin/sh\nms=2; [ \"${name}\" = {value} ] && ms=1\n\
+                 echo \"{{\\\"check\\\": {{\\\"passed\\\": true}}, \\\"timings\\\": \
+                 [{{\\\"step\\\": \\\"kernel\\\", \\\"ms\\\": $ms, \\\"median_of\\\": 1}}]}}\"\n"
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&reference, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let timed = &planned(true)[0];
+        let lane = Lane::new(1, None);
+        let hangs = Hangs::default();
+        for (keeps, ms) in [(false, 1.0), (true, 2.0)] {
+            let bench = Bench {
+                lane: &lane,
+                hangs: &hangs,
+                keeps_work_queues: keeps,
+                isolation: &Isolation::Unsandboxed,
+                limits: Limits {
+                    timeout: std::time::Duration::from_secs(10),
+                    max_output: 1 << 16,
+                },
+            };
+            let (got, ended) = course_ms(&bench, &reference, timed);
+            assert_eq!(got, Some(ms), "keeps_work_queues {keeps}: {ended:?}");
+        }
     }
 
     #[test]
