@@ -39,7 +39,9 @@ python3 - "$work/bundle" "$copies" "${THROUGHPUT_STUDENTS:-}" "${THROUGHPUT_SEQU
 import json, re, sys
 folder, copies, keep, sequential = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 if sequential not in ("all", "one"):
-    sys.exit(f"THROUGHPUT_SEQUENTIAL={sequential} is not all or one")
+    print(f"grading-throughput: THROUGHPUT_SEQUENTIAL={sequential!r} is not one of: all (the default), one",
+          file=sys.stderr)
+    sys.exit(2)
 manifest = json.load(open(f"{folder}/bundle.json"))
 items = [i for i in manifest["items"] if re.search(keep, i["student"])]
 def listed(n):

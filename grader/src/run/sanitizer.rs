@@ -370,6 +370,25 @@ Racecheck-specific options:
     }
 
     #[test]
+    fn no_exercise_s_kernel_has_the_name_the_tools_leave_out() {
+        // The exclusion is exact (kne=), so only a kernel of this very name
+        // escapes the checks; the course launches every exercise's kernels
+        // by the catalogue's names, so a student's kernel never has it.
+        for id in kernels::catalogue::ALL_IDS {
+            for names in id.exercise().launches {
+                assert!(
+                    !names.contains(&kernels::POISON_KERNEL),
+                    "{id:?}: {names:?}"
+                );
+            }
+        }
+        assert!(
+            wrapper("/cs", Tool::Racecheck, takes(HELP_2022_3), 1)
+                .contains(&format!("kne={}", kernels::POISON_KERNEL))
+        );
+    }
+
+    #[test]
     #[cfg(unix)]
     fn the_tool_is_asked_its_help_and_one_that_cannot_say_is_given_nothing() {
         use std::os::unix::fs::PermissionsExt;
