@@ -412,6 +412,18 @@ fn memory_safety_is_a_point_lost_to_what_compute_sanitizer_found() {
         .map(|exercise| exercise["sanitizer"].as_array().map_or(0, Vec::len))
         .sum();
     assert!(sanitized > 0 && tools.len() == sanitized, "{timeline}");
+    // And a line for each exercise graded, spanning its runs.
+    let exercises: usize = recorded["students"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|student| student["exercises"].as_object().unwrap().len())
+        .sum();
+    let spans = timeline
+        .lines()
+        .filter(|l| l.split('\t').nth(1) == Some("exercise"))
+        .count();
+    assert!(exercises > 0 && spans == exercises, "{timeline}");
     for row in &tools {
         let [asked, from, to] = [2, 3, 4].map(|k| row[k].parse::<f64>().unwrap());
         assert!(

@@ -29,8 +29,15 @@ bundle=$2
 copies=${3:-1}
 jobs=${4:-$(nproc)}
 shift $(($# < 4 ? $# : 4))
-work=$(mktemp -d /tmp/throughput.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+# THROUGHPUT_WORK=DIR keeps the gradings (results, logs, timelines) in DIR,
+# which must not exist: what a grading stopped midway left is kept there too.
+if [ -n "${THROUGHPUT_WORK:-}" ]; then
+    work=$THROUGHPUT_WORK
+    mkdir "$work"
+else
+    work=$(mktemp -d /tmp/throughput.XXXXXX)
+    trap 'rm -rf "$work"' EXIT
+fi
 
 # The synthetic bundle: the same files, each item listed COPIES times
 # (bundle.json), and the sequential grading's list (sequential.json).
@@ -72,7 +79,12 @@ for j in 1 "$jobs"; do
     if [ -s "$work/timeline-$j.tsv" ]; then
         python3 - "$work/timeline-$j.tsv" "$j" <<'FULL'
 import sys
-rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])][1:]
+every = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])][1:]
+# An exercise's line spans its worker's runs for it, and an alone line a
+# gated run's time with the GPU alone inside its run's: neither is a run.
+rows = [r for r in every if r[1] not in ("exercise", "alone")]
+alone = [(float(r[2]), float(r[3]), float(r[4])) for r in every if r[1] == "alone"]
+graded = sorted(float(r[4]) - float(r[3]) for r in every if r[1] == "exercise")
 spans = [(float(r[3]), float(r[4])) for r in rows]
 waited = sum(float(r[3]) - float(r[2]) for r in rows)
 end = max(t for _, t in spans)
@@ -86,6 +98,13 @@ for at, step in edges:
     last = at
 print(f"throughput: --jobs {sys.argv[2]}: {busy / end:.1f} runs in flight on average over {end:.1f} s, "
       f"{idle:.1f} s with none; workers waited {waited:.1f} s in all for a turn on the GPU")
+if alone:
+    print(f"throughput: --jobs {sys.argv[2]}: the GPU alone {len(alone)} times for "
+          f"{sum(t - f for _, f, t in alone):.1f} s in all, after waits of "
+          f"{sum(f - a for a, f, _ in alone):.1f} s in all for the runs in flight to end")
+if graded:
+    print(f"throughput: --jobs {sys.argv[2]}: each exercise's grading took {graded[len(graded) // 2]:.1f} s "
+          f"(median; {graded[0]:.1f} to {graded[-1]:.1f} s) from start to end")
 FULL
     fi
     [ "$j" = "$jobs" ] && break

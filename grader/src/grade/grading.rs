@@ -113,6 +113,7 @@ pub fn run(
     // Exercises submitted: one not found is recorded, never run.
     let exercises = items.iter().filter(|(_, i)| i.absent.is_none()).count();
     let started = std::time::Instant::now();
+    let timeline = std::env::var_os(TIMELINE_ENV).map(PathBuf::from);
     let queue = Mutex::new(items.into_iter());
     let (done, finished) = mpsc::channel();
     std::thread::scope(|scope| {
@@ -126,7 +127,9 @@ pub fn run(
                         let next = queue.lock().map(|mut q| q.next()).ok().flatten();
                         let Some((k, item)) = next else { break };
                         let context = worker.context(bundle, bundle_dir, driver, lane);
+                        let started = std::time::Instant::now();
                         let exercise = exercise::grade(&context, item);
+                        lane.mark_exercise(started);
                         if done.send((k, item.exercise.name(), exercise)).is_err() {
                             break;
                         }
@@ -139,6 +142,11 @@ pub fn run(
         for (k, name, exercise) in finished {
             graded[k].exercises.insert(name.to_owned(), exercise);
             left[k] -= 1;
+            // As far as it goes: a grading stopped midway keeps the
+            // timeline of the exercises it finished.
+            if let Some(path) = &timeline {
+                write_timeline(path, &lanes);
+            }
             if left[k] == 0 {
                 let record = std::mem::take(&mut graded[k]);
                 results.students.insert(students[k].clone(), record);
@@ -150,19 +158,21 @@ pub fn run(
     })?;
     if !students.is_empty() {
         say_where_time_went(exercises, started.elapsed().as_secs_f64(), &lanes);
-        if let Some(path) = std::env::var_os(TIMELINE_ENV) {
-            write_timeline(Path::new(&path), &lanes);
+        if let Some(path) = &timeline {
+            write_timeline(path, &lanes);
         }
     }
     Ok(results)
 }
 
 /// The variable naming a file for the grading's timeline: a line per run,
-/// `lane phase asked start end` (tab-separated, seconds since the
-/// grading's lanes were made: when the worker asked for the run's turn on
-/// the GPU, when the run started and when it ended; the lane is the
-/// GPU's place in `--gpus`, 0 without), for seeing how many runs were in
-/// flight when, and how long workers waited for a turn (`scripts/perf/`).
+/// per exercise graded (phase `exercise`) and per time a gated run had the
+/// GPU alone (phase `alone`), `lane phase asked start end` (tab-separated,
+/// seconds since the grading's lanes were made: when the worker asked for
+/// the run's turn on the GPU, when the run started and when it ended; the
+/// lane is the GPU's place in `--gpus`, 0 without), for seeing how many
+/// runs were in flight when, and how long workers waited for a turn
+/// (`scripts/perf/`). Written again as each exercise is graded.
 pub const TIMELINE_ENV: &str = "GRADER_TIMELINE";
 
 /// Writes the lanes' timelines to `path`; a file that cannot be written

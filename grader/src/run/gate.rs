@@ -64,6 +64,16 @@ pub struct Served {
     pub waited: Duration,
     /// A byte it wrote out of turn, which ended the serving.
     pub out_of_turn: Option<u8>,
+    /// Each time it had the GPU alone: when it asked, had it, let go.
+    pub windows: Vec<Window>,
+}
+
+/// One time a gated run had the GPU alone.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Window {
+    pub asked: Instant,
+    pub from: Instant,
+    pub to: Instant,
 }
 
 /// Makes a run through `make`, given a gate on `turns`; the run holds a
@@ -111,11 +121,26 @@ impl Drop for ShutOnDrop {
     }
 }
 
+impl Served {
+    /// The run lets go of the GPU alone, asked for at `asked`, had since
+    /// `since`.
+    fn let_go(&mut self, asked: Instant, since: Instant) {
+        let to = Instant::now();
+        self.alone.0 += 1;
+        self.alone.1 += to - since;
+        self.windows.push(Window {
+            asked,
+            from: since,
+            to,
+        });
+    }
+}
+
 /// What the run holds while the gate is served.
 enum Hold<'t> {
     Shared(Shared<'t>),
-    /// Alone, since then.
-    Alone(Alone<'t>, Instant),
+    /// Alone, asked for at the first instant and had since the second.
+    Alone(Alone<'t>, Instant, Instant),
 }
 
 /// Serves the gate on `end` for a run holding `share`, until the run's
@@ -139,15 +164,14 @@ fn serve<'t>(mut end: UnixStream, share: Shared<'t>, waited: &Waited) -> (Shared
                 let alone = share.into_alone();
                 waited.end();
                 served.waited += asked.elapsed();
-                let hold = Hold::Alone(alone, Instant::now());
+                let hold = Hold::Alone(alone, asked, Instant::now());
                 if end.write_all(&[GO]).is_err() {
                     break hold;
                 }
                 hold
             }
-            (Hold::Alone(alone, since), DONE) => {
-                served.alone.0 += 1;
-                served.alone.1 += since.elapsed();
+            (Hold::Alone(alone, asked, since), DONE) => {
+                served.let_go(asked, since);
                 Hold::Shared(alone.into_shared())
             }
             (hold, byte) => {
@@ -158,9 +182,8 @@ fn serve<'t>(mut end: UnixStream, share: Shared<'t>, waited: &Waited) -> (Shared
     };
     let share = match last {
         Hold::Shared(share) => share,
-        Hold::Alone(alone, since) => {
-            served.alone.0 += 1;
-            served.alone.1 += since.elapsed();
+        Hold::Alone(alone, asked, since) => {
+            served.let_go(asked, since);
             alone.into_shared()
         }
     };

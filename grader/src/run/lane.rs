@@ -108,6 +108,13 @@ pub struct Span {
     pub to: f64,
 }
 
+/// The timeline's phase for an exercise's whole grading, beside its runs.
+pub const EXERCISE_SPAN: &str = "exercise";
+
+/// The timeline's phase for a gated run's time with the GPU alone, inside
+/// its run's span: asked when its process asked for it.
+pub const ALONE_SPAN: &str = "alone";
+
 /// The lanes of one GPU (or of the CPU emulator, where nothing is timed).
 pub struct Lane {
     /// Runs at a time on this GPU, as `--jobs` asked.
@@ -205,6 +212,9 @@ impl Lane {
             Use::Gated => {
                 let (made, served) = gate::hold(&self.turns, timed);
                 let (times, alone) = served.alone;
+                for window in &served.windows {
+                    self.push_span(ALONE_SPAN, window.asked, window.from, window.to);
+                }
                 if times > 0 {
                     self.count("timed launches alone", times, alone);
                     self.count("waits for the GPU alone", times, served.waited);
@@ -280,15 +290,26 @@ impl Lane {
         self.spent.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
+    /// Adds one exercise's grading, from `started` until now, to the
+    /// timeline: phase [`EXERCISE_SPAN`], asked when it started. Not a
+    /// run: it spans the runs its worker made for it.
+    pub fn mark_exercise(&self, started: Instant) {
+        self.mark(EXERCISE_SPAN, started, started);
+    }
+
     /// Adds a run of `phase`, asked for at `asked`, from `started` until
     /// now to the timeline.
     fn mark(&self, phase: &'static str, asked: Instant, started: Instant) {
+        self.push_span(phase, asked, started, Instant::now());
+    }
+
+    fn push_span(&self, phase: &'static str, asked: Instant, from: Instant, to: Instant) {
         let since = |at: Instant| at.saturating_duration_since(self.born).as_secs_f64();
         let span = Span {
             phase,
             asked: since(asked),
-            from: since(started),
-            to: since(Instant::now()),
+            from: since(from),
+            to: since(to),
         };
         self.timeline
             .lock()
@@ -419,6 +440,18 @@ mod tests {
         let spent = lane.spent();
         assert_eq!(spent["test"].0, 16);
         assert_eq!(spent["timed launches alone"].0, 8);
+        // Each time alone is on the timeline, none beside another.
+        let mut alone: Vec<Span> = lane
+            .timeline()
+            .into_iter()
+            .filter(|s| s.phase == ALONE_SPAN)
+            .collect();
+        assert_eq!(alone.len(), 8);
+        alone.sort_by(|a, b| a.from.total_cmp(&b.from));
+        for pair in alone.windows(2) {
+            assert!(pair[0].asked <= pair[0].from && pair[0].from < pair[0].to);
+            assert!(pair[0].to <= pair[1].from, "{alone:?}");
+        }
     }
 
     #[test]
@@ -569,13 +602,13 @@ mod tests {
                 });
             }
         });
-        lane.run_as("alone", Use::Alone, |_| {
+        lane.run_as("timed", Use::Alone, |_| {
             std::thread::sleep(Duration::from_millis(20))
         });
         let spans = lane.timeline();
         assert_eq!(
             spans.iter().map(|s| s.phase).collect::<Vec<_>>(),
-            ["short", "short", "alone"]
+            ["short", "short", "timed"]
         );
         for span in &spans {
             assert!(span.to - span.from >= 0.019, "{span:?}");
