@@ -119,8 +119,6 @@ pub const ALONE_SPAN: &str = "alone";
 pub struct Lane {
     /// Runs at a time on this GPU, as `--jobs` asked.
     jobs: usize,
-    /// Runs at a time on the whole node, every GPU's: they share its cores.
-    node_jobs: usize,
     /// Who has the GPU: shares, or one run alone.
     turns: Turns,
     /// Runs made and their seconds, by what they were for: where a
@@ -145,7 +143,6 @@ impl Lane {
     pub fn new(jobs: usize, index: Option<u32>) -> Lane {
         Lane {
             jobs: jobs.max(1),
-            node_jobs: jobs.max(1),
             turns: Turns::default(),
             spent: Mutex::new(BTreeMap::new()),
             timeline: Mutex::new(Vec::new()),
@@ -160,22 +157,6 @@ impl Lane {
     /// Runs at a time on this GPU.
     pub fn jobs(&self) -> usize {
         self.jobs
-    }
-
-    /// The same lanes on a node where `node_jobs` runs are made at once,
-    /// on every GPU together (one GPU's `jobs` unless told).
-    pub fn on_a_node_of(self, node_jobs: usize) -> Lane {
-        Lane {
-            node_jobs: node_jobs.max(self.jobs),
-            ..self
-        }
-    }
-
-    /// The node's CPU cores each run may keep busy: its cores shared
-    /// evenly among the runs made at once, at least one.
-    pub fn cores_each(&self) -> usize {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        (cores / self.node_jobs).max(1)
     }
 
     /// Makes a run by `make`, using the GPU as `using` says, its time
@@ -572,22 +553,6 @@ mod tests {
         });
         assert_eq!(shared_made_meanwhile.load(Ordering::SeqCst), 5);
         assert!(alone_started.load(Ordering::SeqCst));
-    }
-
-    #[test]
-    fn each_run_s_share_of_the_cores_is_the_cores_over_the_node_s_runs() {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        assert_eq!(Lane::new(1, None).cores_each(), cores);
-        assert_eq!(Lane::new(1, None).on_a_node_of(4 * cores).cores_each(), 1);
-        assert_eq!(Lane::new(2 * cores, None).cores_each(), 1);
-        // Two GPUs of one run each: half the cores a run, not all of them.
-        let one_of_two = Lane::new(1, Some(0)).on_a_node_of(2);
-        assert_eq!(one_of_two.cores_each(), (cores / 2).max(1));
-        // A node's count below one GPU's is one GPU's.
-        assert_eq!(
-            Lane::new(2, None).on_a_node_of(1).cores_each(),
-            (cores / 2).max(1)
-        );
     }
 
     #[test]

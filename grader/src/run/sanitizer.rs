@@ -58,7 +58,7 @@ pub fn sanitize(
     TOOLS
         .iter()
         .map(|tool| {
-            let wrapper = wrapper(&program, *tool, takes, lane.lane.cores_each());
+            let wrapper = wrapper(&program, *tool, takes);
             let wrapper: Vec<&str> = wrapper.iter().map(String::as_str).collect();
             // Never gated: the tools judge no time.
             let tool_run = |_: Option<GateEnd>| {
@@ -113,8 +113,6 @@ pub fn sanitize(
 /// the point would be lost for every kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 struct Takes {
-    /// racecheck's `--racecheck-num-workers` (2022.3, CUDA 11.8, has it).
-    racecheck_workers: bool,
     /// The option that leaves kernels out of the checks by name:
     /// `--kernel-name-exclude` in newer tools, `--kernel-regex-exclude` in
     /// 2022.3 (whose `--exclude` is deprecated), none in older ones.
@@ -131,7 +129,6 @@ fn takes(help: &str) -> Takes {
         })
     };
     Takes {
-        racecheck_workers: listed("--racecheck-num-workers"),
         exclude: ["--kernel-name-exclude", "--kernel-regex-exclude"]
             .into_iter()
             .find(|option| listed(option)),
@@ -157,33 +154,27 @@ fn takes_of(program: &str) -> Takes {
     })
 }
 
-/// The command line before the program's: `program --tool TOOL`, then
-/// what the tool takes of:
-/// - The course's shared-memory poison (`kernels::POISON_KERNEL`, launched
-///   before every launch of the student's kernel) left out of the checks by
-///   its exact name. The findings are the student's kernel's, and the
-///   poison fills every multiprocessor's shared memory: racecheck tracked
-///   every byte of it, 1.9 s alone and 20 s of CPU a run for a 64-thread
-///   dot-sm, 14 of 16 cores busy with 16 at once
-///   (`scripts/perf/gpu-run-parts.sh`, H100, 2026-11-28). A student's
-///   kernel cannot take the name: the course launches each exercise's
-///   kernel by the exercise's name.
-/// - racecheck's host threads, `racecheck_workers` of them (the node's
-///   cores over the runs made at once), rather than one per core for every
-///   run. They only share the analysis out: what racecheck reports is the
-///   same.
-fn wrapper(program: &str, tool: Tool, takes: Takes, racecheck_workers: usize) -> Vec<String> {
+/// The command line before the program's: `program --tool TOOL`, then,
+/// where the tool takes it, the course's shared-memory poison (`kernels::POISON_KERNEL`, launched
+/// before every launch of the student's kernel) left out of the checks by
+/// its exact name. The findings are the student's kernel's, and the poison
+/// fills every multiprocessor's shared memory: racecheck tracked every byte
+/// of it, 1.9 s alone and 20 s of CPU a run for a 64-thread dot-sm, 14 of
+/// 16 cores busy with 16 at once (`scripts/perf/gpu-run-parts.sh`, H100,
+/// 2026-11-28). A student's kernel cannot take the name: the course
+/// launches each exercise's kernel by the exercise's name.
+///
+/// racecheck keeps its default host threads, one per core: sharing the
+/// cores out (one thread a run at `--jobs 16`) made its run over
+/// memspace-timing's largest blocks take 222 s instead of 21 s, and every
+/// run waiting to time waited behind it (an H200, 2026-11-28,
+/// `scripts/perf/README.md`).
+fn wrapper(program: &str, tool: Tool, takes: Takes) -> Vec<String> {
     let mut wrapper = vec![program.to_owned(), "--tool".to_owned(), tool.to_string()];
     if let Some(exclude) = takes.exclude {
         wrapper.extend([
             exclude.to_owned(),
             format!("kne={}", kernels::POISON_KERNEL),
-        ]);
-    }
-    if tool == Tool::Racecheck && takes.racecheck_workers {
-        wrapper.extend([
-            "--racecheck-num-workers".to_owned(),
-            racecheck_workers.to_string(),
         ]);
     }
     wrapper
@@ -326,7 +317,6 @@ Racecheck-specific options:
         assert_eq!(
             old,
             Takes {
-                racecheck_workers: true,
                 exclude: Some("--kernel-regex-exclude")
             }
         );
@@ -335,23 +325,11 @@ Racecheck-specific options:
         // Neither: nothing added. A longer option, or one named in another
         // option's text, is not the option.
         let older =
-            "  --racecheck-num-workers-max arg\n  --filter arg  unlike --kernel-regex-exclude\n";
+            "  --kernel-regex-exclude-more arg\n  --filter arg  unlike --kernel-regex-exclude\n";
         assert_eq!(takes(older), Takes::default());
-        assert_eq!(
-            wrapper("/cs", Tool::Racecheck, old, 2),
-            [
-                "/cs",
-                "--tool",
-                "racecheck",
-                "--kernel-regex-exclude",
-                "kne=course_poison_shared",
-                "--racecheck-num-workers",
-                "2"
-            ]
-        );
-        for tool in [Tool::Memcheck, Tool::Initcheck, Tool::Synccheck] {
+        for tool in TOOLS {
             assert_eq!(
-                wrapper("/cs", tool, old, 2),
+                wrapper("/cs", tool, old),
                 [
                     "/cs",
                     "--tool",
@@ -363,7 +341,7 @@ Racecheck-specific options:
         }
         for tool in TOOLS {
             assert_eq!(
-                wrapper("/cs", tool, Takes::default(), 2),
+                wrapper("/cs", tool, Takes::default()),
                 ["/cs", "--tool", &tool.to_string()]
             );
         }
@@ -383,7 +361,7 @@ Racecheck-specific options:
             }
         }
         assert!(
-            wrapper("/cs", Tool::Racecheck, takes(HELP_2022_3), 1)
+            wrapper("/cs", Tool::Racecheck, takes(HELP_2022_3))
                 .contains(&format!("kne={}", kernels::POISON_KERNEL))
         );
     }
