@@ -117,7 +117,7 @@ pub fn run(
     let (done, finished) = mpsc::channel();
     std::thread::scope(|scope| {
         for (worker, lane) in workers.iter().zip(&lanes) {
-            for _ in 0..lane.jobs() {
+            for _ in 0..lane.workers() {
                 let (queue, done, bundle, driver) =
                     (&queue, done.clone(), &bundle, driver.as_deref());
                 scope.spawn(move || {

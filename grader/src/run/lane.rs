@@ -143,7 +143,7 @@ impl Lane {
     pub fn new(jobs: usize, index: Option<u32>) -> Lane {
         Lane {
             jobs: jobs.max(1),
-            turns: Turns::default(),
+            turns: Turns::with_cap(jobs.max(1)),
             spent: Mutex::new(BTreeMap::new()),
             timeline: Mutex::new(Vec::new()),
             born: Instant::now(),
@@ -157,6 +157,17 @@ impl Lane {
     /// Runs at a time on this GPU.
     pub fn jobs(&self) -> usize {
         self.jobs
+    }
+
+    /// Workers grading on this GPU: twice the runs at a time, so that the
+    /// workers whose runs wait to be alone leave their shares to others
+    /// (the lane never makes more than `jobs` runs at once). On an H200
+    /// with one each, a run waiting to time kept its worker idle for as
+    /// long as the longest run in flight, up to 183 s, and with every
+    /// worker so held the GPU ran only that run (`scripts/perf/README.md`,
+    /// 2026-11-28). One job is one worker: one run at a time, in order.
+    pub fn workers(&self) -> usize {
+        if self.jobs > 1 { 2 * self.jobs } else { 1 }
     }
 
     /// Makes a run by `make`, using the GPU as `using` says, its time

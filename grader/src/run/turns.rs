@@ -16,7 +16,10 @@
 //! A shared hold can become alone (it lets go of its share first, so two
 //! that ask at once cannot wait on each other) and an alone hold shared
 //! again without letting go (no other hold can be alone in between): the
-//! timing gate's moves (`run::gate`).
+//! timing gate's moves (`run::gate`). Shares may be capped: a lane runs
+//! more workers than shares, so that while one waits to be alone another
+//! takes its share for short runs, rather than the GPU waiting on the
+//! longest run in flight with every worker idle.
 
 use std::sync::{Condvar, Mutex, MutexGuard};
 
@@ -25,6 +28,9 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 pub struct Turns {
     state: Mutex<State>,
     changed: Condvar,
+    /// Shares at most at once (0: no cap): with more workers than shares,
+    /// a worker whose run waits to be alone leaves its share to another.
+    cap: usize,
 }
 
 #[derive(Default)]
@@ -62,6 +68,14 @@ impl Turns {
         self.changed.wait(state).unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Turns of at most `cap` shares at once.
+    pub fn with_cap(cap: usize) -> Turns {
+        Turns {
+            cap,
+            ..Turns::default()
+        }
+    }
+
     /// Shares held (short and long), whether one is alone, and holds
     /// waiting to be.
     #[cfg(test)]
@@ -70,12 +84,14 @@ impl Turns {
         (state.short + state.long, state.alone, state.waiting)
     }
 
-    /// A short share, once no hold is alone and the GPU is not draining.
+    /// A short share, once no hold is alone, the GPU is not draining and
+    /// the cap leaves room.
     pub fn shared(&self) -> Shared<'_> {
         self.share(false)
     }
 
-    /// A long share, once no hold is alone or waiting to be.
+    /// A long share, once no hold is alone or waiting to be, and the cap
+    /// leaves room.
     pub fn shared_long(&self) -> Shared<'_> {
         self.share(true)
     }
@@ -88,6 +104,7 @@ impl Turns {
             } else {
                 state.draining
             })
+            || (self.cap > 0 && state.short + state.long >= self.cap)
         {
             state = self.wait(state);
         }
@@ -243,6 +260,38 @@ mod tests {
         let order = order.into_inner().unwrap();
         assert_eq!(order[..3], ["alone", "alone", "alone"], "{order:?}");
         assert_eq!(order.len(), 5);
+        assert_eq!(turns.holds(), (0, false, 0));
+    }
+
+    #[test]
+    fn the_cap_bounds_shares_and_a_hold_waiting_to_be_alone_leaves_its_share_to_another() {
+        let turns = Turns::with_cap(2);
+        let long = turns.shared_long();
+        let order = Mutex::new(Vec::new());
+        std::thread::scope(|scope| {
+            let first = turns.shared();
+            // The cap is reached: a third share waits.
+            scope.spawn(|| {
+                let _third = turns.shared();
+                order.lock().unwrap().push("share");
+                std::thread::sleep(Duration::from_millis(30));
+            });
+            std::thread::sleep(Duration::from_millis(50));
+            assert!(order.lock().unwrap().is_empty());
+            assert_eq!(turns.holds(), (2, false, 0));
+            // The first asks to be alone: its share goes to the third
+            // while the long one is in flight.
+            scope.spawn(|| {
+                let _alone = first.into_alone();
+                order.lock().unwrap().push("alone");
+            });
+            while order.lock().unwrap().is_empty() {
+                std::thread::yield_now();
+            }
+            std::thread::sleep(Duration::from_millis(10));
+            drop(long);
+        });
+        assert_eq!(order.into_inner().unwrap(), ["share", "alone"]);
         assert_eq!(turns.holds(), (0, false, 0));
     }
 
