@@ -12,7 +12,9 @@
 # grader-bundle/forgeries.sh grades the forgeries of the hostile suite
 # (issue 24) and checks each is flagged with no host points;
 # grader-bundle/throughput.sh grades the class one exercise at a time and
-# --jobs at a time, and compares the grades (issue 26).
+# --jobs at a time, and compares the grades (issue 26);
+# grader-bundle/gpu-steady-state.sh grader-bundle OUT grades the solutions
+# four times over at --jobs 16 only, with the grader's timeline.
 # The bundle also carries bubblewrap's .deb (the GPU machine has no network;
 # bwrap.sh unpacks it with dpkg -x for both scripts) and a GPU-hostile class
 # (grader/tests/fixtures/hostile-gpu) graded in the sandbox between honest
@@ -207,7 +209,7 @@ RUN
 chmod +x "$out/forgeries.sh"
 # Issue 26: grading throughput, one exercise at a time against --jobs, on
 # the class copied COPIES times over (scripts/perf/grading-throughput.sh).
-cp scripts/perf/grading-throughput.sh "$out/"
+cp scripts/perf/grading-throughput.sh scripts/perf/gpu-steady-state.sh "$out/"
 cat >"$out/throughput.sh" <<'RUN'
 #!/usr/bin/env bash
 # Usage: throughput.sh [COPIES [JOBS [GRADER_RUN_FLAGS...]]]
