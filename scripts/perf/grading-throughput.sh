@@ -19,7 +19,8 @@
 #   compares every copy of the concurrent grading with it: the copies are
 #   the same binaries under the same seed, so each must grade the same, and
 #   a steady state of JOBS at once (more exercises than workers) costs one
-#   sequential grading, not COPIES of them.
+#   sequential grading, not COPIES of them. THROUGHPUT_SEQUENTIAL=none
+#   grades only JOBS at a time, and compares nothing (gpu-steady-state.sh).
 # On the GPU machine: grader-bundle/throughput.sh [COPIES [JOBS [FLAGS...]]].
 # Here, on the CPU emulator: scripts/grader-bundle.sh, then
 #   scripts/perf/grading-throughput.sh target/release/grader grader-bundle/class 1 2 --emulate
@@ -45,8 +46,8 @@ cp -r "$bundle" "$work/bundle"
 python3 - "$work/bundle" "$copies" "${THROUGHPUT_STUDENTS:-}" "${THROUGHPUT_SEQUENTIAL:-all}" <<'COPY'
 import json, re, sys
 folder, copies, keep, sequential = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-if sequential not in ("all", "one"):
-    print(f"grading-throughput: THROUGHPUT_SEQUENTIAL={sequential!r} is not one of: all (the default), one",
+if sequential not in ("all", "one", "none"):
+    print(f"grading-throughput: THROUGHPUT_SEQUENTIAL={sequential!r} is not one of: all (the default), one, none",
           file=sys.stderr)
     sys.exit(2)
 manifest = json.load(open(f"{folder}/bundle.json"))
@@ -59,14 +60,17 @@ json.dump(dict(manifest, items=listed(1 if sequential == "one" else copies)),
           open(f"{folder}/sequential.json", "w"), indent=1)
 graded = sum(1 for i in listed(copies) if not i.get("absent"))
 print(f"throughput: {len({i['student'] for i in listed(copies)})} students, {graded} exercises submitted"
-      + (", the first copy of them graded one at a time" if sequential == "one" else ""))
+      + {"one": ", the first copy of them graded one at a time",
+         "none": ", none graded one at a time"}.get(sequential, ""))
 COPY
 # The sequential grading's bundle: the same files (hard links), its own list.
 cp -al "$work/bundle" "$work/sequential"
 mv "$work/sequential/sequential.json" "$work/sequential/bundle.json"
 rm "$work/bundle/sequential.json"
 
-for j in 1 "$jobs"; do
+gradings="1 $jobs"
+[ "${THROUGHPUT_SEQUENTIAL:-all}" = none ] && gradings=$jobs
+for j in $gradings; do
     started=$(date +%s.%N)
     [ "$j" = 1 ] && graded=$work/sequential || graded=$work/bundle
     GRADER_TIMELINE=$work/timeline-$j.tsv "$grader" run "$graded" --out "$work/jobs-$j" --jobs "$j" "$@" \
@@ -113,6 +117,7 @@ done
 # The same grades, run by run: every verdict's kind and points (times and
 # the tools' wall times left out, which no two gradings share), each copy's
 # against the sequential grading's same copy, or its first.
+[ "${THROUGHPUT_SEQUENTIAL:-all}" = none ] && exit 0
 python3 - "$work/jobs-1" "$work/jobs-$jobs" <<'SAME'
 import csv, io, json, re, sys
 def copy_of(student):

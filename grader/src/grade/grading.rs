@@ -128,7 +128,9 @@ pub fn run(
                         let context = worker.context(bundle, bundle_dir, driver, lane);
                         let started = std::time::Instant::now();
                         let exercise = exercise::grade(&context, item);
-                        lane.mark_exercise(started);
+                        if item.absent.is_none() {
+                            lane.mark_exercise(started);
+                        }
                         if done.send((k, item.exercise.name(), exercise)).is_err() {
                             break;
                         }
@@ -165,7 +167,7 @@ pub fn run(
 }
 
 /// The variable naming a file for the grading's timeline: a line per run,
-/// per exercise graded (phase `exercise`) and per time a gated run had the
+/// per exercise submitted and graded (phase `exercise`) and per time a gated run had the
 /// GPU alone (phase `alone`), `lane phase asked start end` (tab-separated,
 /// seconds since the grading's lanes were made: when the worker asked for
 /// the run's turn on the GPU, when the run started and when it ended; the
