@@ -58,10 +58,6 @@ impl GateEnd {
 /// How a gated run used the gate.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Served {
-    /// Times it had the GPU alone, and for how long in all.
-    pub alone: (u32, Duration),
-    /// How long it waited for go, in all.
-    pub waited: Duration,
     /// A byte it wrote out of turn, which ended the serving.
     pub out_of_turn: Option<u8>,
     /// Each time it had the GPU alone: when it asked, had it, let go.
@@ -122,16 +118,24 @@ impl Drop for ShutOnDrop {
 }
 
 impl Served {
+    /// Times it had the GPU alone, and for how long in all.
+    pub fn alone(&self) -> (u32, Duration) {
+        let times = u32::try_from(self.windows.len()).unwrap_or(u32::MAX);
+        (times, self.windows.iter().map(|w| w.to - w.from).sum())
+    }
+
+    /// How long it waited for go, in all.
+    pub fn waited(&self) -> Duration {
+        self.windows.iter().map(|w| w.from - w.asked).sum()
+    }
+
     /// The run lets go of the GPU alone, asked for at `asked`, had since
     /// `since`.
     fn let_go(&mut self, asked: Instant, since: Instant) {
-        let to = Instant::now();
-        self.alone.0 += 1;
-        self.alone.1 += to - since;
         self.windows.push(Window {
             asked,
             from: since,
-            to,
+            to: Instant::now(),
         });
     }
 }
@@ -163,7 +167,6 @@ fn serve<'t>(mut end: UnixStream, share: Shared<'t>, waited: &Waited) -> (Shared
                 waited.begin();
                 let alone = share.into_alone();
                 waited.end();
-                served.waited += asked.elapsed();
                 let hold = Hold::Alone(alone, asked, Instant::now());
                 if end.write_all(&[GO]).is_err() {
                     break hold;
@@ -229,7 +232,7 @@ mod tests {
             assert_eq!(ask(&mut end), Some(GO));
             end.write_all(&[DONE]).unwrap();
         });
-        assert_eq!(served.alone.0, 2);
+        assert_eq!(served.alone().0, 2);
         assert_eq!(served.out_of_turn, None);
         assert_eq!(turns.holds(), (0, false, 0));
     }
@@ -276,7 +279,7 @@ mod tests {
                 Some(wrong),
                 "{wrong} after asking: {asked}"
             );
-            assert_eq!(served.alone.0, u32::from(asked));
+            assert_eq!(served.alone().0, u32::from(asked));
             assert_eq!(turns.holds(), (0, false, 0));
         }
     }
@@ -295,7 +298,7 @@ mod tests {
             // Shared until the run is over.
             assert_eq!(turns.holds(), (1, false, 0));
         });
-        assert_eq!(served.alone.0, 1);
+        assert_eq!(served.alone().0, 1);
         assert_eq!(turns.holds(), (0, false, 0));
     }
 
@@ -310,7 +313,7 @@ mod tests {
             assert_eq!(ask(&mut end), Some(GO));
             kept = Some(end);
         });
-        assert_eq!(served.alone.0, 1);
+        assert_eq!(served.alone().0, 1);
         assert_eq!(turns.holds(), (0, false, 0));
         drop(kept);
     }
@@ -338,7 +341,7 @@ mod tests {
             drop(other);
             let (waited, served) = gated.join().unwrap();
             assert!(waited >= Duration::from_millis(100), "{waited:?}");
-            assert!(served.waited >= Duration::from_millis(100));
+            assert!(served.waited() >= Duration::from_millis(100));
         });
     }
 }
@@ -388,7 +391,7 @@ mod through_a_process {
         let (outcome, served) = asks_through(&Isolation::Unsandboxed);
         assert_eq!(outcome.ended, Ended::Exited(0), "{}", outcome.stderr);
         assert_eq!(outcome.stdout, "timed\n");
-        assert_eq!(served.alone.0, 1);
+        assert_eq!(served.alone().0, 1);
         assert_eq!(served.out_of_turn, None);
     }
 
@@ -398,6 +401,6 @@ mod through_a_process {
         let (outcome, served) = asks_through(&isolation);
         assert_eq!(outcome.ended, Ended::Exited(0), "{}", outcome.stderr);
         assert_eq!(outcome.stdout, "timed\n");
-        assert_eq!(served.alone.0, 1);
+        assert_eq!(served.alone().0, 1);
     }
 }

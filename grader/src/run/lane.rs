@@ -203,13 +203,13 @@ impl Lane {
             }
             Use::Gated => {
                 let (made, served) = gate::hold(&self.turns, timed);
-                let (times, alone) = served.alone;
+                let (times, alone) = served.alone();
                 for window in &served.windows {
                     self.push_span(ALONE_SPAN, window.asked, window.from, window.to);
                 }
                 if times > 0 {
                     self.count("timed launches alone", times, alone);
-                    self.count("waits for the GPU alone", times, served.waited);
+                    self.count("waits for the GPU alone", times, served.waited());
                 }
                 if let Some(byte) = served.out_of_turn {
                     eprintln!(
