@@ -1,12 +1,14 @@
-//! A grading session: a bundle's exercises graded by `--jobs` workers per
-//! GPU (each exercise by `judge::exercise`, its runs in the GPU's lanes,
-//! `run::lane`), each student recorded once all their exercises are, and
+//! A grading session: a bundle's exercises graded by each GPU's workers
+//! (`Lane::workers`, for `--jobs` runs at a time; each exercise by
+//! `judge::exercise`, its runs in the GPU's lanes, `run::lane`), each student recorded once all their exercises are, and
 //! results.json rewritten after each, so a killed grader loses no grade;
 //! what an earlier results.json keeps (`--resume`: those graded from the
 //! same inputs; `--student`: everyone else), and the refusals that keep one
 //! results.json one grading (one seed, one confinement, one device).
 
 use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, mpsc};
 
@@ -112,7 +114,8 @@ pub fn run(
     // Exercises submitted: one not found is recorded, never run.
     let exercises = items.iter().filter(|(_, i)| i.absent.is_none()).count();
     let started = std::time::Instant::now();
-    let timeline = std::env::var_os(TIMELINE_ENV).map(PathBuf::from);
+    let mut timeline =
+        std::env::var_os(TIMELINE_ENV).map(|path| Timeline::create(path.into(), lanes.len()));
     let queue = Mutex::new(items.into_iter());
     let (done, finished) = mpsc::channel();
     std::thread::scope(|scope| {
@@ -145,8 +148,8 @@ pub fn run(
             left[k] -= 1;
             // As far as it goes: a grading stopped midway keeps the
             // timeline of the exercises it finished.
-            if let Some(path) = &timeline {
-                write_timeline(path, &lanes);
+            if let Some(timeline) = &mut timeline {
+                timeline.append(&lanes);
             }
             if left[k] == 0 {
                 let record = std::mem::take(&mut graded[k]);
@@ -159,9 +162,9 @@ pub fn run(
     })?;
     if !students.is_empty() {
         say_where_time_went(exercises, started.elapsed().as_secs_f64(), &lanes);
-        if let Some(path) = &timeline {
-            write_timeline(path, &lanes);
-        }
+    }
+    if let Some(timeline) = &mut timeline {
+        timeline.append(&lanes);
     }
     Ok(results)
 }
@@ -173,25 +176,61 @@ pub fn run(
 /// the run's turn on the GPU, when the run started and when it ended; the
 /// lane is the GPU's place in `--gpus`, 0 without), for seeing how many
 /// runs were in flight when, and how long workers waited for a turn
-/// (`scripts/perf/`). Written again as each exercise is graded.
+/// (`scripts/perf/`). Appended to as each exercise is graded.
 pub const TIMELINE_ENV: &str = "GRADER_TIMELINE";
 
-/// Writes the lanes' timelines to `path`; a file that cannot be written
-/// costs the timeline only, never the grading.
-fn write_timeline(path: &Path, lanes: &[Lane]) {
-    let mut text = String::from("lane\tphase\tasked\tstart\tend\n");
-    for (k, lane) in lanes.iter().enumerate() {
-        for span in lane.timeline() {
-            text.push_str(&format!(
-                "{k}\t{}\t{:.3}\t{:.3}\t{:.3}\n",
-                span.phase, span.asked, span.from, span.to
-            ));
+/// The grading's timeline file ([`TIMELINE_ENV`]), appended to as
+/// exercises end: each lane's spans not yet written. A file that cannot be
+/// written costs the timeline only, never the grading, with one warning.
+struct Timeline {
+    path: PathBuf,
+    file: Option<File>,
+    /// Spans of each lane already in the file.
+    written: Vec<usize>,
+}
+
+impl Timeline {
+    fn create(path: PathBuf, lanes: usize) -> Timeline {
+        let file = File::create(&path).and_then(|mut file| {
+            file.write_all(b"lane\tphase\tasked\tstart\tend\n")
+                .map(|()| file)
+        });
+        let mut timeline = Timeline {
+            path,
+            file: None,
+            written: vec![0; lanes],
+        };
+        match file {
+            Ok(file) => timeline.file = Some(file),
+            Err(err) => timeline.lost(&err),
+        }
+        timeline
+    }
+
+    /// Appends the spans the lanes have added since the last call.
+    fn append(&mut self, lanes: &[Lane]) {
+        let Some(file) = &mut self.file else { return };
+        let mut text = String::new();
+        for (k, (lane, written)) in lanes.iter().zip(&mut self.written).enumerate() {
+            let spans = lane.timeline_since(*written);
+            *written += spans.len();
+            for span in spans {
+                text.push_str(&format!(
+                    "{k}\t{}\t{:.3}\t{:.3}\t{:.3}\n",
+                    span.phase, span.asked, span.from, span.to
+                ));
+            }
+        }
+        if let Err(err) = file.write_all(text.as_bytes()) {
+            self.lost(&err);
         }
     }
-    if let Err(err) = std::fs::write(path, text) {
+
+    fn lost(&mut self, err: &std::io::Error) {
+        self.file = None;
         eprintln!(
             "grader: the timeline could not be written to {} ({err}); ${TIMELINE_ENV} names it",
-            path.display()
+            self.path.display()
         );
     }
 }
@@ -403,6 +442,42 @@ fn mixed(results: &Path, was_emulated: bool) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_timeline_gets_each_span_once_as_it_is_appended_to() {
+        use crate::run::lane::Use;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("timeline.tsv");
+        let lanes = [Lane::new(1, None), Lane::new(1, Some(1))];
+        let mut timeline = Timeline::create(path.clone(), lanes.len());
+        lanes[0].run_as("first", Use::Shared, |_| ());
+        timeline.append(&lanes);
+        lanes[1].run_as("second", Use::Shared, |_| ());
+        lanes[0].run_as("third", Use::Shared, |_| ());
+        timeline.append(&lanes);
+        timeline.append(&lanes);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let rows: Vec<(&str, &str)> = text
+            .lines()
+            .map(|l| {
+                let mut cells = l.split('\t');
+                (cells.next().unwrap(), cells.next().unwrap())
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("lane", "phase"),
+                ("0", "first"),
+                ("0", "third"),
+                ("1", "second")
+            ]
+        );
+        // A file that cannot be made costs the timeline only.
+        let mut lost = Timeline::create(dir.path().join("no/such/folder/t.tsv"), 1);
+        lost.append(&lanes[..1]);
+        assert!(lost.file.is_none());
+    }
 
     #[test]
     fn forget_keeps_everyone_else_and_with_resume_everyone() {

@@ -309,12 +309,11 @@ impl Lane {
             .push(span);
     }
 
-    /// The runs made so far, in the order they ended.
-    pub fn timeline(&self) -> Vec<Span> {
-        self.timeline
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+    /// The spans added to the timeline since its first `first`, in the
+    /// order they ended.
+    pub fn timeline_since(&self, first: usize) -> Vec<Span> {
+        let timeline = self.timeline.lock().unwrap_or_else(|p| p.into_inner());
+        timeline.get(first..).unwrap_or_default().to_vec()
     }
 
     /// Why a run of `bytes` does not fit this node, None when it does:
@@ -434,7 +433,7 @@ mod tests {
         assert_eq!(spent["timed launches alone"].0, 8);
         // Each time alone is on the timeline, none beside another.
         let mut alone: Vec<Span> = lane
-            .timeline()
+            .timeline_since(0)
             .into_iter()
             .filter(|s| s.phase == ALONE_SPAN)
             .collect();
@@ -581,7 +580,7 @@ mod tests {
         lane.run_as("timed", Use::Alone, |_| {
             std::thread::sleep(Duration::from_millis(20))
         });
-        let spans = lane.timeline();
+        let spans = lane.timeline_since(0);
         assert_eq!(
             spans.iter().map(|s| s.phase).collect::<Vec<_>>(),
             ["short", "short", "timed"]
