@@ -293,6 +293,26 @@ mod tests {
         assert_eq!(not_assessed(&planned(false), true, false).len(), 1);
     }
 
+    /// A bench on `lane`, unsandboxed, with a timeout of `seconds`.
+    fn bench<'a>(
+        lane: &'a Lane,
+        hangs: &'a Hangs,
+        keeps_work_queues: bool,
+        seconds: u64,
+    ) -> Bench<'a> {
+        static UNSANDBOXED: Isolation = Isolation::Unsandboxed;
+        Bench {
+            lane,
+            hangs,
+            keeps_work_queues,
+            isolation: &UNSANDBOXED,
+            limits: Limits {
+                timeout: std::time::Duration::from_secs(seconds),
+                max_output: 1 << 16,
+            },
+        }
+    }
+
     #[test]
     fn a_kernel_that_timed_out_is_not_run_again_under_the_sanitizer() {
         let first = &planned(true)[0];
@@ -307,18 +327,8 @@ mod tests {
                 digest: String::new(),
             },
         ));
-        let lane = Lane::new(1, None);
-        let hangs = Hangs::default();
-        let bench = Bench {
-            lane: &lane,
-            hangs: &hangs,
-            keeps_work_queues: false,
-            isolation: &Isolation::Unsandboxed,
-            limits: Limits {
-                timeout: std::time::Duration::from_secs(1),
-                max_output: 1 << 16,
-            },
-        };
+        let (lane, hangs) = (Lane::new(1, None), Hangs::default());
+        let bench = bench(&lane, &hangs, false, 1);
         let (point, tools) = memory_safety(&bench, &host, &[(first, Some(&ran))], true);
         assert!(tools.is_empty());
         assert!(point.assessed && !point.passed && point.points == 0);
@@ -346,19 +356,9 @@ mod tests {
         .unwrap();
         std::fs::set_permissions(&reference, std::fs::Permissions::from_mode(0o755)).unwrap();
         let timed = &planned(true)[0];
-        let lane = Lane::new(1, None);
-        let hangs = Hangs::default();
+        let (lane, hangs) = (Lane::new(1, None), Hangs::default());
         for (keeps, ms) in [(false, 1.0), (true, 2.0)] {
-            let bench = Bench {
-                lane: &lane,
-                hangs: &hangs,
-                keeps_work_queues: keeps,
-                isolation: &Isolation::Unsandboxed,
-                limits: Limits {
-                    timeout: std::time::Duration::from_secs(10),
-                    max_output: 1 << 16,
-                },
-            };
+            let bench = bench(&lane, &hangs, keeps, 10);
             let (got, ended) = course_ms(&bench, &reference, timed);
             assert_eq!(got, Some(ms), "keeps_work_queues {keeps}: {ended:?}");
         }
