@@ -157,10 +157,11 @@ fn takes_of(program: &str) -> Takes {
 /// The command line before the program's: `program --tool TOOL`, then,
 /// where the tool takes it, the course's shared-memory poison
 /// (`kernels::POISON_KERNEL`, launched before every launch of the
-/// student's kernel) left out of the checks by its exact name. The findings are the student's kernel's, and the poison
-/// fills every multiprocessor's shared memory: racecheck tracked every byte
-/// of it, 1.9 s alone and 20 s of CPU a run for a 64-thread dot-sm, 14 of
-/// 16 cores busy with 16 at once (`scripts/perf/gpu-run-parts.sh`, H100,
+/// student's kernel) left out of the checks by its exact name. The
+/// findings are the student's kernel's, and the poison fills every
+/// multiprocessor's shared memory: racecheck tracked every byte of it,
+/// 1.9 s alone and 20 s of CPU a run for a 64-thread dot-sm, 14 of 16 cores
+/// busy with 16 at once (`scripts/perf/gpu-run-parts.sh`, H100,
 /// 2026-11-28). A student's kernel cannot take the name: the course
 /// launches each exercise's kernel by the exercise's name.
 ///
