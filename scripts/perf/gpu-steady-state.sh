@@ -17,6 +17,10 @@ out=$2
 copies=${3:-4}
 jobs=${4:-16}
 limit=${5:-540}
+for value in "$copies" "$jobs" "$limit"; do
+    [[ $value =~ ^[1-9][0-9]*$ ]] ||
+        { echo "gpu-steady-state: COPIES, JOBS and LIMIT are whole numbers above 0, not '$value'" >&2; exit 2; }
+done
 [ -e "$out" ] && { echo "gpu-steady-state: $out exists; name a new folder" >&2; exit 2; }
 . "$here/bwrap.sh"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader

@@ -34,7 +34,8 @@ shift $(($# < 4 ? $# : 4))
 # which must not exist: what a grading stopped midway left is kept there too.
 if [ -n "${THROUGHPUT_WORK:-}" ]; then
     work=$THROUGHPUT_WORK
-    mkdir "$work"
+    [ -e "$work" ] && { echo "grading-throughput: THROUGHPUT_WORK=$work exists; name a new folder" >&2; exit 2; }
+    mkdir -p "$work"
 else
     work=$(mktemp -d /tmp/throughput.XXXXXX)
     trap 'rm -rf "$work"' EXIT
