@@ -67,13 +67,36 @@ impl Device {
         block: u32,
         args: &[u64],
     ) -> Result<launch::Report, Fault> {
+        self.run_as(false, name, grid, block, args)
+    }
+
+    /// `run`, carrying on past what a GPU does as the grader's runs do
+    /// (`carry_on`).
+    fn carrying_on(
+        &self,
+        name: &str,
+        grid: u32,
+        block: u32,
+        args: &[u64],
+    ) -> Result<launch::Report, Fault> {
+        self.run_as(true, name, grid, block, args)
+    }
+
+    fn run_as(
+        &self,
+        carry_on: bool,
+        name: &str,
+        grid: u32,
+        block: u32,
+        args: &[u64],
+    ) -> Result<launch::Report, Fault> {
         let kernel = &self.module.kernels[self.module.kernel(name).expect("kernel exists")];
         let mut params = vec![0u8; kernel.param_bytes];
         for (&(offset, size), value) in kernel.params.iter().zip(args) {
             params[offset..offset + size].copy_from_slice(&value.to_le_bytes()[..size]);
         }
         let shape = Shape::linear(grid, block);
-        launch::launch(kernel, shape, params, self.heap.snapshot())
+        launch::launch(kernel, shape, params, self.heap.snapshot(), carry_on)
     }
 }
 
@@ -389,4 +412,186 @@ fn the_heap_snapshot_keeps_allocations_alive() {
     let device = Device::new();
     let snapshot = device.heap.snapshot();
     assert!(snapshot.iter().all(|a| Arc::strong_count(a) >= 2));
+}
+
+// Carrying on, as the grader's runs do (`exec::carry_on`): past what a GPU
+// carries on past, with the findings in the report, and stopped by what
+// stops a GPU.
+
+#[test]
+fn carrying_on_a_warp_tail_without_syncwarp_gets_the_lockstep_sum_and_keeps_the_race() {
+    let mut device = Device::new();
+    let a = device.upload(&[1.0f32; 64]);
+    let out = device.upload(&[0.0f32]);
+    let report = device
+        .carrying_on("warp_tail_unsynced", 1, 64, &[a, out])
+        .expect("a GPU carries on");
+    // Thread by thread, lane 0 would finish the tail before lane 16 added
+    // its part in: 34, not 64. In lockstep, as a warp runs it, 64.
+    assert_eq!(device.download::<f32>(out, 1), vec![64.0]);
+    assert!(
+        report
+            .findings
+            .iter()
+            .any(|f| f.contains("shared-memory race") && f.contains("checks.cu:91")),
+        "{:?}",
+        report.findings
+    );
+}
+
+#[test]
+fn carrying_on_a_block_with_no_barrier_at_all_moves_lanes_together_and_warps_apart() {
+    let mut device = Device::new();
+    let a = device.upload(&[1.0f32; 64]);
+    let out = device.upload(&[0.0f32; 1]);
+    // One warp: its lanes store, then add, in step.
+    let report = device
+        .carrying_on("shared_race", 1, 32, &[a, out])
+        .expect("a GPU carries on");
+    assert_eq!(device.download::<f32>(out, 1), vec![32.0]);
+    assert!(
+        report.findings[0].contains("shared-memory race"),
+        "{:?}",
+        report.findings
+    );
+    // Two: the first adds the second's slots before the second wrote them
+    // (still the poison), as warps that drift apart would.
+    device
+        .carrying_on("shared_race", 1, 64, &[a, out])
+        .expect("a GPU carries on");
+    assert!(device.download::<f32>(out, 1)[0].is_nan());
+}
+
+#[test]
+fn carrying_on_a_read_into_an_allocation_s_padding_reads_zero_and_further_faults() {
+    let mut device = Device::new();
+    // 400 bytes each, aligned to 256: bytes 400 to 512 are padding, which a
+    // GPU has mapped; threads 100 to 127 read and write there.
+    let a = device.upload(&[1.0f32; 100]);
+    let c = device.upload(&[0.0f32; 100]);
+    let report = device
+        .carrying_on("out_of_bounds", 1, 128, &[a, c, 100])
+        .expect("the padding does not fault");
+    assert_eq!(device.download::<f32>(c, 100), vec![101.0; 100]);
+    assert!(
+        report.findings[0].contains("out-of-bounds global access of 4 bytes"),
+        "{:?}",
+        report.findings
+    );
+    assert!(report.findings.len() <= launch::KEPT_FINDINGS);
+    // An access over an allocation's end: its bytes inside are real.
+    let a = device.upload(&[0.1f32; 26]);
+    let c = device.upload(&[0u8; 102]);
+    device
+        .carrying_on("out_of_bounds", 1, 26, &[a, c, 0])
+        .expect("the padding does not fault");
+    let stored = device.download::<u8>(c, 102);
+    assert_eq!(
+        stored[96..102],
+        [0.1f32.to_le_bytes(), 0.1f32.to_le_bytes()].concat()[..6]
+    );
+    let a = device.upload(&[1.0f32; 100]);
+    let c = device.upload(&[0.0f32; 100]);
+    // Thread 128 reads byte 512: past the padding, as a GPU would fault.
+    let f = device
+        .carrying_on("out_of_bounds", 1, 160, &[a, c, 100])
+        .expect_err("past the padding");
+    assert_eq!(f.code, codes::ILLEGAL_ADDRESS);
+    assert!(
+        f.findings.iter().all(|x| x.contains("out-of-bounds")),
+        "{:?}",
+        f.findings
+    );
+}
+
+#[test]
+fn carrying_on_stops_at_a_conflict_with_a_read_and_passes_reads_of_unwritten_memory() {
+    let mut device = Device::new();
+    let a = device.upload(&[1.0f32; 32]);
+    let c = device.upload(&[0.0f32; 1]);
+    // What block 1 reads of block 0's store depends on timing.
+    let f = device
+        .carrying_on("global_conflict", 4, 32, &[a, c])
+        .expect_err("a read in the conflict");
+    assert!(
+        f.message.contains("global-memory conflict"),
+        "{}",
+        f.message
+    );
+    // A read of memory nothing wrote reads what is there (zeros here).
+    let sum = device.allocate(128);
+    let report = device
+        .carrying_on("accumulate", 1, 32, &[a, sum])
+        .expect("a GPU reads whatever is there");
+    assert_eq!(device.download::<f32>(sum, 32), vec![1.0; 32]);
+    assert!(
+        report.findings[0].contains("uninitialised global read"),
+        "{:?}",
+        report.findings
+    );
+    // The poison of unwritten shared memory reaches the output, named.
+    let out = device.upload(&[0.0f32]);
+    let report = device
+        .carrying_on("unwritten_shared_sum", 1, 32, &[a, out])
+        .expect("a GPU stores what shared memory held");
+    assert!(device.download::<f32>(out, 1)[0].is_nan());
+    assert!(
+        report.findings[0].contains("computed from uninitialised shared memory"),
+        "{:?}",
+        report.findings
+    );
+    // A correct kernel carries nothing.
+    let a64 = device.upload(&[1.0f32; 64]);
+    let report = device
+        .carrying_on("unwritten_shared_sum", 1, 64, &[a64, out])
+        .unwrap();
+    assert!(report.findings.is_empty(), "{:?}", report.findings);
+    assert_eq!(device.download::<f32>(out, 1), vec![64.0]);
+}
+
+#[test]
+fn carrying_on_still_stops_at_threads_waiting_at_different_barriers() {
+    let mut device = Device::new();
+    let c = device.upload(&[0.0f32; 64]);
+    let f = device
+        .carrying_on("divergent_barrier", 1, 64, &[c])
+        .expect_err("undefined: an H100 deadlocks on some such kernels");
+    assert!(
+        f.message.contains("barrier not reached by every thread"),
+        "{}",
+        f.message
+    );
+}
+
+#[test]
+fn carrying_on_threads_storing_one_value_to_one_word_and_stopping_at_different_values() {
+    let mut device = Device::new();
+    let c = device.upload(&[0.0f32]);
+    // Redundant work: the word holds 1 whatever the order.
+    let report = device
+        .carrying_on("one_word", 2, 32, &[c, 0])
+        .expect("one value, any order");
+    assert_eq!(device.download::<f32>(c, 1), vec![1.0]);
+    assert!(
+        report.findings[0].contains("global-memory conflict")
+            && report.findings[0].contains("checks.cu:138"),
+        "{:?}",
+        report.findings
+    );
+    // Which thread's value stays depends on the order.
+    let f = device
+        .carrying_on("one_word", 1, 32, &[c, 1])
+        .expect_err("different values");
+    assert!(
+        f.message.contains("global-memory conflict"),
+        "{}",
+        f.message
+    );
+    // Strict, even one value stops it.
+    let f = fault(device.launch("one_word", 1, 32, &[c, 0]));
+    assert!(
+        f.message.contains("global-memory conflict"),
+        "{}",
+        f.message
+    );
 }

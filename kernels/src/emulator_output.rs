@@ -12,3 +12,11 @@ pub const FINDING_PREFIX: &str = "cuda-course emulator: ";
 /// times after [`FINDING_PREFIX`]: the grader clears it, so they never
 /// read as findings.
 pub const STATS_VARIABLE: &str = "CUDA_COURSE_EMULATOR_STATS";
+
+/// Set to `1`, the emulator carries on past what a GPU without a sanitizer
+/// carries on past, as the grader's runs need: it prints each finding
+/// after [`FINDING_PREFIX`] and lets the launch go on, so the run's answer
+/// is judged as a GPU's would be and the finding costs the memory-safety
+/// point, as compute-sanitizer's does. Unset (a student's own runs), the
+/// first finding fails the launch, as it does under compute-sanitizer.
+pub const CARRY_ON_VARIABLE: &str = "CUDA_COURSE_EMULATOR_CARRY_ON";

@@ -6,7 +6,7 @@
 //! `kernelParams` holds one pointer per kernel parameter, each to a value of
 //! that parameter's size.
 
-use kernels::emulator_output::{FINDING_PREFIX, STATS_VARIABLE};
+use kernels::emulator_output::{CARRY_ON_VARIABLE, FINDING_PREFIX, STATS_VARIABLE};
 use std::ffi::{CStr, c_char, c_int, c_uint, c_void};
 use std::sync::Arc;
 use std::time::Instant;
@@ -207,10 +207,15 @@ pub unsafe extern "C" fn cuLaunchKernel(
         };
         driver.flush_printf();
         let started = Instant::now();
-        let result = launch::launch(&kernel, shape, buffer, driver.heap.snapshot());
-        match &result {
-            Ok(report) => driver.printed.extend_from_slice(&report.printed),
-            Err(fault) => driver.printed.extend_from_slice(&fault.printed),
+        let carry_on = std::env::var(CARRY_ON_VARIABLE).is_ok_and(|v| v == "1");
+        let result = launch::launch(&kernel, shape, buffer, driver.heap.snapshot(), carry_on);
+        let (printed, findings) = match &result {
+            Ok(report) => (&report.printed, &report.findings),
+            Err(fault) => (&fault.printed, &fault.findings),
+        };
+        driver.printed.extend_from_slice(printed);
+        for finding in findings {
+            eprintln!("{FINDING_PREFIX}{finding}");
         }
         match result {
             Ok(report) => {

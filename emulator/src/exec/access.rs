@@ -76,6 +76,9 @@ pub struct LaunchMemory {
     /// The kernel synchronises lanes of a warp (a shuffle, vote, match or
     /// `__syncwarp`): without, every warp clock stays zero, unread.
     pub warp_syncs: bool,
+    /// Findings a GPU carries on past are recorded and the launch goes on
+    /// (`kernels::emulator_output::CARRY_ON_VARIABLE`; see `carry_on`).
+    pub carry_on: bool,
 }
 
 impl LaunchMemory {
@@ -100,6 +103,7 @@ impl LaunchMemory {
             blocks_may_order,
             tracked,
             warp_syncs,
+            carry_on: false,
         }
     }
 }
@@ -182,6 +186,21 @@ pub struct BlockMemory {
     /// finding (a race, most often the cause) comes first.
     pub poisoned: Option<(usize, u32, u64)>,
     pub taint: Option<Box<Taint>>,
+    /// What the block carried on past (see `carry_on`), first ones only.
+    pub findings: Vec<super::block::BlockError>,
+    /// The lanes of a warp take one instruction each in turn, a warp at a
+    /// time, as a GPU's lanes move together (see `carry_on`).
+    pub lockstep: bool,
+    /// The block's global stores, to undo before it runs again from its
+    /// start (`carry_on`): (where, the bytes there before, how many).
+    pub(super) undo: Vec<(*mut u8, u64, u8)>,
+    /// Whether the block can run again from its start: not once it made a
+    /// global atomic (other blocks' may have followed it) or more stores
+    /// than `undo` keeps.
+    pub can_restart: bool,
+    /// Where an access into an allocation's padding goes (see `carry_on`):
+    /// zeros to a load, nowhere for a store.
+    pub(super) padding: [u64; 4],
 }
 
 impl BlockMemory {
@@ -207,6 +226,11 @@ impl BlockMemory {
             unwritten: false,
             poisoned: None,
             taint: None,
+            findings: Vec::new(),
+            lockstep: false,
+            undo: Vec::new(),
+            can_restart: true,
+            padding: [0; 4],
         }
     }
 
@@ -221,6 +245,8 @@ impl BlockMemory {
         self.first_unwritten_read = None;
         self.poisoned = None;
         self.taint = None;
+        self.undo.clear();
+        self.can_restart = true;
     }
 
     /// A barrier: every thread is ordered with every other, and counts
@@ -266,6 +292,10 @@ pub(super) enum Place {
     Shared(usize, *mut u8),
     Local(*mut u8),
     Param(*const u8),
+    /// Past an allocation's end, inside the 256 bytes it is aligned to:
+    /// the block's `padding` (see `carry_on`), and the access's first bytes
+    /// where they lie inside the allocation (`copy_inside`).
+    Padding(*mut u8, (*mut u8, usize)),
 }
 
 impl ThreadMemory<'_> {
@@ -435,7 +465,7 @@ impl ThreadMemory<'_> {
                 .shared_shadow
                 .record(offset, len as usize, write, access, &view)
                 .map(|unwritten| block.unwritten |= unwritten),
-            Place::Global(..) | Place::Local(_) | Place::Param(_) => Ok(()),
+            Place::Global(..) | Place::Local(_) | Place::Param(_) | Place::Padding(..) => Ok(()),
         };
         result.map_err(|conflict| AccessError::Race {
             space,
@@ -482,7 +512,9 @@ impl ThreadMemory<'_> {
     /// what printf and a failed assert read (strings, their arguments).
     pub fn read_generic(&mut self, address: u64, size: u8) -> Result<u64, AccessError> {
         let ptr = match self.resolve(Space::Generic, address, u64::from(size), usize::MAX)? {
-            Place::Global(_, p) | Place::Shared(_, p) | Place::Local(p) => p.cast_const(),
+            Place::Global(_, p) | Place::Shared(_, p) | Place::Local(p) | Place::Padding(p, _) => {
+                p.cast_const()
+            }
             Place::Param(p) => p,
         };
         // SAFETY: `resolve` checked that the bytes lie in one buffer.
@@ -508,14 +540,21 @@ impl ThreadMemory<'_> {
             .recent
             .get(at as usize)
             .map_or(usize::MAX, |r| r.allocation);
-        let place = self.resolve(space, address, len, hint)?;
+        let place = match self.resolve(space, address, len, hint) {
+            Ok(place) => place,
+            Err(e) => self.into_padding(at, e)?,
+        };
         if let Place::Global(index, ptr) = place {
             self.remember(at, index, address, ptr);
-            self.initialised(&place, address, len, false)?;
+            if let Err(e) = self.initialised(&place, address, len, false) {
+                self.carry_on(at, e)?;
+            }
         }
         self.block.unwritten = false;
-        if !read_only {
-            self.track(&place, space, address, len, false, self.access(at, false))?;
+        if !read_only
+            && let Err(e) = self.track(&place, space, address, len, false, self.access(at, false))
+        {
+            self.carry_on(at, e)?;
         }
         // Taint, where there can be any: a read of unwritten shared memory,
         // or once the block tracks it.
@@ -528,7 +567,9 @@ impl ThreadMemory<'_> {
             _ => 0,
         };
         let ptr = match place {
-            Place::Global(_, p) | Place::Shared(_, p) | Place::Local(p) => p.cast_const(),
+            Place::Global(_, p) | Place::Shared(_, p) | Place::Local(p) | Place::Padding(p, _) => {
+                p.cast_const()
+            }
             Place::Param(p) => p,
         };
         let n = usize::from(count).min(out.len());
@@ -550,12 +591,30 @@ impl ThreadMemory<'_> {
         tainted: u8,
     ) -> Result<(), AccessError> {
         let len = u64::from(size) * values.len() as u64;
-        let place = self.resolve(space, address, len, usize::MAX)?;
+        let place = match self.resolve(space, address, len, usize::MAX) {
+            Ok(place) => place,
+            Err(e) => self.into_padding(at, e)?,
+        };
+        if let Place::Global(_, ptr) = place {
+            self.keep_for_undo(ptr, size, values.len());
+        }
         self.store_taint(&place, address, size, values.len(), tainted, at);
-        self.track(&place, space, address, len, true, self.access(at, false))?;
+        if let Err(e) = self.track(&place, space, address, len, true, self.access(at, false)) {
+            // Whatever the order, the word ends with the value: a GPU's too.
+            let same = match place {
+                // SAFETY: `resolve` checked that the elements lie in one
+                // buffer.
+                Place::Global(_, ptr) => values
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &v)| unsafe { read(ptr.add(i * usize::from(size)), size) == v }),
+                _ => false,
+            };
+            self.carry_on_store(at, e, same)?;
+        }
         self.initialised(&place, address, len, true)?;
         let ptr = match place {
-            Place::Global(_, p) | Place::Shared(_, p) | Place::Local(p) => p,
+            Place::Global(_, p) | Place::Shared(_, p) | Place::Local(p) | Place::Padding(p, _) => p,
             Place::Param(_) => {
                 return Err(AccessError::OutOfBounds {
                     space,
@@ -569,6 +628,7 @@ impl ThreadMemory<'_> {
             // SAFETY: as in `load`.
             unsafe { write(ptr.add(i * size as usize), size, *value) };
         }
+        place.copy_inside();
         Ok(())
     }
 
@@ -586,8 +646,16 @@ impl ThreadMemory<'_> {
         at: u32,
         tainted: bool,
     ) -> Result<(u64, bool), AccessError> {
-        let place = self.resolve(space, address, u64::from(size), usize::MAX)?;
-        self.initialised(&place, address, u64::from(size), false)?;
+        let place = match self.resolve(space, address, u64::from(size), usize::MAX) {
+            Ok(place) => place,
+            Err(e) => self.into_padding(at, e)?,
+        };
+        if let Place::Global(..) = place {
+            self.block.can_restart = false;
+        }
+        if let Err(e) = self.initialised(&place, address, u64::from(size), false) {
+            self.carry_on(at, e)?;
+        }
         let old_tainted = self.loaded_taint(&place, size, 1, at) != 0;
         self.store_taint(
             &place,
@@ -597,16 +665,18 @@ impl ThreadMemory<'_> {
             u8::from(tainted || old_tainted),
             at,
         );
-        self.track(
+        if let Err(e) = self.track(
             &place,
             space,
             address,
             u64::from(size),
             true,
             self.access(at, true),
-        )?;
+        ) {
+            self.carry_on(at, e)?;
+        }
         let ptr = match place {
-            Place::Global(_, p) | Place::Shared(_, p) | Place::Local(p) => p,
+            Place::Global(_, p) | Place::Shared(_, p) | Place::Local(p) | Place::Padding(p, _) => p,
             Place::Param(_) => {
                 return Err(AccessError::OutOfBounds {
                     space,
@@ -642,13 +712,14 @@ impl ThreadMemory<'_> {
                 )),
             }
         };
+        place.copy_inside();
         Ok((old, old_tainted))
     }
 }
 
 /// # Safety
 /// `ptr` points to `size` readable bytes.
-unsafe fn read(ptr: *const u8, size: u8) -> u64 {
+pub(super) unsafe fn read(ptr: *const u8, size: u8) -> u64 {
     // SAFETY: per this function's contract.
     unsafe {
         match size {
@@ -696,7 +767,7 @@ pub(super) unsafe fn read_elements(ptr: *const u8, size: u8, out: &mut [u64]) {
 
 /// # Safety
 /// `ptr` points to `size` writable bytes.
-unsafe fn write(ptr: *mut u8, size: u8, value: u64) {
+pub(super) unsafe fn write(ptr: *mut u8, size: u8, value: u64) {
     // SAFETY: per this function's contract.
     unsafe {
         match size {

@@ -1,11 +1,14 @@
 //! One block: each thread runs until a barrier, a warp-wide operation or its
 //! end, then the next; warp operations run once their lanes have all
 //! arrived, barriers once every live thread has. A barrier some live threads
-//! wait at while others wait at another is reported.
+//! wait at while others wait at another is reported. Where the launch
+//! carries on (`carry_on`), a block with a shared-memory race runs again in
+//! lockstep: each lane of a warp one instruction in turn, a warp at a time.
 
 use super::access::{AccessError, BlockMemory, LaunchMemory, ThreadMemory};
 use super::thread::{self, Stop, ThreadError};
 use super::warp::{self, LaneInput};
+use crate::ir::Space;
 use crate::ir::{BarrierReduce, Kernel, Op, WarpOp, fixed};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -69,6 +72,45 @@ impl BlockRunner {
         ctaid: [u32; 3],
         linear: u64,
     ) -> Result<(), BlockError> {
+        self.memory.findings.clear();
+        self.memory.lockstep = false;
+        match self.attempt(kernel, launch, block, ctaid, linear) {
+            // `carry_on` leaves a shared-memory race unrecorded only in a
+            // block that can run again: it runs again in lockstep.
+            Err(
+                race @ BlockError::Thread(
+                    _,
+                    _,
+                    ThreadError::Access(AccessError::Race {
+                        space: Space::Shared,
+                        ..
+                    }),
+                ),
+            ) if launch.carry_on && self.memory.can_restart => {
+                self.memory.record(race);
+                self.memory.undo_stores();
+                self.memory.lockstep = true;
+                self.memory.printf.clear();
+                self.attempt(kernel, launch, block, ctaid, linear)
+            }
+            other => other,
+        }
+    }
+
+    /// What the block's last run carried on past (`carry_on`), taken.
+    pub fn take_findings(&mut self) -> Vec<BlockError> {
+        std::mem::take(&mut self.memory.findings)
+    }
+
+    /// One run of the block from its start.
+    fn attempt(
+        &mut self,
+        kernel: &Kernel,
+        launch: &LaunchMemory,
+        block: [u32; 3],
+        ctaid: [u32; 3],
+        linear: u64,
+    ) -> Result<(), BlockError> {
         self.memory.reset();
         let per_block = self.threads.len() as u64;
         for (t, state) in self.threads.iter_mut().enumerate() {
@@ -94,10 +136,30 @@ impl BlockRunner {
             state.status = Status::Ready;
         }
         loop {
-            for t in 0..self.threads.len() {
-                // Once more after `Stop::Taint`, now tracking taint.
-                while self.threads[t].status == Status::Ready {
-                    self.step(kernel, launch, t, linear * per_block + t as u64)?;
+            if self.memory.lockstep {
+                // A warp's lanes in step, the warps one after another: a
+                // GPU's warps drift apart, and nothing orders them but a
+                // barrier.
+                for warp_start in (0..self.threads.len()).step_by(32) {
+                    let warp_end = (warp_start + 32).min(self.threads.len());
+                    let mut ran = true;
+                    while ran {
+                        ran = false;
+                        for t in warp_start..warp_end {
+                            if self.threads[t].status == Status::Ready {
+                                let global = linear * per_block + t as u64;
+                                self.step::<true>(kernel, launch, t, global)?;
+                                ran = true;
+                            }
+                        }
+                    }
+                }
+            } else {
+                for t in 0..self.threads.len() {
+                    // Once more after `Stop::Taint`, now tracking taint.
+                    while self.threads[t].status == Status::Ready {
+                        self.step::<false>(kernel, launch, t, linear * per_block + t as u64)?;
+                    }
                 }
             }
             if self.resolve_warps(kernel)? {
@@ -106,23 +168,31 @@ impl BlockRunner {
             if !self.release_barrier(kernel)? {
                 // The block ended: a tainted store is reported now, no other
                 // finding having come first.
-                return match (self.memory.poisoned, &self.memory.taint) {
-                    (Some((t, pc, address)), Some(taint)) => Err(BlockError::Thread(
+                let poisoned = match (self.memory.poisoned, &self.memory.taint) {
+                    (Some((t, pc, address)), Some(taint)) => BlockError::Thread(
                         t,
                         pc,
                         ThreadError::Access(AccessError::Poisoned {
                             address,
                             origin: taint.origin,
                         }),
-                    )),
-                    _ => Ok(()),
+                    ),
+                    _ => return Ok(()),
                 };
+                // The poison was stored, as a GPU stores what its shared
+                // memory held.
+                if launch.carry_on {
+                    self.memory.record(poisoned);
+                    return Ok(());
+                }
+                return Err(poisoned);
             }
         }
     }
 
-    /// Runs thread `t` (launch-wide `global_thread`) to its next stop.
-    fn step(
+    /// Runs thread `t` (launch-wide `global_thread`) to its next stop, or
+    /// with `STEP` one instruction.
+    fn step<const STEP: bool>(
         &mut self,
         kernel: &Kernel,
         launch: &LaunchMemory,
@@ -143,7 +213,7 @@ impl BlockRunner {
             .as_mut()
             .map(|taint| std::mem::take(&mut taint.registers[t]));
         let stop = match taint.as_mut() {
-            None => thread::run::<false>(
+            None => thread::run::<false, STEP>(
                 kernel,
                 &mut state.regs,
                 &mut [],
@@ -151,7 +221,7 @@ impl BlockRunner {
                 &mut memory,
                 &mut self.executed,
             ),
-            Some(bits) => thread::run::<true>(
+            Some(bits) => thread::run::<true, STEP>(
                 kernel,
                 &mut state.regs,
                 bits,
@@ -169,6 +239,7 @@ impl BlockRunner {
                 self.start_taint(kernel, t, registers, mask);
                 Status::Ready
             }
+            Stop::Step => Status::Ready,
             stop => Status::Waiting(stop),
         };
         Ok(())
@@ -314,7 +385,11 @@ impl BlockRunner {
 
     /// When every live thread waits at one barrier, lets them through (with
     /// `bar.red`'s reduction of their values) and returns true; false when
-    /// all have exited.
+    /// all have exited. Threads waiting at different barriers are an error
+    /// even where the launch carries on (`carry_on`): undefined behaviour
+    /// that a GPU may run correctly (a barrier inside an `if`, on an H100)
+    /// or deadlock on (one barrier in each branch), which the emulator
+    /// cannot tell apart.
     fn release_barrier(&mut self, kernel: &Kernel) -> Result<bool, BlockError> {
         let mut at_barrier: Option<(usize, u32)> = None;
         for (t, state) in self.threads.iter().enumerate() {

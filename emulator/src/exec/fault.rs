@@ -222,5 +222,6 @@ pub fn describe(kernel: &Kernel, shape: Shape, ctaid: [u32; 3], error: BlockErro
         code,
         message,
         printed: Vec::new(),
+        findings: Vec::new(),
     }
 }

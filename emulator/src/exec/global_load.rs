@@ -103,8 +103,10 @@ impl ThreadMemory<'_> {
         let place = Place::Global(recent.allocation, ptr);
         self.remember(at, recent.allocation, address, ptr);
         self.block.unwritten = false;
-        if !read_only {
-            self.track(&place, space, address, len, false, self.access(at, false))?;
+        if !read_only
+            && let Err(e) = self.track(&place, space, address, len, false, self.access(at, false))
+        {
+            self.carry_on(at, e)?;
         }
         let n = usize::from(count).min(out.len());
         // SAFETY: `ptr` holds all `len` bytes (`Allocation::ptr`); the

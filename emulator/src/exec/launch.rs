@@ -1,6 +1,7 @@
 //! A kernel launch: checked as a GPU checks it, its blocks spread over the
 //! host's cores, the first fault stopping the rest, and what the blocks
-//! printed gathered in block order.
+//! printed, and what they carried on past (`carry_on`), gathered in block
+//! order.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -41,6 +42,8 @@ pub struct Fault {
     pub message: String,
     /// What the blocks printed before the fault stopped them.
     pub printed: Vec<u8>,
+    /// What blocks carried on past before it (`carry_on`).
+    pub findings: Vec<String>,
 }
 
 /// What a launch did.
@@ -53,7 +56,14 @@ pub struct Report {
     pub cpu_seconds: f64,
     /// What `printf` wrote, block by block in the grid's order.
     pub printed: Vec<u8>,
+    /// What the blocks carried on past (`carry_on`), the first
+    /// [`KEPT_FINDINGS`] in the grid's order.
+    pub findings: Vec<String>,
 }
+
+/// Findings a launch keeps: the first few say what is wrong, and a kernel
+/// wrong in every block would otherwise print a line for each.
+pub const KEPT_FINDINGS: usize = 8;
 
 /// CPU time this host thread has used, in nanoseconds.
 fn thread_cpu_nanos() -> u64 {
@@ -67,12 +77,14 @@ fn thread_cpu_nanos() -> u64 {
 }
 
 /// Runs `kernel` over `shape` with `params` (its parameter buffer) against
-/// `allocations`.
+/// `allocations`; with `carry_on`, past what a GPU carries on past
+/// (`carry_on`), those findings in the report.
 pub fn launch(
     kernel: &Kernel,
     shape: Shape,
     params: Vec<u8>,
     allocations: Vec<Arc<Allocation>>,
+    carry_on: bool,
 ) -> Result<Report, Fault> {
     super::limits::check_shape(kernel, shape)?;
     let threads: u64 = shape.block.iter().map(|&d| u64::from(d)).product();
@@ -85,7 +97,7 @@ pub fn launch(
         shaped.template[fixed::NCTAID as usize + axis] = u64::from(shape.grid[axis]);
     }
     shaped.template[fixed::NWARPID as usize] = threads.div_ceil(32);
-    let memory = LaunchMemory::new(
+    let mut memory = LaunchMemory::new(
         allocations,
         params,
         threads,
@@ -93,12 +105,15 @@ pub fn launch(
         kernel.device_fence,
         kernel.code.iter().any(|i| matches!(i.op, Op::Warp { .. })),
     );
+    memory.carry_on = carry_on;
+    let memory = memory;
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let first_fault: Mutex<Option<Fault>> = Mutex::new(None);
     let executed = AtomicU64::new(0);
     let cpu_nanos = AtomicU64::new(0);
     let printed: Mutex<Vec<(u64, Vec<u8>)>> = Mutex::new(Vec::new());
+    let findings: Mutex<Vec<(u64, Vec<String>)>> = Mutex::new(Vec::new());
     let workers = workers().min(blocks as usize);
     let work = || {
         let started = thread_cpu_nanos();
@@ -114,6 +129,15 @@ pub fn launch(
                 (linear / (u64::from(shape.grid[0]) * u64::from(shape.grid[1]))) as u32,
             ];
             let result = runner.run(&shaped, &memory, shape.block, ctaid, linear);
+            let found = runner.take_findings();
+            if !found.is_empty() {
+                let described = found
+                    .into_iter()
+                    .map(|f| super::fault::describe(&shaped, shape, ctaid, f).message)
+                    .collect();
+                let mut all = findings.lock().unwrap_or_else(|e| e.into_inner());
+                all.push((linear, described));
+            }
             let text = runner.take_printed();
             if !text.is_empty() {
                 let mut all = printed.lock().unwrap_or_else(|e| e.into_inner());
@@ -142,12 +166,24 @@ pub fn launch(
     let mut printed = printed.into_inner().unwrap_or_else(|e| e.into_inner());
     printed.sort_by_key(|(linear, _)| *linear);
     let printed: Vec<u8> = printed.into_iter().flat_map(|(_, text)| text).collect();
+    let mut findings = findings.into_inner().unwrap_or_else(|e| e.into_inner());
+    findings.sort_by_key(|(linear, _)| *linear);
+    let findings: Vec<String> = findings
+        .into_iter()
+        .flat_map(|(_, found)| found)
+        .take(KEPT_FINDINGS)
+        .collect();
     match first_fault.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        Some(fault) => Err(Fault { printed, ..fault }),
+        Some(fault) => Err(Fault {
+            printed,
+            findings,
+            ..fault
+        }),
         None => Ok(Report {
             executed: executed.into_inner(),
             cpu_seconds: cpu_nanos.into_inner() as f64 * 1e-9,
             printed,
+            findings,
         }),
     }
 }

@@ -18,6 +18,7 @@ pub fn check_shape(kernel: &Kernel, shape: Shape) -> Result<(), Fault> {
             code,
             message: format!("kernel `{}`: the launch is refused: {why}", kernel.name),
             printed: Vec::new(),
+            findings: Vec::new(),
         })
     };
     let threads: u64 = shape.block.iter().map(|&d| u64::from(d)).product();

@@ -5,6 +5,7 @@ pub mod access;
 pub mod atomic;
 pub mod bits;
 pub mod block;
+pub mod carry_on;
 pub mod compare;
 pub mod convert;
 pub mod fault;

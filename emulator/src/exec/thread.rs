@@ -12,6 +12,8 @@ pub enum Stop {
     Barrier,
     Warp,
     Exit,
+    /// With `STEP`, it ran one instruction (the block's lockstep).
+    Step,
     /// It read shared memory no thread wrote into these registers (`mask`
     /// says which of them), outside taint tracking: the block starts it,
     /// and the thread goes on from the next instruction.
@@ -80,8 +82,9 @@ fn sign_extend(value: u64, size: u8, to_bits: u8) -> u64 {
 /// instruction index. With `TAINT`, `taint` holds a bit per register, and
 /// every instruction passes its sources' taint to its destinations (see
 /// `access::Taint`); without it, a read of unwritten shared memory stops
-/// the thread (`Stop::Taint`) so the block can start tracking.
-pub fn run<const TAINT: bool>(
+/// the thread (`Stop::Taint`) so the block can start tracking. With
+/// `STEP`, it stops after one instruction (`Stop::Step`).
+pub fn run<const TAINT: bool, const STEP: bool>(
     kernel: &Kernel,
     regs: &mut [u64],
     taint: &mut [u64],
@@ -131,6 +134,9 @@ pub fn run<const TAINT: bool>(
         };
     }
     let result = loop {
+        if STEP && count > 0 {
+            break Ok(Stop::Step);
+        }
         let at = pc;
         let inst = &code[at as usize];
         count += 1;

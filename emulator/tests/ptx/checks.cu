@@ -131,3 +131,9 @@ extern "C" __global__ void asserts(const int *a, int n) {
 }
 
 extern "C" __global__ void __launch_bounds__(32) bounded(int *out) { out[threadIdx.x] = 1; }
+
+// Every thread stores to one word: one value (redundant work, whatever
+// the order), or each its own (which stays depends on the order).
+extern "C" __global__ void one_word(float *c, int own) {
+    c[0] = own ? (float)threadIdx.x : 1.0f;
+}
