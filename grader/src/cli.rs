@@ -300,7 +300,8 @@ pub struct Running {
     #[arg(long)]
     pub resume: bool,
     /// Skip compute-sanitizer (memcheck, racecheck, initcheck, synccheck) on
-    /// each exercise's sanitized runs: the memory-safety point is then not
+    /// each exercise's sanitized runs, and on the CPU emulator leave its
+    /// findings out of the grade: the memory-safety point is then not
     /// assessed.
     #[arg(long)]
     pub no_sanitize: bool,

@@ -495,7 +495,8 @@ fn a_class_graded_on_the_emulator_passes_the_solution_and_names_the_race_with_it
     // sizes, and the stub at none.
     let solution = dot("solutions");
     assert_eq!(solution["points"], solution["max_points"], "{solution}");
-    assert_eq!(solution["points"], 11, "{solution}");
+    // The memory-safety point too, from the emulator's own checks.
+    assert_eq!(solution["points"], 12, "{solution}");
     for run in solution["runs"].as_array().unwrap() {
         let n = run["report"]["parameters"]["n"].as_u64().unwrap();
         assert!(n < 1 << 20, "{run}");
@@ -507,22 +508,34 @@ fn a_class_graded_on_the_emulator_passes_the_solution_and_names_the_race_with_it
         );
     }
     assert_eq!(dot("stubs")["points"], 0);
-    // The race is named with its kernel.cu line, and fails the run.
+    // The race is named with its kernel.cu line. The emulator carries on
+    // as a GPU would, so the race costs the memory-safety point, as
+    // racecheck's finding does on a GPU.
     let race = dot("dot-sm.no-barrier-in-the-tree");
-    let failed: Vec<&Value> = race["runs"]
+    let named: Vec<&Value> = race["runs"]
         .as_array()
         .unwrap()
         .iter()
-        .filter(|r| r["verdict"]["kind"] != "passed")
+        .filter(|r| r["findings"][0]["kind"] == "shared-memory-race")
         .collect();
-    assert!(!failed.is_empty(), "{race}");
-    assert_eq!(failed[0]["findings"][0]["kind"], "shared-memory-race");
-    assert!(failed[0]["findings"][0]["line"].is_u64(), "{}", failed[0]);
-    let message = verdict_said(failed[0]);
+    assert!(!named.is_empty(), "{race}");
+    assert!(named[0]["findings"][0]["line"].is_u64(), "{}", named[0]);
+    let message = verdict_said(named[0]);
     assert!(
         message.contains("the CPU emulator found: shared-memory race")
             && message.contains("kernel.cu:"),
         "{message}"
+    );
+    let safety = race["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "memory-safety")
+        .unwrap();
+    assert_eq!(
+        (&safety["assessed"], &safety["passed"], &safety["points"]),
+        (&Value::Bool(true), &Value::Bool(false), &Value::from(0)),
+        "{safety}"
     );
     let feedback =
         fs::read_to_string(out.join("feedback/dot-sm.no-barrier-in-the-tree.md")).unwrap();
@@ -537,7 +550,7 @@ fn a_class_graded_on_the_emulator_passes_the_solution_and_names_the_race_with_it
         "{grades}"
     );
     assert!(
-        grades.contains("solutions,11,11,11,cpu-emulator,\n"),
+        grades.contains("solutions,12,12,12,cpu-emulator,\n"),
         "{grades}"
     );
 

@@ -542,7 +542,7 @@ impl ThreadMemory<'_> {
             .map_or(usize::MAX, |r| r.allocation);
         let place = match self.resolve(space, address, len, hint) {
             Ok(place) => place,
-            Err(e) => self.into_padding(at, e)?,
+            Err(e) => self.padding_place(at, e)?,
         };
         if let Place::Global(index, ptr) = place {
             self.remember(at, index, address, ptr);
@@ -593,7 +593,7 @@ impl ThreadMemory<'_> {
         let len = u64::from(size) * values.len() as u64;
         let place = match self.resolve(space, address, len, usize::MAX) {
             Ok(place) => place,
-            Err(e) => self.into_padding(at, e)?,
+            Err(e) => self.padding_place(at, e)?,
         };
         if let Place::Global(_, ptr) = place {
             self.keep_for_undo(ptr, size, values.len());
@@ -648,7 +648,7 @@ impl ThreadMemory<'_> {
     ) -> Result<(u64, bool), AccessError> {
         let place = match self.resolve(space, address, u64::from(size), usize::MAX) {
             Ok(place) => place,
-            Err(e) => self.into_padding(at, e)?,
+            Err(e) => self.padding_place(at, e)?,
         };
         if let Place::Global(..) = place {
             self.block.can_restart = false;

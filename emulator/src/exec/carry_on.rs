@@ -144,7 +144,7 @@ impl ThreadMemory<'_> {
 
     /// An access `resolve` refused, as the place it goes to where a GPU
     /// would not fault (an allocation's padding); otherwise the error.
-    pub(super) fn into_padding(
+    pub(super) fn padding_place(
         &mut self,
         at: u32,
         error: AccessError,
@@ -197,7 +197,7 @@ impl Place {
         if let Place::Padding(scratch, (real, inside)) = *self
             && inside > 0
         {
-            // SAFETY: `into_padding` checked `inside` bytes at `real`, and
+            // SAFETY: `padding_place` checked `inside` bytes at `real`, and
             // the scratch holds at least as many.
             unsafe { std::ptr::copy_nonoverlapping(scratch.cast_const(), real, inside) };
         }

@@ -293,9 +293,11 @@ fn unsandboxed(binary: &Path, args: &[&str], wrapper: &[&str], extras: Extras) -
             path.push(":");
             path.push(rest);
         }
-        // Its statistics lines would read as findings.
+        // Its statistics lines would read as findings; it carries on past
+        // what a GPU carries on past (`kernels::emulator_output`).
         command
             .env("LD_LIBRARY_PATH", path)
+            .env(kernels::emulator_output::CARRY_ON_VARIABLE, "1")
             .env_remove("CUDA_COURSE_EMULATOR_STATS");
     }
     Job {
@@ -469,6 +471,10 @@ impl Sandbox {
                 &folder.join(DRIVER_LIBRARY),
             );
             command.arg("--setenv").arg("LD_LIBRARY_PATH").arg(folder);
+            command
+                .arg("--setenv")
+                .arg(kernels::emulator_output::CARRY_ON_VARIABLE)
+                .arg("1");
         } else {
             // The machine's driver, where the sandbox hides it.
             let folders = binds::driver_folders();

@@ -79,7 +79,7 @@ pub fn device(running: &Running) -> Result<bool> {
         if !running.no_sanitize {
             eprintln!(
                 "grader: compute-sanitizer is left out on the emulator, which checks every \
-                 access itself: the memory-safety point is not assessed"
+                 access itself: its findings cost the memory-safety point"
             );
         }
     }
@@ -126,7 +126,7 @@ pub fn run(mut run: Run, progress: &mut dyn FnMut(Progress)) -> Result<Results> 
             max_output: 1 << 20,
         },
         resume: run.running.resume,
-        sanitize: !run.running.no_sanitize && !run.emulate,
+        sanitize: !run.running.no_sanitize,
         only: run.students.clone(),
         emulate: run.emulate,
         isolation: run.isolation,

@@ -29,8 +29,8 @@ pub struct Settings {
     /// Skip students whose records results.json holds were graded from
     /// the same inputs (binary, plan, build outcome).
     pub resume: bool,
-    /// Run compute-sanitizer on each exercise's first run, for the
-    /// memory-safety point (`--no-sanitize`: not assessed).
+    /// Assess the memory-safety point: compute-sanitizer on a GPU, the
+    /// emulator's own findings on it (`--no-sanitize`: not assessed).
     pub sanitize: bool,
     /// Only these students (`--student`), every other record kept; all
     /// when empty.

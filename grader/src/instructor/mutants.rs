@@ -39,8 +39,9 @@ pub enum Expect {
     /// Loses the kernel's run (in the course's host code) of this tag (any
     /// run if None); in results made before kernel runs, any run of it.
     LosesRun(Option<Tag>),
-    /// Loses this point, assessed on a GPU; on the emulator, which assesses
-    /// neither, its own finding fails a run instead.
+    /// Loses this point (on the emulator, memory safety to its own
+    /// findings; speed it does not assess, so such a mutant says what it
+    /// loses there in [`Mutant::on_emulator`]).
     LosesCheck(CheckName),
     /// Loses the PTX point, and so every run's points.
     LosesPtx,
@@ -50,16 +51,20 @@ pub enum Expect {
 }
 
 /// What grading on the CPU emulator (`--emulate`) must do where it differs
-/// from a GPU.
+/// from a GPU. The emulator carries on past what a GPU carries on past, so
+/// a run's verdict is what it would be on a GPU, and its findings cost the
+/// memory-safety point, as compute-sanitizer's do.
 pub enum Emulated {
-    /// A run fails with the emulator's finding of this kind, with its
-    /// `kernel.cu` line, besides the GPU's expectation.
+    /// A run names the emulator's finding of this kind, with its
+    /// `kernel.cu` line, and the memory-safety point is lost to it, besides
+    /// the GPU's expectation.
     Finds(FindingKind),
     /// Every point: the one run that catches it needs a GPU's speed, and the
     /// emulator skips it.
     Full,
-    /// Correct on a GPU, but stricter here: it loses runs to the emulator's
-    /// finding of this kind (threads writing one word, even the same value).
+    /// Loses the memory-safety point to the emulator's finding of this kind
+    /// where a GPU's tools see nothing (threads writing one word, even the
+    /// same value), not the point the GPU's expectation names.
     Stricter(FindingKind),
 }
 
@@ -1003,9 +1008,12 @@ pub fn verify(results: &Results) -> Vec<String> {
     for (who, exercise, expect, on_emulator) in cases {
         let held = match (results.emulated, on_emulator) {
             (true, Some(Emulated::Full)) => check(results, &who, exercise, &Expect::Full),
-            (true, Some(Emulated::Stricter(_))) => {
-                check(results, &who, exercise, &Expect::LosesRun(None))
-            }
+            (true, Some(Emulated::Stricter(_))) => check(
+                results,
+                &who,
+                exercise,
+                &Expect::LosesCheck(CheckName::MemorySafety),
+            ),
             (_, _) => check(results, &who, exercise, expect),
         };
         broken.extend(held);
@@ -1018,28 +1026,35 @@ pub fn verify(results: &Results) -> Vec<String> {
     broken
 }
 
-/// None when a run of `who` failed with the emulator's finding of `kind`,
-/// naming its `kernel.cu` line; else what it found instead.
+/// None when a run of `who` names the emulator's finding of `kind` with
+/// its `kernel.cu` line and that exercise's memory-safety point is lost;
+/// else what was found instead.
 fn found(results: &Results, who: &str, kind: FindingKind) -> Option<String> {
-    let runs = results
+    let exercises = results
         .students
         .get(who)
         .into_iter()
-        .flat_map(|s| s.exercises.values())
-        .flat_map(|e| &e.runs);
+        .flat_map(|s| s.exercises.values());
     let mut said = None;
-    for run in runs {
-        let named = run
-            .findings
+    for graded in exercises {
+        let lost = graded
+            .checks
             .iter()
-            .any(|f| f.kind == kind && f.line.is_some());
-        if !run.verdict.passed() && named {
-            return None;
+            .any(|c| c.name == CheckName::MemorySafety && c.assessed && !c.passed);
+        for run in &graded.runs {
+            let named = run
+                .findings
+                .iter()
+                .any(|f| f.kind == kind && f.line.is_some());
+            if named && lost {
+                return None;
+            }
+            said.get_or_insert_with(|| format!("{:?}", run.findings.first().map(|f| f.kind)));
         }
-        said.get_or_insert_with(|| format!("{:?}", run.findings.first().map(|f| f.kind)));
     }
     Some(format!(
-        "{who}: no run names the emulator's {kind:?} with its kernel.cu line (first run's: {})",
+        "{who}: no run names the emulator's {kind:?} with its kernel.cu line at a memory-safety \
+         point lost (first run's: {})",
         said.as_deref().unwrap_or("none")
     ))
 }
@@ -1091,7 +1106,6 @@ fn check(
             .iter()
             .filter(kernel)
             .any(|r| r.lost() && tag.is_none_or(|t| r.tag == t)),
-        Expect::LosesCheck(_) if results.emulated => runs.iter().any(results::Run::lost),
         Expect::LosesCheck(name) => mutated.is_some_and(|e| {
             e.checks
                 .iter()

@@ -243,7 +243,12 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
         hangs: &hangs,
         keeps_work_queues: reads_overlap(exercise),
     };
-    if context.sanitize && !plan.is_empty() {
+    if context.sanitize && context.emulate && !plan.is_empty() {
+        points::set(
+            &mut graded.checks,
+            points::emulator_safety(&graded.runs, earns),
+        );
+    } else if context.sanitize && !plan.is_empty() {
         let ran = |tag| {
             graded
                 .runs

@@ -1,12 +1,15 @@
 //! The CPU emulator's findings in a run: each line it prints on stderr
 //! after `kernels::emulator_output::FINDING_PREFIX` (a race, an
-//! out-of-bounds or misaligned access, a barrier not every thread reaches)
-//! fails the run, and the student reads it with its block, thread, address
-//! and `kernel.cu` line, as they would a sanitizer's.
+//! out-of-bounds or misaligned access, a barrier not every thread reaches),
+//! which the student reads with its block, thread, address and `kernel.cu`
+//! line, as they would a sanitizer's. The grader's runs carry on past what
+//! a GPU carries on past (`kernels::emulator_output::CARRY_ON_VARIABLE`),
+//! so a run's verdict is its answer's, as on a GPU, and the findings cost
+//! the memory-safety point (`points::emulator_safety`).
 
 use kernels::emulator_output::FINDING_PREFIX;
 
-use crate::record::outcome::{Failure, Finding, FindingKind, Verdict};
+use crate::record::outcome::{Finding, FindingKind};
 
 /// What the emulator said about a run on stderr, each finding with its
 /// kind and `kernel.cu` line.
@@ -49,18 +52,6 @@ fn kernel_line(text: &str) -> Option<u32> {
     digits.parse().ok()
 }
 
-/// A run's verdict once the emulator found something: a report that passed
-/// anyway did not check the launch the emulator failed. Other verdicts
-/// stand, the findings beside them.
-pub fn with_findings(verdict: Verdict, found: &[Finding]) -> Verdict {
-    match verdict {
-        Verdict::Passed if !found.is_empty() => Verdict::Failed {
-            failure: Failure::UncheckedLaunch,
-        },
-        other => other,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,17 +79,11 @@ mod tests {
     }
 
     #[test]
-    fn a_passing_report_with_a_finding_did_not_check_its_launch() {
+    fn a_finding_without_a_kernel_line_keeps_its_kind() {
         let found = findings("cuda-course emulator: misaligned access somewhere\n");
-        assert_eq!(found[0].line, None);
         assert_eq!(
-            with_findings(Verdict::Passed, &found),
-            Verdict::Failed {
-                failure: Failure::UncheckedLaunch
-            }
+            (found[0].kind, found[0].line),
+            (FindingKind::Misaligned, None)
         );
-        assert_eq!(with_findings(Verdict::Passed, &[]), Verdict::Passed);
-        let crashed = Verdict::Crashed { signal: 11 };
-        assert_eq!(with_findings(crashed.clone(), &found), crashed);
     }
 }

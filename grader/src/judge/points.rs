@@ -55,19 +55,12 @@ fn check(name: CheckName, assessed: bool, passed: bool, outcome: CheckOutcome) -
 pub fn not_assessed(plan: &[plan::Run], sanitize: bool, emulate: bool) -> Vec<Check> {
     let mut checks = vec![];
     if !plan.is_empty() {
-        let why = if emulate {
-            CheckOutcome::Emulated
-        } else if sanitize {
+        let why = if sanitize {
             CheckOutcome::NoKernel
         } else {
             CheckOutcome::NoSanitize
         };
-        checks.push(check(
-            CheckName::MemorySafety,
-            sanitize && !emulate,
-            false,
-            why,
-        ));
+        checks.push(check(CheckName::MemorySafety, sanitize, false, why));
     }
     if plan.iter().any(|r| r.timed) {
         let why = if emulate {
@@ -154,6 +147,29 @@ pub fn memory_safety(
     );
     point.points = u32::from(clean && counts) * MEMORY_SAFETY;
     (point, sanitized)
+}
+
+/// The memory-safety point on the CPU emulator: its own checks of every
+/// access, in every run of the kernel in the course's host code (`runs`,
+/// the exercise's), found nothing. Only those runs count: the emulator's
+/// words there come from the course's process, and a student's own binary
+/// could print or hide lines that look like them. Threat model: a kernel
+/// cannot reach the emulator's stderr (its `printf` goes to stdout), so it
+/// can neither forge nor hide a finding.
+pub fn emulator_safety(runs: &[Run], counts: bool) -> Check {
+    let found_in = runs
+        .iter()
+        .find(|r| r.role == Some(Role::KernelInCourseHost) && !r.findings.is_empty())
+        .map(|r| r.tag);
+    let clean = found_in.is_none();
+    let mut point = check(
+        CheckName::MemorySafety,
+        true,
+        clean,
+        CheckOutcome::EmulatorChecked { found_in },
+    );
+    point.points = u32::from(clean && counts) * MEMORY_SAFETY;
+    point
 }
 
 /// The speed point: the kernel's time at the timed run (its kernel run in
@@ -282,13 +298,11 @@ mod tests {
         let checks = not_assessed(&planned(true), false, false);
         assert!(!checks[0].assessed && checks[0].outcome == CheckOutcome::NoSanitize);
         assert!(checks[1].assessed);
+        // On the emulator its findings assess memory safety; speed is not.
         let checks = not_assessed(&planned(true), true, true);
-        assert!(
-            checks
-                .iter()
-                .all(|c| !c.assessed && c.outcome == CheckOutcome::Emulated)
-        );
-        assert_eq!(assessed_max(&checks), 0);
+        assert!(checks[0].assessed && checks[0].outcome == CheckOutcome::NoKernel);
+        assert!(!checks[1].assessed && checks[1].outcome == CheckOutcome::Emulated);
+        assert_eq!(assessed_max(&checks), MEMORY_SAFETY);
         // No timed run, no speed point.
         assert_eq!(not_assessed(&planned(false), true, false).len(), 1);
     }

@@ -43,7 +43,7 @@ pub fn judge(
     } else {
         vec![]
     };
-    let mut verdict = findings::with_findings(verdict::judge(&outcome, timeout_s), &found);
+    let mut verdict = verdict::judge(&outcome, timeout_s);
     let report: Option<Value> = serde_json::from_str(outcome.stdout.trim()).ok();
     let said = report.as_ref().unwrap_or(&Value::Null);
     if let Some(reference) = canary {

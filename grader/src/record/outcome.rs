@@ -119,7 +119,8 @@ pub enum Failure {
     /// streams-overlap on a GPU: overlapping brought no time.
     NoOverlap { overlap: Overlap },
     /// A passing report, and a launch the CPU emulator failed (its findings
-    /// are the run's): the host code did not check the launch.
+    /// are the run's): the host code did not check the launch. Only in
+    /// gradings before the emulator carried on past its findings.
     UncheckedLaunch,
     /// A run of the canary build whose result is not the canary kernel's:
     /// the host code did not return the result of the kernel it launched.
@@ -346,8 +347,13 @@ pub enum CheckName {
 pub enum CheckOutcome {
     /// No kernel was built to check.
     NoKernel,
-    /// On the CPU emulator: not assessed.
+    /// On the CPU emulator: not assessed (the speed point; the memory-safety
+    /// point in gradings before the emulator's findings assessed it).
     Emulated,
+    /// On the CPU emulator, whose own checks ran over every run of the
+    /// kernel in the course's host code: the first run with a finding (the
+    /// findings are the run's), or None when none had any.
+    EmulatorChecked { found_in: Option<Tag> },
     /// `--no-sanitize`: not assessed.
     NoSanitize,
     /// The kernel could not be run in the course's host code.

@@ -16,13 +16,17 @@ use crate::record::outcome::{
 };
 use crate::record::results::{Check, Run, Sanitized};
 
-/// A run's verdict for a person: what happened, what to look at. The
-/// emulator's `found` findings go with a wrong answer or a CUDA error, as
-/// the emulator failed the launch.
+/// A run's verdict for a person: what happened, what to look at, and the
+/// emulator's `found` findings: with a CUDA error where one stopped the
+/// launch, else with whatever the run's answer was (it carried on).
 pub fn verdict(verdict: &Verdict, found: &[Finding]) -> String {
     let found = (!found.is_empty()).then(|| findings(found));
     match verdict {
-        Verdict::Passed => "passed".to_owned(),
+        Verdict::Passed => match found {
+            // The emulator carried on, as a GPU would have.
+            Some(found) => format!("passed, but {found}"),
+            None => "passed".to_owned(),
+        },
         Verdict::Failed { failure } => {
             let (summary, hint) = failure_summary(failure, found.as_deref());
             let mut text = format!("wrong answer: {summary}");
@@ -203,6 +207,19 @@ pub fn check(check: &Check, runs: &[Run], sanitized: &[Sanitized]) -> String {
              instead"
                 .into()
         }
+        (CheckOutcome::EmulatorChecked { found_in: None }, _) => {
+            "the CPU emulator's checks of every access found nothing in any run".into()
+        }
+        (
+            CheckOutcome::EmulatorChecked {
+                found_in: Some(run),
+            },
+            _,
+        ) => format!(
+            "0 points: the CPU emulator found what a GPU's compute-sanitizer reports, in the run \
+             \"{}\" (its finding is with the run)",
+            about(*run)
+        ),
         (CheckOutcome::Emulated, CheckName::Speed) => {
             "not assessed: the CPU emulator's times say nothing of a GPU's".into()
         }
