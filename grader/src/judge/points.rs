@@ -290,6 +290,58 @@ mod tests {
     }
 
     #[test]
+    fn on_the_emulator_a_finding_in_a_kernel_run_costs_memory_safety_and_one_in_the_student_s_binary_does_not()
+     {
+        let finding = || crate::record::outcome::Finding {
+            kind: crate::record::outcome::FindingKind::SharedMemoryRace,
+            line: Some(41),
+            text: "shared-memory race in kernel `dot`".into(),
+        };
+        let runs: Vec<Run> = planned(false)
+            .iter()
+            .flat_map(|r| {
+                [Role::KernelInCourseHost, Role::StudentHost].map(|role| Run {
+                    tag: r.tag,
+                    params: r.params.clone(),
+                    role: Some(role),
+                    command: vec![],
+                    ptx: None,
+                    exit_code: Some(0),
+                    duration_ms: 1.0,
+                    verdict: Verdict::Passed,
+                    findings: vec![],
+                    report: None,
+                    points: 1,
+                    max_points: 1,
+                    trace_calls: None,
+                })
+            })
+            .collect();
+        let clean = emulator_safety(&runs, true);
+        assert!(clean.assessed && clean.passed && clean.points == MEMORY_SAFETY);
+        assert_eq!(
+            emulator_safety(&runs, false).points,
+            0,
+            "the kernel earns it"
+        );
+        // The student's own process could print such a line: it counts for
+        // nothing.
+        let mut printed = runs.clone();
+        printed[1].findings.push(finding());
+        assert!(emulator_safety(&printed, true).passed);
+        let mut found = runs.clone();
+        found[2].findings.push(finding());
+        let lost = emulator_safety(&found, true);
+        assert!(lost.assessed && !lost.passed && lost.points == 0);
+        assert_eq!(
+            lost.outcome,
+            CheckOutcome::EmulatorChecked {
+                found_in: Some(found[2].tag)
+            }
+        );
+    }
+
+    #[test]
     fn points_not_assessed_say_why_and_count_in_no_maximum() {
         let checks = not_assessed(&planned(true), true, false);
         assert_eq!(checks.len(), 2);

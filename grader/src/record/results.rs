@@ -242,7 +242,8 @@ pub struct Run {
     pub exit_code: Option<i32>,
     pub duration_ms: f64,
     pub verdict: Verdict,
-    /// What the CPU emulator found in the run, each failing it.
+    /// What the CPU emulator found in the run (it carries on past most of
+    /// it, as a GPU would; see `judge::points::emulator_safety`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub findings: Vec<Finding>,
     /// The parsed JSON report, when there was one.
