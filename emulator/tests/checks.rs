@@ -595,3 +595,29 @@ fn carrying_on_threads_storing_one_value_to_one_word_and_stopping_at_different_v
         f.message
     );
 }
+
+#[test]
+fn carrying_on_a_barrier_inside_an_if_goes_through_as_on_a_gpu_and_one_in_each_branch_stops() {
+    let mut device = Device::new();
+    let a = device.upload(&[1.0f32; 64]);
+    let out = device.upload(&[0.0f32]);
+    let f = fault(device.launch("barrier_in_if", 1, 64, &[a, out]));
+    assert!(
+        f.message.contains("barrier not reached by every thread"),
+        "{}",
+        f.message
+    );
+    // Two warps (the first alone in the if once half < 32), and one.
+    for threads in [64, 32] {
+        let report = device
+            .carrying_on("barrier_in_if", 1, threads, &[a, out])
+            .expect("an H200 runs it");
+        assert_eq!(device.download::<f32>(out, 1), vec![threads as f32]);
+        assert!(
+            report.findings[0].contains("barrier not reached by every thread"),
+            "{:?}",
+            report.findings
+        );
+    }
+    // One barrier in each branch: an H200 deadlocks (the test above).
+}

@@ -39,6 +39,9 @@ pub struct BlockRunner {
     threads: Vec<ThreadState>,
     memory: BlockMemory,
     pub executed: u64,
+    /// Whether one barrier's pc post-dominates another's, as found
+    /// (`carry_on::divergent_barrier`).
+    post_dominance: std::collections::HashMap<(u32, u32), bool>,
 }
 
 impl BlockRunner {
@@ -60,6 +63,7 @@ impl BlockRunner {
                 kernel.code.len(),
             ),
             executed: 0,
+            post_dominance: std::collections::HashMap::new(),
         }
     }
 
@@ -165,7 +169,7 @@ impl BlockRunner {
             if self.resolve_warps(kernel)? {
                 continue;
             }
-            if !self.release_barrier(kernel)? {
+            if !self.release_barrier(kernel, launch.carry_on)? {
                 // The block ended: a tainted store is reported now, no other
                 // finding having come first.
                 let poisoned = match (self.memory.poisoned, &self.memory.taint) {
@@ -385,53 +389,78 @@ impl BlockRunner {
 
     /// When every live thread waits at one barrier, lets them through (with
     /// `bar.red`'s reduction of their values) and returns true; false when
-    /// all have exited. Threads waiting at different barriers are an error
-    /// even where the launch carries on (`carry_on`): undefined behaviour
-    /// that a GPU may run correctly (a barrier inside an `if`, on an H100)
-    /// or deadlock on (one barrier in each branch), which the emulator
-    /// cannot tell apart.
-    fn release_barrier(&mut self, kernel: &Kernel) -> Result<bool, BlockError> {
+    /// all have exited. Threads waiting at different barriers are an error;
+    /// where the launch carries on (`carry_on`), they go through as on a
+    /// GPU (`carry_on::divergent_barrier`), a finding, or stop there too.
+    fn release_barrier(&mut self, kernel: &Kernel, carry_on: bool) -> Result<bool, BlockError> {
         let mut at_barrier: Option<(usize, u32)> = None;
+        let mut divergence = None;
         for (t, state) in self.threads.iter().enumerate() {
             match state.status {
                 Status::Waiting(Stop::Exit) => {}
                 Status::Waiting(Stop::Barrier) => match at_barrier {
                     None => at_barrier = Some((t, state.pc)),
-                    Some((other, pc)) if pc != state.pc => {
-                        return Err(BlockError::BarrierDivergence((other, pc), (t, state.pc)));
+                    Some((other, pc)) if pc != state.pc && divergence.is_none() => {
+                        divergence =
+                            Some(BlockError::BarrierDivergence((other, pc), (t, state.pc)));
                     }
                     Some(_) => {}
                 },
                 _ => return Err(BlockError::Deadlock(t, state.pc)),
             }
         }
-        let Some((_, pc)) = at_barrier else {
+        if at_barrier.is_none() {
             return Ok(false);
+        }
+        let waiting: Vec<Option<u32>> = self
+            .threads
+            .iter()
+            .map(|s| (s.status == Status::Waiting(Stop::Barrier)).then_some(s.pc))
+            .collect();
+        let passes = match divergence {
+            None => waiting.iter().map(Option::is_some).collect(),
+            Some(divergence) if carry_on => {
+                let Some(passes) =
+                    super::carry_on::divergent_barrier(kernel, &waiting, &mut self.post_dominance)
+                else {
+                    return Err(divergence);
+                };
+                if !self
+                    .memory
+                    .findings
+                    .iter()
+                    .any(|f| matches!(f, BlockError::BarrierDivergence(..)))
+                {
+                    self.memory.record(divergence);
+                }
+                passes
+            }
+            Some(divergence) => return Err(divergence),
         };
+        let pc = (0..self.threads.len())
+            .find(|&t| passes[t])
+            .map_or(0, |t| self.threads[t].pc);
         if let Op::BarrierReduce { reduce, d, a } = kernel.code[pc as usize].op {
             let waiting = || {
                 self.threads
                     .iter()
-                    .filter(|s| s.status == Status::Waiting(Stop::Barrier))
-                    .map(|s| s.regs[a as usize] != 0)
+                    .zip(&passes)
+                    .filter(|(_, passes)| **passes)
+                    .map(|(s, _)| s.regs[a as usize] != 0)
             };
             let value = match reduce {
                 BarrierReduce::Popc => waiting().filter(|&v| v).count() as u64,
                 BarrierReduce::And => u64::from(waiting().all(|v| v)),
                 BarrierReduce::Or => u64::from(waiting().any(|v| v)),
             };
-            let tainted = (0..self.threads.len()).any(|t| {
-                self.threads[t].status == Status::Waiting(Stop::Barrier) && self.tainted(t, a)
-            });
-            for t in 0..self.threads.len() {
-                if self.threads[t].status == Status::Waiting(Stop::Barrier) {
-                    self.threads[t].regs[d as usize] = value;
-                    self.set_tainted(t, d, tainted);
-                }
+            let tainted = (0..self.threads.len()).any(|t| passes[t] && self.tainted(t, a));
+            for (t, _) in passes.iter().enumerate().filter(|(_, passes)| **passes) {
+                self.threads[t].regs[d as usize] = value;
+                self.set_tainted(t, d, tainted);
             }
         }
-        for state in &mut self.threads {
-            if state.status == Status::Waiting(Stop::Barrier) {
+        for (state, &passes) in self.threads.iter_mut().zip(&passes) {
+            if passes {
                 state.pc += 1;
                 state.status = Status::Ready;
             }

@@ -137,3 +137,21 @@ extern "C" __global__ void __launch_bounds__(32) bounded(int *out) { out[threadI
 extern "C" __global__ void one_word(float *c, int own) {
     c[0] = own ? (float)threadIdx.x : 1.0f;
 }
+
+// The tree with a second __syncthreads() inside its if (undefined
+// behaviour, which an H200 runs to the right sum): the lanes past the if
+// wait where their warp reconverges.
+extern "C" __global__ void barrier_in_if(const float *a, float *out) {
+    __shared__ float cache[64];
+    int t = threadIdx.x;
+    cache[t] = a[t];
+    __syncthreads();
+    for (int half = blockDim.x / 2; half > 0; half /= 2) {
+        if (t < half) {
+            cache[t] += cache[t + half];
+            __syncthreads();
+        }
+        __syncthreads();
+    }
+    if (t == 0) out[0] = cache[0];
+}
