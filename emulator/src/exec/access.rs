@@ -595,7 +595,9 @@ impl ThreadMemory<'_> {
             Ok(place) => place,
             Err(e) => self.padding_place(at, e)?,
         };
-        if let Place::Global(_, ptr) = place {
+        if let Place::Global(_, ptr) = place
+            && self.launch.carry_on
+        {
             self.keep_for_undo(ptr, size, values.len());
         }
         self.store_taint(&place, address, size, values.len(), tainted, at);

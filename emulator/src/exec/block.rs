@@ -412,14 +412,17 @@ impl BlockRunner {
         if at_barrier.is_none() {
             return Ok(false);
         }
-        let waiting: Vec<Option<u32>> = self
-            .threads
-            .iter()
-            .map(|s| (s.status == Status::Waiting(Stop::Barrier)).then_some(s.pc))
-            .collect();
-        let passes = match divergence {
-            None => waiting.iter().map(Option::is_some).collect(),
+        // Which threads go through: all those at a barrier (None), or, at
+        // different ones where the launch carries on, those the GPU's rule
+        // lets through.
+        let passes: Option<Vec<bool>> = match divergence {
+            None => None,
             Some(divergence) if carry_on => {
+                let waiting: Vec<Option<u32>> = self
+                    .threads
+                    .iter()
+                    .map(|s| (s.status == Status::Waiting(Stop::Barrier)).then_some(s.pc))
+                    .collect();
                 let Some(passes) =
                     super::carry_on::divergent_barrier(kernel, &waiting, &mut self.post_dominance)
                 else {
@@ -433,34 +436,40 @@ impl BlockRunner {
                 {
                     self.memory.record(divergence);
                 }
-                passes
+                Some(passes)
             }
             Some(divergence) => return Err(divergence),
         };
+        let goes = |t: usize, state: &ThreadState| match &passes {
+            None => state.status == Status::Waiting(Stop::Barrier),
+            Some(passes) => passes[t],
+        };
         let pc = (0..self.threads.len())
-            .find(|&t| passes[t])
+            .find(|&t| goes(t, &self.threads[t]))
             .map_or(0, |t| self.threads[t].pc);
         if let Op::BarrierReduce { reduce, d, a } = kernel.code[pc as usize].op {
-            let waiting = || {
-                self.threads
+            let released: Vec<usize> = (0..self.threads.len())
+                .filter(|&t| goes(t, &self.threads[t]))
+                .collect();
+            let values = || {
+                released
                     .iter()
-                    .zip(&passes)
-                    .filter(|(_, passes)| **passes)
-                    .map(|(s, _)| s.regs[a as usize] != 0)
+                    .map(|&t| self.threads[t].regs[a as usize] != 0)
             };
             let value = match reduce {
-                BarrierReduce::Popc => waiting().filter(|&v| v).count() as u64,
-                BarrierReduce::And => u64::from(waiting().all(|v| v)),
-                BarrierReduce::Or => u64::from(waiting().any(|v| v)),
+                BarrierReduce::Popc => values().filter(|&v| v).count() as u64,
+                BarrierReduce::And => u64::from(values().all(|v| v)),
+                BarrierReduce::Or => u64::from(values().any(|v| v)),
             };
-            let tainted = (0..self.threads.len()).any(|t| passes[t] && self.tainted(t, a));
-            for (t, _) in passes.iter().enumerate().filter(|(_, passes)| **passes) {
+            let tainted = released.iter().any(|&t| self.tainted(t, a));
+            for &t in &released {
                 self.threads[t].regs[d as usize] = value;
                 self.set_tainted(t, d, tainted);
             }
         }
-        for (state, &passes) in self.threads.iter_mut().zip(&passes) {
-            if passes {
+        for t in 0..self.threads.len() {
+            if goes(t, &self.threads[t]) {
+                let state = &mut self.threads[t];
                 state.pc += 1;
                 state.status = Status::Ready;
             }
