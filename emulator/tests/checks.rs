@@ -621,3 +621,24 @@ fn carrying_on_a_barrier_inside_an_if_goes_through_as_on_a_gpu_and_one_in_each_b
     }
     // One barrier in each branch: an H200 deadlocks (the test above).
 }
+
+#[test]
+fn a_race_through_a_generic_address_of_shared_memory_is_a_shared_memory_race() {
+    let mut device = Device::new();
+    let a = device.upload(&[1.0f32; 64]);
+    let out = device.upload(&[0.0f32]);
+    let elsewhere = device.upload(&[0.0f32; 64]);
+    let f = fault(device.launch("generic_warp_tail", 1, 64, &[a, out, elsewhere, 1]));
+    assert!(f.message.contains("shared-memory race"), "{}", f.message);
+    assert!(f.message.contains("checks.cu:170"), "{}", f.message);
+    // So carrying on, the block runs again with the warp's lanes in step.
+    let report = device
+        .carrying_on("generic_warp_tail", 1, 64, &[a, out, elsewhere, 1])
+        .expect("a GPU carries on");
+    assert_eq!(device.download::<f32>(out, 1), vec![64.0]);
+    assert!(
+        report.findings[0].contains("shared-memory race"),
+        "{:?}",
+        report.findings
+    );
+}

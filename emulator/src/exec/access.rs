@@ -467,6 +467,13 @@ impl ThreadMemory<'_> {
                 .map(|unwritten| block.unwritten |= unwritten),
             Place::Global(..) | Place::Local(_) | Place::Param(_) | Place::Padding(..) => Ok(()),
         };
+        // The space the bytes are in: a generic address names it only once
+        // resolved.
+        let space = match place {
+            Place::Shared(..) => Space::Shared,
+            Place::Global(..) => Space::Global,
+            _ => space,
+        };
         result.map_err(|conflict| AccessError::Race {
             space,
             address,

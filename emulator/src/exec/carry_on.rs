@@ -9,27 +9,31 @@
 //!   `cuMemAlloc` aligns it to, lies on a page the GPU has mapped: it does
 //!   not fault. A load reads zeros (freshly allocated device memory, most
 //!   often), a store goes nowhere; an access over the end (a `float4` over
-//!   the last float) reads and writes its bytes inside for real. Further past, or in shared, local or
-//!   parameter memory, it faults as before, as on a GPU.
-//! - A race in shared memory: the block runs again from its start with the
-//!   lanes of each warp taking one instruction each in turn, a warp at a
-//!   time to its next barrier (`BlockMemory::lockstep`): a GPU's lanes move
-//!   together, its warps drift apart. Code that leans on a warp's lanes
-//!   moving in step (a tail without `__syncwarp()`) gets a GPU's answer,
-//!   and code that leans on warps moving together (a tree without
-//!   barriers, over more than a warp) a wrong one, as it most often does
-//!   on a GPU. Its global stores are undone
-//!   first; a block that made a global atomic (which other blocks' may have
-//!   followed) carries on as it is.
+//!   the last float) reads and writes its bytes inside for real. Further
+//!   past, or in shared, local or parameter memory, it faults as before, as
+//!   on a GPU.
+//! - A race in shared memory: the block runs again from its start, its
+//!   global stores undone, with the lanes of each warp taking one
+//!   instruction each in turn, a warp at a time to its next barrier
+//!   (`BlockMemory::lockstep`): a GPU's lanes move together, its warps
+//!   drift apart. Code that leans on a warp's lanes moving in step (a tail
+//!   without `__syncwarp()`) gets a GPU's answer, and code that leans on
+//!   warps moving together (a tree without barriers, over more than a
+//!   warp) a wrong one, as it most often does on a GPU. A block that made a
+//!   global atomic (which other blocks' may have followed) carries on as it
+//!   is.
 //! - Two threads writing one global word: the word ends with one value.
-//!   In one block, only where they write the same value (which stays
-//!   whatever the order); two values there fault, as before. A conflict
-//!   with a read faults as before: what the read sees depends on timing a
-//!   CPU cannot copy.
+//!   Threads of one block run one after another here, so they carry on
+//!   only where they write the same value (which stays whatever the
+//!   order); two values fault, as before. Blocks run on several host
+//!   threads, so for two blocks what the word holds when the second store
+//!   is checked depends on their timing: they carry on whatever the values
+//!   (a GPU's answer too depends on its timing). A conflict with a read
+//!   faults as before: what the read sees depends on timing a CPU cannot
+//!   copy.
 //! - A read of global memory nothing wrote reads what is there.
 //! - A value from unwritten shared memory (the poison) stored to global
 //!   memory is stored (`block`).
-//!
 //! - Threads of one block waiting at different barriers (undefined
 //!   behaviour) go through as an H200 lets them (`divergent_barrier`).
 //!
@@ -117,11 +121,7 @@ impl ThreadMemory<'_> {
                 space: Space::Shared,
                 ..
             } => self.block.lockstep || !self.block.can_restart,
-            // Blocks run on several host threads, so what the word holds
-            // when another block's store conflicts depends on their timing:
-            // such a conflict carries on whatever the values (a GPU's
-            // answer too depends on its timing). In one block, threads run
-            // one after another, and the values decide.
+            // Two stores (see the module's words).
             AccessError::Race {
                 write, conflict, ..
             } => {

@@ -155,3 +155,20 @@ extern "C" __global__ void barrier_in_if(const float *a, float *out) {
     }
     if (t == 0) out[0] = cache[0];
 }
+
+// The warp tail through a pointer that may be shared or global memory
+// (`shared` is 1): generic loads and stores, which reach shared memory.
+extern "C" __global__ void generic_warp_tail(const float *a, float *out, float *elsewhere,
+                                             int shared) {
+    __shared__ float cache[64];
+    int t = threadIdx.x;
+    cache[t] = a[t];
+    __syncthreads();
+    volatile float *v = shared ? cache : elsewhere;
+    if (t < 32) {
+        for (int s = 32; s > 0; s /= 2) {
+            if (t < s) v[t] += v[t + s];
+        }
+    }
+    if (t == 0) out[0] = v[0];
+}
