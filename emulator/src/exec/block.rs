@@ -78,7 +78,8 @@ impl BlockRunner {
     ) -> Result<(), BlockError> {
         self.memory.findings.clear();
         self.memory.lockstep = false;
-        match self.attempt(kernel, launch, block, ctaid, linear) {
+        self.start(kernel, block, ctaid);
+        match self.finish(kernel, launch, linear) {
             // `carry_on` leaves a shared-memory race unrecorded only in a
             // block that can run again: it runs again in lockstep.
             Err(
@@ -95,7 +96,8 @@ impl BlockRunner {
                 self.memory.undo_stores();
                 self.memory.lockstep = true;
                 self.memory.printf.clear();
-                self.attempt(kernel, launch, block, ctaid, linear)
+                self.start(kernel, block, ctaid);
+                self.finish(kernel, launch, linear)
             }
             other => other,
         }
@@ -106,17 +108,10 @@ impl BlockRunner {
         std::mem::take(&mut self.memory.findings)
     }
 
-    /// One run of the block from its start.
-    fn attempt(
-        &mut self,
-        kernel: &Kernel,
-        launch: &LaunchMemory,
-        block: [u32; 3],
-        ctaid: [u32; 3],
-        linear: u64,
-    ) -> Result<(), BlockError> {
+    /// The block `ctaid` of shape `block` at its start: its memory fresh,
+    /// each thread's registers set and its pc at 0.
+    fn start(&mut self, kernel: &Kernel, block: [u32; 3], ctaid: [u32; 3]) {
         self.memory.reset();
-        let per_block = self.threads.len() as u64;
         for (t, state) in self.threads.iter_mut().enumerate() {
             state.regs.copy_from_slice(&kernel.template);
             let tid = [
@@ -139,6 +134,16 @@ impl BlockRunner {
             state.pc = 0;
             state.status = Status::Ready;
         }
+    }
+
+    /// Runs the started block (linear index `linear`) to its end.
+    fn finish(
+        &mut self,
+        kernel: &Kernel,
+        launch: &LaunchMemory,
+        linear: u64,
+    ) -> Result<(), BlockError> {
+        let per_block = self.threads.len() as u64;
         loop {
             if self.memory.lockstep {
                 // A warp's lanes in step, the warps one after another: a
