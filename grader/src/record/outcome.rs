@@ -302,7 +302,9 @@ pub enum Overlap {
     },
 }
 
-/// One finding of the CPU emulator, as it printed it: the run failed by it.
+/// One finding of the CPU emulator, as it printed it: in the grader's runs
+/// the emulator carries on past most (`emulator::exec::carry_on`), and a
+/// finding costs the memory-safety point.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Finding {
     pub kind: FindingKind,
