@@ -540,6 +540,12 @@ fn a_class_graded_on_the_emulator_passes_the_solution_and_names_the_race_with_it
     let feedback =
         fs::read_to_string(out.join("feedback/dot-sm.no-barrier-in-the-tree.md")).unwrap();
     assert!(feedback.contains("shared-memory race"), "{feedback}");
+    // A run that passed shows its finding too: the point lost names it.
+    assert!(
+        feedback
+            .contains(": passed, but:\n\n  ```text\n  the CPU emulator found: shared-memory race"),
+        "{feedback}"
+    );
     assert!(
         feedback.contains("Graded on the CPU emulator"),
         "{feedback}"

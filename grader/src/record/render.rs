@@ -18,15 +18,13 @@ use crate::record::results::{Check, Run, Sanitized};
 
 /// A run's verdict for a person: what happened, what to look at, and the
 /// emulator's `found` findings: with a CUDA error where one stopped the
-/// launch, else with whatever the run's answer was (it carried on).
+/// launch, else with whatever the run's answer was (it carried on); for a
+/// run that passed, the findings alone.
 pub fn verdict(verdict: &Verdict, found: &[Finding]) -> String {
     let found = (!found.is_empty()).then(|| findings(found));
     match verdict {
-        Verdict::Passed => match found {
-            // The emulator carried on, as a GPU would have.
-            Some(found) => format!("passed, but {found}"),
-            None => "passed".to_owned(),
-        },
+        // The emulator carried on, as a GPU would have: its findings.
+        Verdict::Passed => found.unwrap_or_else(|| "passed".to_owned()),
         Verdict::Failed { failure } => {
             let (summary, hint) = failure_summary(failure, found.as_deref());
             let mut text = format!("wrong answer: {summary}");
