@@ -602,10 +602,15 @@ impl ThreadMemory<'_> {
             Ok(place) => place,
             Err(e) => self.padding_place(at, e)?,
         };
-        if let Place::Global(_, ptr) = place
-            && self.launch.carry_on
-        {
-            self.keep_for_undo(ptr, size, values.len());
+        // What a block that may run again overwrites, in an allocation.
+        if self.launch.carry_on {
+            match place {
+                Place::Global(_, ptr) => self.keep_for_undo(ptr, size, values.len()),
+                Place::Padding(_, (real, inside)) if inside > 0 => {
+                    self.keep_for_undo(real, 1, inside)
+                }
+                _ => {}
+            }
         }
         self.store_taint(&place, address, size, values.len(), tainted, at);
         if let Err(e) = self.track(&place, space, address, len, true, self.access(at, false)) {
@@ -659,7 +664,7 @@ impl ThreadMemory<'_> {
             Ok(place) => place,
             Err(e) => self.padding_place(at, e)?,
         };
-        if let Place::Global(..) = place {
+        if matches!(place, Place::Global(..) | Place::Padding(_, (_, 1..))) {
             self.block.can_restart = false;
         }
         if let Err(e) = self.initialised(&place, address, u64::from(size), false) {

@@ -78,11 +78,12 @@ impl BlockMemory {
 
 impl ThreadMemory<'_> {
     /// Keeps what `count` elements of `size` bytes at `ptr` (a global
-    /// store's place) hold, for `undo_stores`, while the block could run
-    /// again in lockstep.
+    /// store's bytes in an allocation) hold, for `undo_stores`, while the
+    /// block could run again in lockstep. The store calls it only where the
+    /// launch carries on.
     pub(super) fn keep_for_undo(&mut self, ptr: *mut u8, size: u8, count: usize) {
         let block = &mut *self.block;
-        if !self.launch.carry_on || block.lockstep || !block.can_restart {
+        if block.lockstep || !block.can_restart {
             return;
         }
         if block.undo.len() + count > UNDO_STORES {

@@ -36,7 +36,8 @@ pub struct Context<'a> {
     pub bundle_dir: &'a Path,
     pub isolation: &'a Isolation,
     pub limits: Limits,
-    /// compute-sanitizer for the memory-safety point.
+    /// Assess the memory-safety point: compute-sanitizer on a GPU, the
+    /// emulator's findings on it.
     pub sanitize: bool,
     /// The kernels run on the CPU emulator: capped plans, its findings.
     pub emulate: bool,
