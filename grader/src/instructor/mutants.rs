@@ -624,6 +624,31 @@ pub const MUTANTS: &[Mutant] = &[
         expect: Expect::LosesCheck(CheckName::MemorySafety),
         on_emulator: Some(Emulated::Finds(FindingKind::OutOfBounds)),
     },
+    // Issue 27: a vector access over an array's end, which a GPU runs
+    // through (the bytes past n are the allocation's padding) and the
+    // emulator must too, its bytes inside the array read and written for
+    // real; memcheck, or the emulator, names it.
+    Mutant {
+        exercise: VecaddAnyN,
+        name: "float4-over-the-end",
+        bug: "rounds the float4 loop up to cover n and drops the scalar tail: the last float4 reads and writes past the end whenever n is no multiple of 4",
+        edits: &[
+            edit(
+                "kernel.cu",
+                "i = first; i < n / 4;",
+                "i = first; i < (n + 3) / 4;",
+            ),
+            edit(
+                "kernel.cu",
+                "    for (size_t i = n / 4 * 4 + first; i < n; i += stride) {\n        c[i] = a[i] + b[i];\n    }\n",
+                "",
+            ),
+        ],
+        // Every answer right; the smallest run (n = 1) reads and writes 12
+        // bytes past each array.
+        expect: Expect::LosesCheck(CheckName::MemorySafety),
+        on_emulator: Some(Emulated::Finds(FindingKind::OutOfBounds)),
+    },
     // Issue 23: an answer that comes from an earlier launch, and shared
     // memory a block never wrote (a fresh process's starts zeroed).
     Mutant {
