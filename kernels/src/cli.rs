@@ -3,7 +3,6 @@
 //! is printed and becomes the exit code.
 
 use std::ffi::OsString;
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -51,7 +50,7 @@ pub enum ArgsError {
 /// Parses this process's arguments; on `--help` prints it, on a bad argument
 /// prints one line, and returns the exit code to stop with.
 pub fn parse<A: Parser>() -> Result<A, ExitCode> {
-    report_args_error(parse_from(std::env::args_os()))
+    report_args_error(parse_from(crate::batch::args()))
 }
 
 /// [`parse`] for argument types several exercises share, under the name and
@@ -66,7 +65,7 @@ pub fn parse_named<A: Parser>(name: &'static str, about: &'static str) -> Result
 pub fn parse_shaped<A: Parser>(
     shape: impl FnOnce(clap::Command) -> clap::Command,
 ) -> Result<A, ExitCode> {
-    report_args_error(parse_command(shape(A::command()), std::env::args_os()))
+    report_args_error(parse_command(shape(A::command()), crate::batch::args()))
 }
 
 fn report_args_error<A>(parsed: Result<A, ArgsError>) -> Result<A, ExitCode> {
@@ -176,8 +175,7 @@ pub fn finish_with<P: Serialize, R: Serialize>(
             (text, err.kind().exit())
         }
     };
-    // A closed pipe (`| head`) is not the exercise's failure.
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+    crate::batch::write_report(&text, exit);
     exit.into()
 }
 

@@ -5,7 +5,7 @@ use std::ffi::{CStr, CString};
 use std::sync::OnceLock;
 
 use cust::CudaApiVersion;
-use cust::context::Context;
+use cust::context::{Context, CurrentContext};
 use cust::device::{Device, DeviceAttribute};
 use cust::error::CudaError;
 use cust::module::Module;
@@ -19,10 +19,11 @@ use crate::protocol::DeviceInfo;
 use crate::units;
 
 /// GPU 0 with its context and one stream. Fields drop in order: the stream
-/// before the context it belongs to.
+/// before the context it belongs to (none in a batch, whose runs share the
+/// process's).
 pub struct Gpu {
     stream: Stream,
-    _context: Context,
+    _context: Option<Context>,
     info: DeviceInfo,
     residency: Residency,
     max_threads_per_block: u32,
@@ -41,7 +42,23 @@ impl Gpu {
         }
         let during = |what: &'static str| move |err: CudaError| CourseError::from(err).during(what);
         let device = Device::get_device(0).map_err(during("opening GPU 0"))?;
-        let context = Context::new(device).map_err(during("creating a context on GPU 0"))?;
+        let context = if crate::batch::active() {
+            // The batch's runs share one context (`crate::batch`): made once,
+            // current for the rest of the process.
+            static SHARED: OnceLock<Context> = OnceLock::new();
+            match SHARED.get() {
+                Some(shared) => CurrentContext::set_current(shared)
+                    .map_err(during("making the batch's context current"))?,
+                None => {
+                    let made =
+                        Context::new(device).map_err(during("creating a context on GPU 0"))?;
+                    let _ = SHARED.set(made);
+                }
+            }
+            None
+        } else {
+            Some(Context::new(device).map_err(during("creating a context on GPU 0"))?)
+        };
         // A blocking stream: it waits for the synchronous copies that cust
         // issues on the default stream, so events on it bracket those too.
         let stream =

@@ -15,6 +15,7 @@
 //!   event timing, the copy-bandwidth probe, the shared command line, and
 //!   each exercise's driver.
 
+pub mod batch;
 pub mod catalogue;
 pub mod emulator_output;
 pub mod exit_code;

@@ -125,6 +125,67 @@ impl Exercise {
         }
     }
 
+    /// The grader's batch (`crate::batch`): `runs` made in one process
+    /// each report what they report alone (exit code, parameters, the
+    /// check's verdict, results where they are exact), and a run that
+    /// cannot start (`--runs 0`, put last) ends the batch without a frame.
+    pub fn assert_batch_reports_each_run_as_alone(&self, runs: &[&[&str]]) {
+        let nonce = "00112233445566778899aabbccddeeff";
+        let mut lines: Vec<Vec<String>> = runs
+            .iter()
+            .map(|args| {
+                args.iter()
+                    .chain(&["--json"])
+                    .map(|a| a.to_string())
+                    .collect()
+            })
+            .collect();
+        lines.push(vec!["--runs".into(), "0".into(), "--json".into()]);
+        let file = std::env::temp_dir().join(format!(
+            "cuda-course-batch-test-{}-{}",
+            self.name,
+            std::process::id()
+        ));
+        std::fs::write(&file, crate::batch::file(nonce, &lines)).unwrap();
+        let output = self
+            .command(&[])
+            .env(crate::batch::VARIABLE, &file)
+            .output()
+            .unwrap();
+        let _ = std::fs::remove_file(&file);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{stderr}");
+        let frames = crate::batch::read(nonce, lines.len(), &stdout, &stderr);
+        assert_eq!(
+            frames.len(),
+            runs.len(),
+            "stdout: {stdout}\nstderr: {stderr}"
+        );
+        for (frame, args) in frames.iter().zip(runs) {
+            let (code, alone) = self.json(args);
+            let batched: Value = serde_json::from_str(&frame.report).unwrap();
+            assert_eq!(frame.exit, code, "{args:?}: {}", frame.report);
+            assert_eq!(frame.stderr, "", "{args:?}");
+            for field in ["exercise", "parameters"] {
+                assert_eq!(batched[field], alone[field], "{args:?}: {field}");
+            }
+            assert_eq!(
+                batched["check"]["passed"], alone["check"]["passed"],
+                "{args:?}"
+            );
+            // The others' results hold times (memspace-timing,
+            // streams-overlap) or a sum added atomically in any order.
+            if matches!(
+                self.name,
+                "vecadd-anyN" | "dot-gm" | "dot-sm" | "matmul-naive" | "matmul-tiled"
+            ) {
+                assert_eq!(batched["results"], alone["results"], "{args:?}");
+            }
+        }
+        assert!(stderr.contains("--runs"), "the last run's error: {stderr}");
+    }
+
     /// The stub as shipped: exit 1, with a TODO message or a failed check,
     /// never a panic or a CUDA error.
     pub fn assert_fails_cleanly(&self, args: &[&str]) {

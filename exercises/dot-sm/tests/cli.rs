@@ -123,6 +123,17 @@ fn while_a_step_is_left_it_fails_cleanly() {
     exercise().assert_fails_cleanly_while_steps_are_left(KERNEL_CU, MAIN_RS, &["--n", "1000"]);
 }
 
+#[test]
+#[cfg(solution)]
+#[ignore = "needs an NVIDIA GPU"]
+fn the_grader_s_batch_reports_each_run_as_alone() {
+    exercise().assert_batch_reports_each_run_as_alone(&[
+        &["--n", "1000", "--threads", "64"],
+        &["--n", "5", "--threads", "32", "--a", "3+2i"],
+        &["--runs", "1"],
+    ]);
+}
+
 /// Last: passes exactly when the exercise is done on this machine's GPU;
 /// until then it says which step is next.
 #[test]

@@ -106,6 +106,17 @@ fn while_a_step_is_left_it_fails_cleanly() {
     exercise().assert_fails_cleanly_while_steps_are_left(KERNEL_CU, MAIN_RS, &["--width", "100"]);
 }
 
+#[test]
+#[cfg(solution)]
+#[ignore = "needs an NVIDIA GPU"]
+fn the_grader_s_batch_reports_each_run_as_alone() {
+    exercise().assert_batch_reports_each_run_as_alone(&[
+        &["--width", "17", "--tile", "16"],
+        &["--width", "33", "--tile", "32"],
+        &["--runs", "1"],
+    ]);
+}
+
 /// Last: passes exactly when the exercise is done on this machine's GPU;
 /// until then it says which step is next.
 #[test]

@@ -155,6 +155,17 @@ fn while_a_step_is_left_it_fails_cleanly() {
     exercise().assert_fails_cleanly_while_steps_are_left(KERNEL_CU, MAIN_RS, &["--n", "100000"]);
 }
 
+#[test]
+#[cfg(solution)]
+#[ignore = "needs an NVIDIA GPU"]
+fn the_grader_s_batch_reports_each_run_as_alone() {
+    exercise().assert_batch_reports_each_run_as_alone(&[
+        &["--n", "1003", "--streams", "2"],
+        &["--n", "77", "--streams", "3"],
+        &["--runs", "1"],
+    ]);
+}
+
 /// Last: passes exactly when the exercise is done on this machine's GPU;
 /// until then it says which step is next.
 #[test]

@@ -169,6 +169,17 @@ fn person_report_shows_pass_timings_and_bandwidth() {
         .stdout(predicate::str::contains("device-to-device copy"));
 }
 
+#[test]
+#[cfg(solution)]
+#[ignore = "needs an NVIDIA GPU"]
+fn the_grader_s_batch_reports_each_run_as_alone() {
+    exercise().assert_batch_reports_each_run_as_alone(&[
+        &["--n", "1000"],
+        &["--n", "77", "--threads", "32"],
+        &["--runs", "1"],
+    ]);
+}
+
 /// Last: passes exactly when the exercise is done on this machine's GPU;
 /// until then it says which step is next.
 #[test]

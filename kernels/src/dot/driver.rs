@@ -138,23 +138,26 @@ pub fn help_for(variant: Variant) -> impl FnOnce(clap::Command) -> clap::Command
 
 /// The exercise's `main` for `variant`.
 pub fn run_exercise(variant: Variant, dot_on_gpu: DotOnGpu) -> ExitCode {
-    let (args, sweep) = if variant == Variant::Atomic {
-        match cli::parse_shaped::<AtomicArgs>(help_for(variant)) {
-            Ok(parsed) => (parsed.dot, parsed.sweep),
-            Err(exit) => return exit,
-        }
-    } else {
-        match cli::parse_shaped::<Args>(help_for(variant)) {
-            Ok(parsed) => (parsed, false),
-            Err(exit) => return exit,
-        }
-    };
-    let outcome = if sweep {
-        super::sweep::run(&args, dot_on_gpu)
-    } else {
-        run(variant, &args, dot_on_gpu).map(|report| (report, String::new()))
-    };
-    cli::finish_with(variant.name(), args.common.json, outcome)
+    // One run, or each of the grader's batch (`crate::batch`).
+    crate::batch::each(|| {
+        let (args, sweep) = if variant == Variant::Atomic {
+            match cli::parse_shaped::<AtomicArgs>(help_for(variant)) {
+                Ok(parsed) => (parsed.dot, parsed.sweep),
+                Err(exit) => return exit,
+            }
+        } else {
+            match cli::parse_shaped::<Args>(help_for(variant)) {
+                Ok(parsed) => (parsed, false),
+                Err(exit) => return exit,
+            }
+        };
+        let outcome = if sweep {
+            super::sweep::run(&args, dot_on_gpu)
+        } else {
+            run(variant, &args, dot_on_gpu).map(|report| (report, String::new()))
+        };
+        cli::finish_with(variant.name(), args.common.json, outcome)
+    })
 }
 
 /// Starts the GPU and checks what depends on it: the block size, and that

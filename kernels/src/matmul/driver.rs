@@ -88,33 +88,36 @@ pub type MatmulOnGpu = fn(&Gpu, &Task) -> Result<GpuOutput, CourseError>;
 
 /// The exercise's `main` for `variant`.
 pub fn run_exercise(variant: Variant, matmul_on_gpu: MatmulOnGpu) -> ExitCode {
-    let parsed = match variant {
-        Variant::Naive => cli::parse_named::<NaiveArgs>(
+    // One run, or each of the grader's batch (`crate::batch`).
+    crate::batch::each(|| {
+        let parsed = match variant {
+            Variant::Naive => cli::parse_named::<NaiveArgs>(
+                variant.name(),
+                "P = M × N on the GPU, one thread per entry of P",
+            )
+            .map(|args| (args.width, args.block, args.seed, args.common)),
+            Variant::Tiled => cli::parse_named::<TiledArgs>(
+                variant.name(),
+                "P = M × N on the GPU, with tiles of M and N staged in shared memory",
+            )
+            .map(|args| (args.width, args.tile, args.seed, args.common)),
+        };
+        let (width, block, seed, common) = match parsed {
+            Ok(parsed) => parsed,
+            Err(exit) => return exit,
+        };
+        let params = Parameters {
+            width,
+            block,
+            runs: common.runs,
+            seed: seed.seed,
+        };
+        cli::finish(
             variant.name(),
-            "P = M × N on the GPU, one thread per entry of P",
+            common.json,
+            run(variant, params, matmul_on_gpu),
         )
-        .map(|args| (args.width, args.block, args.seed, args.common)),
-        Variant::Tiled => cli::parse_named::<TiledArgs>(
-            variant.name(),
-            "P = M × N on the GPU, with tiles of M and N staged in shared memory",
-        )
-        .map(|args| (args.width, args.tile, args.seed, args.common)),
-    };
-    let (width, block, seed, common) = match parsed {
-        Ok(parsed) => parsed,
-        Err(exit) => return exit,
-    };
-    let params = Parameters {
-        width,
-        block,
-        runs: common.runs,
-        seed: seed.seed,
-    };
-    cli::finish(
-        variant.name(),
-        common.json,
-        run(variant, params, matmul_on_gpu),
-    )
+    })
 }
 
 fn run(

@@ -89,11 +89,14 @@ pub fn measure<E: Into<CourseError>>(
 
 /// The exercise's `main`.
 pub fn run_exercise(measure_on_gpu: MeasureOnGpu) -> ExitCode {
-    let args: Args = match cli::parse() {
-        Ok(args) => args,
-        Err(exit) => return exit,
-    };
-    cli::finish_with(NAME, args.common.json, run(&args, measure_on_gpu))
+    // One run, or each of the grader's batch (`crate::batch`).
+    crate::batch::each(|| {
+        let args: Args = match cli::parse() {
+            Ok(args) => args,
+            Err(exit) => return exit,
+        };
+        cli::finish_with(NAME, args.common.json, run(&args, measure_on_gpu))
+    })
 }
 
 fn run(

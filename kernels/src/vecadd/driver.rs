@@ -71,11 +71,14 @@ pub type AddOnGpu = fn(&Gpu, &Task) -> Result<GpuOutput, CourseError>;
 
 /// The exercise's `main`: parse, run `add_on_gpu`, check, report, exit code.
 pub fn run_exercise(add_on_gpu: AddOnGpu) -> ExitCode {
-    let args: Args = match cli::parse() {
-        Ok(args) => args,
-        Err(exit) => return exit,
-    };
-    cli::finish(NAME, args.common.json, run(&args, add_on_gpu))
+    // One run, or each of the grader's batch (`crate::batch`).
+    crate::batch::each(|| {
+        let args: Args = match cli::parse() {
+            Ok(args) => args,
+            Err(exit) => return exit,
+        };
+        cli::finish(NAME, args.common.json, run(&args, add_on_gpu))
+    })
 }
 
 fn run(args: &Args, add_on_gpu: AddOnGpu) -> Result<Report<Parameters, Results>, CourseError> {
