@@ -58,7 +58,7 @@ fn template(id: ExerciseId) -> &'static str {
 }
 
 /// Bytes of the operating system's randomness.
-fn os_random(bytes: &mut [u8]) -> std::io::Result<()> {
+pub(crate) fn os_random(bytes: &mut [u8]) -> std::io::Result<()> {
     std::fs::File::open("/dev/urandom")?.read_exact(bytes)
 }
 

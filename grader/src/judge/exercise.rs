@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use kernels::catalogue::points::{KERNEL_SHARE, PTX};
 use kernels::catalogue::{Emulated, ExerciseId};
+use kernels::exit_code::Exit;
 
 use crate::build::bundle::{Bundle, Item};
 use crate::build::digest;
@@ -121,7 +122,57 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
     let exercise = item.exercise;
     // Shared by every run and tool of this exercise (`Hangs`).
     let hangs = Hangs::default();
-    for (run, short) in plan.iter().zip(short) {
+    // The runs of the course's binary that share the GPU, the kernel's and
+    // the canary's, each made in one process first (`run::batch`); a run
+    // the batch does not give is made in the loop below, in a process of
+    // its own. On the CPU emulator a process costs little (no driver
+    // makes a context), so a failing kernel's batch would be a run lost:
+    // there only the canary's runs, which always report, are batched.
+    let batchable = |shares: &dyn Fn(&plan::Run) -> bool| -> Vec<bool> {
+        plan.iter()
+            .zip(&short)
+            .map(|(run, short)| short.is_none() && shares(run))
+            .collect()
+    };
+    let kernel_shares = batchable(&|run: &plan::Run| {
+        using(exercise, run, Role::KernelInCourseHost, context.emulate) == Use::Shared
+    });
+    let canary_shares = batchable(&|run: &plan::Run| canary_using(run) == Use::Shared);
+    let mut kernel_batch = match &kernel_host {
+        Ok((reference, ptx)) if !context.emulate => {
+            // Only a pass: a failing verdict comes from a process of its own.
+            let takes = |code| code == Exit::Passed.code();
+            batched(
+                context,
+                exercise,
+                &plan,
+                &kernel_shares,
+                (reference, ptx),
+                |_| true,
+                takes,
+            )
+        }
+        _ => vec![],
+    };
+    let mut canary_batch = match (&tracer, &canary) {
+        (Ok(_), Ok((_, canary_ptx, reference))) => {
+            let host_points = |run: &plan::Run| run.points > KERNEL_SHARE.min(run.points);
+            // The canary's result moves off the exact answer by design, so
+            // its report fails the course's check: that is its result.
+            let takes = |code| code == Exit::Passed.code() || code == Exit::Failed.code();
+            batched(
+                context,
+                exercise,
+                &plan,
+                &canary_shares,
+                (reference, canary_ptx),
+                host_points,
+                takes,
+            )
+        }
+        _ => vec![],
+    };
+    for (index, (run, short)) in plan.iter().zip(short).enumerate() {
         let kernel_points = KERNEL_SHARE.min(run.points);
         if let Some(shortfall) = short {
             let skip = Skip::Memory { shortfall };
@@ -160,7 +211,8 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
                     timeout,
                     ..context.limits
                 };
-                let made = make(context, exercise, &hangs, &job, kernel_limits);
+                let made = take(&mut kernel_batch, index)
+                    .unwrap_or_else(|| make(context, exercise, &hangs, &job, kernel_limits));
                 let limits = (timeout.as_secs_f64(), context.emulate);
                 crate::judge::run::judge(exercise, &job, made, kernel_points, counts, limits, None)
             }
@@ -181,7 +233,10 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
                     ptx: Some(canary_ptx),
                     tracer: None,
                 };
-                let made = make(context, exercise, &hangs, &course, context.limits);
+                let made = take(&mut canary_batch, index).unwrap_or_else(|| {
+                    let using = canary_using(run);
+                    made_as(context, exercise, &hangs, &course, context.limits, using)
+                });
                 let expected: Option<serde_json::Value> =
                     serde_json::from_str(made.outcome.stdout.trim())
                         .ok()
@@ -302,12 +357,83 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
     graded
 }
 
+/// The plan's runs that `shares` and `wanted` mark, made with `ptx` in
+/// the course's `binary`, all in one process (`run::batch`): by plan index,
+/// each run's [`Made`] where its exit code is one `takes` takes, None where
+/// it is to be made alone. Beside other runs for the batch's whole time, so held off while a
+/// run waits to be alone, as a tool is (`Use::SharedLong`).
+fn batched(
+    context: &Context,
+    exercise: ExerciseId,
+    plan: &[plan::Run],
+    shares: &[bool],
+    (binary, ptx): (&Path, &Kept),
+    wanted: impl Fn(&plan::Run) -> bool,
+    takes: impl Fn(i32) -> bool,
+) -> Vec<Option<Made>> {
+    let chosen: Vec<usize> = (0..plan.len())
+        .filter(|&i| shares[i] && wanted(&plan[i]))
+        .collect();
+    let mut by_index: Vec<Option<Made>> = plan.iter().map(|_| None).collect();
+    // One run gains nothing from a batch.
+    if chosen.len() < 2 {
+        return by_index;
+    }
+    let jobs: Vec<Job> = chosen
+        .iter()
+        .map(|&i| Job {
+            run: &plan[i],
+            role: Role::KernelInCourseHost,
+            binary,
+            ptx: Some(ptx),
+            tracer: None,
+        })
+        .collect();
+    let limits = Limits {
+        timeout: context.limits.timeout.min(crate::run::batch::TIMEOUT),
+        ..context.limits
+    };
+    let made = context
+        .lane
+        .run_as("runs in batches", Use::SharedLong, |_| {
+            crate::run::batch::make(
+                &jobs,
+                takes,
+                context.isolation,
+                limits,
+                context.driver,
+                reads_overlap(exercise),
+            )
+        });
+    for (i, made) in chosen.into_iter().zip(made) {
+        by_index[i] = made;
+    }
+    by_index
+}
+
+/// The batch's [`Made`] for the plan's run `index`, if it has one.
+fn take(batch: &mut [Option<Made>], index: usize) -> Option<Made> {
+    batch.get_mut(index).and_then(Option::take)
+}
+
 /// Makes `job` in its lane (`using`); a run that ended in a way another
 /// process on the GPU could have caused is made again alone
 /// ([`Lane::run_confirmed`]). A wrong answer is the kernel's own (contexts
 /// do not share memory) and stands.
 fn make(context: &Context, exercise: ExerciseId, hangs: &Hangs, job: &Job, limits: Limits) -> Made {
     let using = using(exercise, job.run, job.role, context.emulate);
+    made_as(context, exercise, hangs, job, limits, using)
+}
+
+/// [`make`], using the GPU as `using` says.
+fn made_as(
+    context: &Context,
+    exercise: ExerciseId,
+    hangs: &Hangs,
+    job: &Job,
+    limits: Limits,
+    using: Use,
+) -> Made {
     let phase = match using {
         // `using` gives no job a tool's long share.
         Use::Shared | Use::SharedLong => "runs",
@@ -350,6 +476,18 @@ fn ending(ended: &Ended) -> Ending {
         Ended::Exited(_) => Ending::Own,
         Ended::TimedOut => Ending::OutOfTime,
         Ended::Signalled(_) | Ended::DidNotStart(_) => Ending::Neighbours,
+    }
+}
+
+/// How the canary's run in the course's binary uses the GPU: its result is
+/// all the grader reads of it (`plan::exercise::canary_agrees`), never a
+/// time, so it shares the GPU at every run, timed ones included, and a run
+/// above 2^31 elements reserves its memory.
+fn canary_using(run: &plan::Run) -> Use {
+    if run.memory > 0 {
+        Use::Memory(run.memory)
+    } else {
+        Use::Shared
     }
 }
 

@@ -53,8 +53,7 @@ pub fn make(
     gate: Option<GateEnd>,
     keeps_work_queues: bool,
 ) -> Made {
-    let mut args = job.run.args();
-    args.push("--json".into());
+    let args = args(job.run);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let tracing = job.tracer.map(traced::start);
     let mut files: Vec<(&str, &Path)> = job
@@ -94,17 +93,30 @@ pub fn make(
     if isolation.is_sandboxed() {
         outcome.ended = sandbox::ended_inside(outcome.ended);
     }
+    Made {
+        outcome,
+        command: command(job),
+        trace,
+    }
+}
+
+/// A planned run's arguments, for a report in JSON.
+pub fn args(run: &plan::Run) -> Vec<String> {
+    let mut args = run.args();
+    args.push("--json".into());
+    args
+}
+
+/// `job`'s command as the bundle names it: the instructor reruns it from
+/// there.
+pub fn command(job: &Job) -> Vec<String> {
     let name = job.binary.file_name().unwrap_or_default().to_string_lossy();
     let mut command = vec![match job.role {
         Role::KernelInCourseHost => format!("{REFERENCE_DIR}/{name}"),
         Role::StudentHost => name.into_owned(),
     }];
-    command.extend(args.iter().map(|a| a.to_string()));
-    Made {
-        outcome,
-        command,
-        trace,
-    }
+    command.extend(args(job.run));
+    command
 }
 
 #[cfg(test)]

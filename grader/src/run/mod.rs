@@ -3,11 +3,13 @@
 //! ([`memory`]), which runs share a GPU and which have it alone ([`lane`],
 //! its holds [`turns`], and the timing gate through which the course's
 //! binary has it alone only while it times, [`gate`]), one job, a planned
-//! run made in its role ([`job`]), the driver-call trace of a student's
-//! binary ([`trace`], [`traced`]), and compute-sanitizer over a kernel
-//! ([`sanitizer`]). What comes back is raw; the judge says what it amounts
+//! run made in its role ([`job`]), several of an exercise's runs of the
+//! course's binary in one process ([`batch`]), the driver-call trace of a
+//! student's binary ([`trace`], [`traced`]), and compute-sanitizer over a
+//! kernel ([`sanitizer`]). What comes back is raw; the judge says what it amounts
 //! to.
 
+pub mod batch;
 pub mod device;
 pub mod gate;
 pub mod job;
