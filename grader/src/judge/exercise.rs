@@ -360,8 +360,9 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
 /// The plan's runs that `shares` and `wanted` mark, made with `ptx` in
 /// the course's `binary`, all in one process (`run::batch`): by plan index,
 /// each run's [`Made`] where its exit code is one `takes` takes, None where
-/// it is to be made alone. Beside other runs for the batch's whole time, so held off while a
-/// run waits to be alone, as a tool is (`Use::SharedLong`).
+/// it is to be made alone. It shares the GPU for the batch's whole time, so
+/// it is held off while a run waits to be alone, as a tool is
+/// (`Use::SharedLong`).
 fn batched(
     context: &Context,
     exercise: ExerciseId,
