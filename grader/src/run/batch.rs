@@ -16,6 +16,7 @@ use kernels::batch::{self, Frame};
 use crate::build::canary::os_random;
 use crate::confine::runner::{self, Ended, Limits, Outcome};
 use crate::confine::sandbox::{self, Extras, Isolation};
+use crate::plan::runs::Role;
 use crate::run::job::{self, Job, Made};
 
 /// A batch's timeout, where the grading's is longer: an exercise's runs
@@ -87,9 +88,11 @@ pub fn make(
         .collect()
 }
 
+/// Whether `job` is a run of the course's binary (never the student's,
+/// whose host code could write any frame) with `first`'s binary and PTX.
 fn same_binary_and_ptx(job: &Job, first: &Job) -> bool {
-    job.binary == first.binary
-        && job.role == first.role
+    job.role == Role::KernelInCourseHost
+        && job.binary == first.binary
         && job.tracer.is_none()
         && job.ptx.map(|p| &p.path) == first.ptx.map(|p| &p.path)
 }
@@ -119,12 +122,11 @@ fn made(job: &Job, frame: Frame, isolation: &Isolation) -> Made {
 mod tests {
     use super::*;
     use crate::build::reference::Kept;
-    use crate::plan::runs::Role;
 
-    /// A stand-in for the course's binary: it answers the batch file's
-    /// three runs with the frames below (passed; failed the check; passed
-    /// with a line on stderr), then prints `extra`.
-    fn made_by(extra: &str, takes: impl Fn(i32) -> bool) -> Vec<Option<Made>> {
+    /// A stand-in for the course's binary, made as `role`: it answers the
+    /// batch file's three runs with the frames below (passed; failed the
+    /// check; passed with a line on stderr), then runs `extra`.
+    fn made_as(role: Role, extra: &str, takes: impl Fn(i32) -> bool) -> Vec<Option<Made>> {
         let dir = tempfile::tempdir().unwrap();
         let binary = dir.path().join("course-binary");
         let script = format!(
@@ -148,7 +150,7 @@ mod tests {
             .iter()
             .map(|run| Job {
                 run,
-                role: Role::KernelInCourseHost,
+                role,
                 binary: &binary,
                 ptx: Some(&ptx),
                 tracer: None,
@@ -159,6 +161,10 @@ mod tests {
             max_output: 1 << 16,
         };
         make(&jobs, takes, &Isolation::Unsandboxed, limits, None, false)
+    }
+
+    fn made_by(extra: &str, takes: impl Fn(i32) -> bool) -> Vec<Option<Made>> {
+        made_as(Role::KernelInCourseHost, extra, takes)
     }
 
     fn reports(made: &[Option<Made>]) -> Vec<Option<&str>> {
@@ -185,6 +191,20 @@ mod tests {
             reports(&reported),
             [Some("{\"r\":0}"), Some("{\"r\":1}"), None]
         );
+    }
+
+    #[test]
+    fn the_student_s_binary_is_never_given_a_batch() {
+        // Its host code could write any frame; the grader does not start it.
+        let marker = tempfile::tempdir().unwrap();
+        let started = marker.path().join("started");
+        let touch = format!("touch '{}'", started.display());
+        let made = made_as(Role::StudentHost, &touch, |_| true);
+        assert_eq!(reports(&made), [None, None, None]);
+        assert!(!started.exists());
+        // The same stand-in as the course's binary is started.
+        made_as(Role::KernelInCourseHost, &touch, |_| true);
+        assert!(started.exists());
     }
 
     #[test]
