@@ -128,35 +128,29 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
     // its own. On the CPU emulator a process costs little (no driver
     // makes a context), so a failing kernel's batch would be a run lost:
     // there only the canary's runs, which always report, are batched.
-    let batchable = |shares: &dyn Fn(&plan::Run) -> bool| -> Vec<bool> {
-        plan.iter()
-            .zip(&short)
-            .map(|(run, short)| short.is_none() && shares(run))
+    // `chosen`: the plan's indices of the runs that fit the node and that
+    // `wanted` marks.
+    let chosen = |wanted: &dyn Fn(&plan::Run) -> bool| -> Vec<usize> {
+        (0..plan.len())
+            .filter(|&i| short[i].is_none() && wanted(&plan[i]))
             .collect()
     };
-    let kernel_shares = batchable(&|run: &plan::Run| {
-        using(exercise, run, Role::KernelInCourseHost, context.emulate) == Use::Shared
-    });
-    let canary_shares = batchable(&|run: &plan::Run| canary_using(run) == Use::Shared);
     let mut kernel_batch = match &kernel_host {
         Ok((reference, ptx)) if !context.emulate => {
+            let shares = chosen(&|run| {
+                using(exercise, run, Role::KernelInCourseHost, context.emulate) == Use::Shared
+            });
             // Only a pass: a failing verdict comes from a process of its own.
             let takes = |code| code == Exit::Passed.code();
-            batched(
-                context,
-                exercise,
-                &plan,
-                &kernel_shares,
-                (reference, ptx),
-                |_| true,
-                takes,
-            )
+            batched(context, exercise, &plan, &shares, (reference, ptx), takes)
         }
         _ => vec![],
     };
     let mut canary_batch = match (&tracer, &canary) {
         (Ok(_), Ok((_, canary_ptx, reference))) => {
-            let host_points = |run: &plan::Run| run.points > KERNEL_SHARE.min(run.points);
+            let shares = chosen(&|run| {
+                canary_using(run) == Use::Shared && run.points > KERNEL_SHARE.min(run.points)
+            });
             // The canary's result moves off the exact answer by design, so
             // its report fails the course's check: that is its result.
             let takes = |code| code == Exit::Passed.code() || code == Exit::Failed.code();
@@ -164,9 +158,8 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
                 context,
                 exercise,
                 &plan,
-                &canary_shares,
+                &shares,
                 (reference, canary_ptx),
-                host_points,
                 takes,
             )
         }
@@ -357,24 +350,20 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
     graded
 }
 
-/// The plan's runs that `shares` and `wanted` mark, made with `ptx` in
-/// the course's `binary`, all in one process (`run::batch`): by plan index,
-/// each run's [`Made`] where its exit code is one `takes` takes, None where
-/// it is to be made alone. It shares the GPU for the batch's whole time, so
+/// The plan's runs at `chosen` (indices), made with `ptx` in the course's
+/// `binary`, all in one process (`run::batch`): by plan index, each run's
+/// [`Made`] where its exit code is one `takes` takes, None where it is to be
+/// made alone. It shares the GPU for the batch's whole time, so
 /// it is held off while a run waits to be alone, as a tool is
 /// (`Use::SharedLong`).
 fn batched(
     context: &Context,
     exercise: ExerciseId,
     plan: &[plan::Run],
-    shares: &[bool],
+    chosen: &[usize],
     (binary, ptx): (&Path, &Kept),
-    wanted: impl Fn(&plan::Run) -> bool,
     takes: impl Fn(i32) -> bool,
 ) -> Vec<Option<Made>> {
-    let chosen: Vec<usize> = (0..plan.len())
-        .filter(|&i| shares[i] && wanted(&plan[i]))
-        .collect();
     let mut by_index: Vec<Option<Made>> = plan.iter().map(|_| None).collect();
     // One run gains nothing from a batch.
     if chosen.len() < 2 {
@@ -406,7 +395,7 @@ fn batched(
                 reads_overlap(exercise),
             )
         });
-    for (i, made) in chosen.into_iter().zip(made) {
+    for (&i, made) in chosen.iter().zip(made) {
         by_index[i] = made;
     }
     by_index
