@@ -128,7 +128,8 @@ impl Exercise {
     /// The grader's batch (`crate::batch`): `runs` made in one process
     /// each report what they report alone (exit code, parameters, the
     /// check's verdict, results where they are exact), and a run that
-    /// cannot start (`--runs 0`, put last) ends the batch without a frame.
+    /// cannot start (`--runs 0`, put last) ends the batch without a frame;
+    /// a batch file that cannot be used is a one-line error, exit 2.
     pub fn assert_batch_reports_each_run_as_alone(&self, runs: &[&[&str]]) {
         let nonce = "00112233445566778899aabbccddeeff";
         let mut lines: Vec<Vec<String>> = runs
@@ -184,6 +185,22 @@ impl Exercise {
             }
         }
         assert!(stderr.contains("--runs"), "the last run's error: {stderr}");
+        // A batch file that cannot be read, or does not start with a
+        // nonce: exit 2, one line naming the variable, no report.
+        std::fs::write(&file, "not a nonce\n[]\n").unwrap();
+        for named in [file.clone(), file.with_extension("missing")] {
+            let output = self
+                .command(&[])
+                .env(crate::batch::VARIABLE, &named)
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(2), "{stderr}");
+            assert_eq!(stderr.lines().count(), 1, "{stderr}");
+            assert!(stderr.contains(crate::batch::VARIABLE), "{stderr}");
+            assert!(output.stdout.is_empty());
+        }
+        let _ = std::fs::remove_file(&file);
     }
 
     /// The stub as shipped: exit 1, with a TODO message or a failed check,
