@@ -460,6 +460,82 @@ fn memory_safety_is_a_point_lost_to_what_compute_sanitizer_found() {
 }
 
 #[test]
+#[cfg(unix)]
+fn racecheck_goes_over_a_few_of_memspace_timing_s_blocks_and_the_other_tools_over_the_grid() {
+    use std::os::unix::fs::PermissionsExt;
+    // A fake compute-sanitizer that finds nothing, with its command line
+    // in its summary (which results.json keeps).
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("compute-sanitizer");
+    fs::write(
+        &fake,
+        "#!/bin/sh\nif [ \"$2\" = racecheck ]; then\n\
+         echo \"========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings) $*\"\n\
+         else echo \"========= ERROR SUMMARY: 0 errors $*\"; fi\n",
+    )
+    .unwrap();
+    fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+    let submissions = class(dir.path());
+    let bundle = dir.path().join("bundle");
+    build(
+        &submissions,
+        &bundle,
+        &["--exercise", "memspace-timing", "--seed", "5"],
+    );
+    let out = dir.path().join("out");
+    run_hiding_the_gpu(&bundle, &out, &[])
+        .env("COMPUTE_SANITIZER", &fake)
+        .assert()
+        .success();
+    let recorded: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let exercise = &recorded["students"]["solutions"]["exercises"]["memspace-timing"];
+    // The plan's grids: the per-thread run's above three blocks, the
+    // uniform one's the default (no --blocks).
+    let grid = |tag: &str| -> Option<String> {
+        exercise["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["tag"] == tag)
+            .map(|r| r["params"]["blocks"].to_string())
+            .filter(|b| b != "null")
+    };
+    let per_thread = grid("per-thread-reads").unwrap();
+    assert!(per_thread.parse::<u32>().unwrap() > 3 && grid("uniform-reads").is_none());
+    // racecheck over three blocks of each run, the other tools over the
+    // planned grid; each record says how many blocks its tool went over.
+    let records = exercise["sanitizer"].as_array().unwrap();
+    assert_eq!(records.len(), 8, "{records:?}");
+    for record in records {
+        let summary = record["summary"].as_str().unwrap();
+        let blocks = summary
+            .split(" --blocks ")
+            .nth(1)
+            .map(|b| b.split(' ').next().unwrap());
+        let racecheck = record["tool"] == "racecheck";
+        let planned = match record["run"].as_str().unwrap() {
+            "per-thread-reads" => Some(per_thread.as_str()),
+            _ => None,
+        };
+        if racecheck {
+            assert_eq!(
+                (blocks, &record["blocks"]),
+                (Some("3"), &serde_json::json!(3)),
+                "{record}"
+            );
+        } else {
+            assert!(blocks == planned && record["blocks"].is_null(), "{record}");
+        }
+    }
+    let feedback = fs::read_to_string(out.join("feedback/solutions.md")).unwrap();
+    assert!(
+        feedback.contains("(racecheck over grids of 3 of their blocks)"),
+        "{feedback}"
+    );
+}
+
+#[test]
 fn a_class_graded_on_the_emulator_passes_the_solution_and_names_the_race_with_its_line() {
     let dir = tempfile::tempdir().unwrap();
     let submissions = class(dir.path());

@@ -120,11 +120,18 @@ pub fn memory_safety(
         if ran.is_some_and(|r| matches!(r.verdict, Verdict::TimedOut { .. })) {
             return lost(CheckOutcome::TimedOut { run: run.tag });
         }
-        let run_args = run.args();
-        let mut args: Vec<&str> = run_args.iter().map(String::as_str).collect();
-        if let Some(at) = args.iter().position(|a| *a == "--runs") {
-            args[at + 1] = "1";
-        }
+        let run_args = made_once(run.args());
+        let args: Vec<&str> = run_args.iter().map(String::as_str).collect();
+        let racechecked = run.params.racechecked().map(|(params, blocks)| {
+            let cut = plan::Run {
+                params,
+                ..(*run).clone()
+            };
+            (made_once(cut.args()), blocks)
+        });
+        let racechecked_args: Option<Vec<&str>> = racechecked
+            .as_ref()
+            .map(|(args, _)| args.iter().map(String::as_str).collect());
         sanitized.extend(sanitizer::sanitize(
             bench.isolation,
             ExerciseLane {
@@ -133,6 +140,9 @@ pub fn memory_safety(
             },
             reference,
             &args,
+            racechecked_args
+                .as_deref()
+                .zip(racechecked.as_ref().map(|(_, blocks)| *blocks)),
             &[(kernels::KERNEL_PTX_ENV, ptx.path.as_path())],
             bench.limits,
             run.tag,
@@ -147,6 +157,17 @@ pub fn memory_safety(
     );
     point.points = u32::from(clean && counts) * MEMORY_SAFETY;
     (point, sanitized)
+}
+
+/// A run's arguments made once (`--runs 1`): the tools slow a run down
+/// many times, and one launch shows what they look for.
+fn made_once(mut args: Vec<String>) -> Vec<String> {
+    if let Some(at) = args.iter().position(|a| a == "--runs") {
+        if let Some(runs) = args.get_mut(at + 1) {
+            *runs = "1".to_owned();
+        }
+    }
+    args
 }
 
 /// The memory-safety point on the CPU emulator: its own checks of every

@@ -43,6 +43,26 @@ impl Params {
         })
     }
 
+    /// The run as racecheck makes it, where that is not the run itself: at
+    /// most [`RACECHECKED_BLOCKS`] of its blocks. racecheck looks for
+    /// hazards on shared memory, which each block has its own, and every
+    /// block here does the same work (4096 reads a thread, whatever the
+    /// grid), so more blocks only repeat the same accesses. They cost: the
+    /// default grid of 1024-thread blocks took racecheck 19.4 s and 10
+    /// cores alone, 85% of a solution class's GPU time and half its CPU
+    /// time (an H200, 2026-11-28, `scripts/perf/README.md`). The other
+    /// tools, which look at global memory (an index past the end of the
+    /// grid's sums), keep the whole grid.
+    pub fn racechecked(&self) -> Option<Params> {
+        let blocks = self
+            .blocks
+            .map_or(RACECHECKED_BLOCKS, |b| b.min(RACECHECKED_BLOCKS));
+        (self.blocks != Some(blocks)).then(|| Params {
+            blocks: Some(blocks),
+            ..self.clone()
+        })
+    }
+
     /// At sizes the CPU emulator runs in seconds: 4096 reads a thread in
     /// each of four kernels, so a few blocks.
     pub fn cap(&mut self) {
@@ -50,6 +70,10 @@ impl Params {
         self.runs = 1;
     }
 }
+
+/// The blocks racecheck goes over at most ([`Params::racechecked`]): the
+/// first, one in the middle and the last.
+pub const RACECHECKED_BLOCKS: u32 = 3;
 
 /// The runs, drawn from `rng`; the smaller grid first, for the sanitizers.
 pub fn plan(rng: &mut fastrand::Rng) -> Vec<(Tag, Params)> {
@@ -83,4 +107,34 @@ pub fn recheck(report: &Value) -> Result<(), Disagreement> {
     let p: memspace::Parameters = disagreement::parameters(report)?;
     disagreement::compared(report, 4 * p.grid_threads())?;
     disagreement::values(report, memspace::expected_checksum(&p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn racecheck_goes_over_at_most_three_blocks_of_the_run_s_shape() {
+        let run = |blocks| Params {
+            blocks,
+            threads: 480,
+            pattern: Some(Pattern::PerThread),
+            runs: 2,
+        };
+        // The default grid, and any grid above three blocks: three.
+        for blocks in [None, Some(4), Some(49)] {
+            let cut = run(blocks).racechecked().unwrap();
+            assert_eq!(
+                cut,
+                Params {
+                    blocks: Some(3),
+                    ..run(blocks)
+                }
+            );
+        }
+        // A grid of three blocks or fewer is the run itself.
+        for blocks in [Some(1), Some(3)] {
+            assert_eq!(run(blocks).racechecked(), None);
+        }
+    }
 }

@@ -74,6 +74,20 @@ impl Params {
         }
     }
 
+    /// The run as compute-sanitizer's racecheck makes it, where that is
+    /// not the run itself: memspace-timing's grid of blocks that each do
+    /// the same work, cut to a few ([`memspace::Params::racechecked`]).
+    /// With the run's parameters, the number of blocks.
+    pub fn racechecked(&self) -> Option<(Params, u32)> {
+        match self {
+            Params::Memspace(p) => p
+                .racechecked()
+                .map(|cut| (cut.blocks.unwrap_or_default(), cut))
+                .map(|(blocks, cut)| (Params::Memspace(cut), blocks)),
+            Params::Vecadd(_) | Params::Dot(_) | Params::Matmul(_) | Params::Streams(_) => None,
+        }
+    }
+
     /// At sizes the CPU emulator runs in seconds, one timed launch.
     pub fn cap(&mut self) {
         match self {

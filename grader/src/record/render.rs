@@ -252,11 +252,26 @@ pub fn check(check: &Check, runs: &[Run], sanitized: &[Sanitized]) -> String {
                     .iter()
                     .map(|(tag, _)| format!("\"{}\"", about(*tag)))
                     .collect();
+                // A tool that went over fewer blocks than the run has
+                // (racecheck over memspace-timing's) says so.
+                let mut cut: Vec<String> = sanitized
+                    .iter()
+                    .filter_map(|s| {
+                        s.blocks
+                            .map(|b| format!("{} over grids of {b} of their blocks", s.tool))
+                    })
+                    .collect();
+                cut.dedup();
                 return format!(
-                    "{} found nothing in the run{} {}",
+                    "{} found nothing in the run{} {}{}",
                     and_list(&tools),
                     if runs.len() == 1 { "" } else { "s" },
-                    and_list(&runs)
+                    and_list(&runs),
+                    if cut.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", cut.join("; "))
+                    }
                 );
             }
             let found: Vec<String> = by_run
@@ -265,9 +280,15 @@ pub fn check(check: &Check, runs: &[Run], sanitized: &[Sanitized]) -> String {
                     let said: Vec<String> = records
                         .iter()
                         .filter(|s| !s.clean)
-                        .map(|s| match &s.finding {
-                            Some(finding) => format!("{}: {finding} ({})", s.tool, s.summary),
-                            None => format!("{}: {}", s.tool, s.summary),
+                        .map(|s| {
+                            let tool = match s.blocks {
+                                Some(b) => format!("{} over a grid of {b} of its blocks", s.tool),
+                                None => s.tool.to_string(),
+                            };
+                            match &s.finding {
+                                Some(finding) => format!("{tool}: {finding} ({})", s.summary),
+                                None => format!("{tool}: {}", s.summary),
+                            }
                         })
                         .collect();
                     (!said.is_empty())

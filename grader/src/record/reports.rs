@@ -520,6 +520,7 @@ mod tests {
                     summary: "ERROR SUMMARY: 1 error".into(),
                     finding: Some("Invalid __global__ write of size 4 bytes (kernel.cu:27)".into()),
                     run: None,
+                    blocks: None,
                     seconds: 0.0,
                 },
                 Sanitized {
@@ -528,6 +529,7 @@ mod tests {
                     summary: "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".into(),
                     finding: None,
                     run: None,
+                    blocks: None,
                     seconds: 0.0,
                 },
             ],

@@ -217,6 +217,10 @@ pub struct Sanitized {
     /// the tools ran over the first run only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<Tag>,
+    /// The blocks of the run the tool went over, where not all of them
+    /// (racecheck over memspace-timing's first few: `plan::memspace`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<u32>,
     /// The tool's wall time, in seconds, for the throughput budget.
     #[serde(default)]
     pub seconds: f64,
@@ -449,6 +453,7 @@ mod tests {
                 summary: "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)".into(),
                 finding: None,
                 run: None,
+                blocks: None,
                 seconds: 0.0,
             }],
             checks: vec![Check {

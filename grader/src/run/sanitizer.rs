@@ -33,13 +33,17 @@ pub const TOOLS: [Tool; 4] = [
 
 /// Runs each tool over `binary args`, the planned run `run` (the grader
 /// passes the course's reference binary with the student's PTX among
-/// `files`, so the findings are the kernel's); `timeout` is stretched,
-/// since the tools slow a run down many times.
+/// `files`, so the findings are the kernel's); racecheck over
+/// `racechecked` instead where given: the arguments of a few of the run's
+/// blocks, and how many (`plan::runs::Params::racechecked`). `timeout` is
+/// stretched, since the tools slow a run down many times.
+#[allow(clippy::too_many_arguments)]
 pub fn sanitize(
     isolation: &Isolation,
     lane: ExerciseLane,
     binary: &Path,
     args: &[&str],
+    racechecked: Option<(&[&str], u32)>,
     files: &[(&str, &Path)],
     limits: Limits,
     run: Tag,
@@ -58,6 +62,10 @@ pub fn sanitize(
     TOOLS
         .iter()
         .map(|tool| {
+            let (args, blocks) = match racechecked {
+                Some((args, blocks)) if *tool == Tool::Racecheck => (args, Some(blocks)),
+                _ => (args, None),
+            };
             let wrapper = wrapper(&program, *tool, takes);
             let wrapper: Vec<&str> = wrapper.iter().map(String::as_str).collect();
             // Never gated: the tools judge no time.
@@ -96,6 +104,7 @@ pub fn sanitize(
             );
             Sanitized {
                 run: Some(run),
+                blocks,
                 seconds,
                 ..judge(
                     *tool,
@@ -237,6 +246,7 @@ fn judge(tool: Tool, ended: &Ended, output: &str, timeout: Duration) -> Sanitize
         summary,
         finding: if clean { None } else { first_finding(output) },
         run: None,
+        blocks: None,
         seconds: 0.0,
     }
 }
