@@ -64,6 +64,24 @@ pub fn try_filled<T: Send>(
     Ok(v)
 }
 
+/// `into` (of the same length, or any length: it is resized) holding a copy
+/// of `items`, copied on every core above `PARALLEL_FROM` elements. Given
+/// memory already written (`try_filled`), the copy faults in no page.
+pub fn copied<T: Copy + Send + Sync + Default>(items: &[T], mut into: Vec<T>) -> Vec<T> {
+    into.resize(items.len(), T::default());
+    if items.len() < PARALLEL_FROM {
+        into.copy_from_slice(items);
+        return into;
+    }
+    let share = share(items.len());
+    std::thread::scope(|scope| {
+        for (to, from) in into.chunks_mut(share).zip(items.chunks(share)) {
+            scope.spawn(move || to.copy_from_slice(from));
+        }
+    });
+    into
+}
+
 /// Elements each core takes when `len` of them are shared among the cores.
 fn share(len: usize) -> usize {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
@@ -119,6 +137,17 @@ mod tests {
             in_parts(&items[..10], |first, part| (first, part.len())),
             [(0, 10)]
         );
+    }
+
+    #[test]
+    fn a_copy_on_every_core_is_the_items_in_order() {
+        let n = PARALLEL_FROM + 12_345;
+        let items: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(0x9e37_79b9)).collect();
+        // Into memory of the same length, a shorter one and a longer one.
+        for len in [n, 3, n + 7] {
+            assert_eq!(copied(&items, vec![1; len]), items);
+        }
+        assert_eq!(copied(&items[..5], vec![0; n]), items[..5]);
     }
 
     #[test]

@@ -133,18 +133,33 @@ pub fn check(runs: &[(&str, &[u32])], params: &Parameters) -> Check {
     let mut hint = None;
     for (name, out) in runs {
         let mut wrong_here = n.saturating_sub(out.len() as u64);
-        for (i, &got) in out.iter().enumerate().take(n as usize) {
-            let want = step.apply(i as u32);
-            if got != want {
-                wrong_here += 1;
-                if failures.len() < LISTED_FAILURES {
-                    failures.push(Failure {
-                        at: format!("{name} out[{i}]"),
-                        expected: Real(f64::from(want)),
-                        got: Real(f64::from(got)),
-                    });
+        // Every element on every core (about a second on one for the
+        // largest run's two outputs); each part keeps its first failures,
+        // the parts in order.
+        let within = &out[..out.len().min(n as usize)];
+        let parts = host_memory::in_parts(within, |first, part| {
+            let mut wrong = 0;
+            let mut listed = Vec::new();
+            for (j, &got) in part.iter().enumerate() {
+                let i = first + j;
+                let want = step.apply(i as u32);
+                if got != want {
+                    wrong += 1;
+                    if listed.len() < LISTED_FAILURES {
+                        listed.push(Failure {
+                            at: format!("{name} out[{i}]"),
+                            expected: Real(f64::from(want)),
+                            got: Real(f64::from(got)),
+                        });
+                    }
                 }
             }
+            (wrong, listed)
+        });
+        for (wrong, listed) in parts {
+            wrong_here += wrong;
+            let room = LISTED_FAILURES.saturating_sub(failures.len());
+            failures.extend(listed.into_iter().take(room));
         }
         if wrong_here > 0 && hint.is_none() {
             hint = Some(explain(name, out, params, step));
@@ -229,6 +244,37 @@ mod tests {
             work: 37,
             runs: 1,
         }
+    }
+
+    #[test]
+    fn a_check_on_every_core_counts_and_lists_as_one_by_one() {
+        // Two outputs past the size that is split among the cores, wrong at
+        // a few places in different parts.
+        let p = params((1 << 22) + 4097, 4);
+        let step = Step::repeated(p.work);
+        let right: Vec<u32> = (0..p.n as u32).map(|i| step.apply(i)).collect();
+        let mut serial = right.clone();
+        let mut overlapped = right.clone();
+        for i in [3, 2_000_000, 4_000_000] {
+            serial[i] ^= 1;
+        }
+        for i in [10, 20, 30, 4_194_400] {
+            overlapped[i] = 0;
+        }
+        let check = check(&[("serial", &serial), ("overlapped", &overlapped)], &p);
+        // One by one: every wrong element in order, serial's first.
+        let wrong: Vec<String> = [("serial", &serial), ("overlapped", &overlapped)]
+            .iter()
+            .flat_map(|(name, out)| {
+                (0..out.len())
+                    .filter(|&i| out[i] != right[i])
+                    .map(move |i| format!("{name} out[{i}]"))
+            })
+            .collect();
+        assert_eq!(check.wrong, wrong.len() as u64);
+        let listed: Vec<&str> = check.failures.iter().map(|f| f.at.as_str()).collect();
+        assert_eq!(listed, wrong[..LISTED_FAILURES]);
+        assert!(!check.passed && check.compared == 2 * p.n);
     }
 
     fn brute(x: u32, work: u32) -> u32 {
