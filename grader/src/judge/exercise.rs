@@ -165,6 +165,21 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
         }
         _ => vec![],
     };
+    let bench = Bench {
+        isolation: context.isolation,
+        limits: context.limits,
+        lane: context.lane,
+        hangs: &hangs,
+        keeps_work_queues: reads_overlap(exercise),
+    };
+    // The speed point's run, on a GPU, and the course's own kernel's time
+    // at it, taken right after the student's kernel's: the two timed runs
+    // of an exercise then wait for the GPU alone in the same drain, before
+    // its sanitizer tools and its runs above 2^31 elements (tens of
+    // seconds of long shares each run alone would wait behind), and on a
+    // GPU in the same state.
+    let timed = plan.iter().find(|r| r.timed).filter(|_| !context.emulate);
+    let mut course_timed = None;
     for (index, (run, short)) in plan.iter().zip(short).enumerate() {
         let kernel_points = KERNEL_SHARE.min(run.points);
         if let Some(shortfall) = short {
@@ -207,7 +222,19 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
                 let made = take(&mut kernel_batch, index)
                     .unwrap_or_else(|| make(context, exercise, &hangs, &job, kernel_limits));
                 let limits = (timeout.as_secs_f64(), context.emulate);
-                crate::judge::run::judge(exercise, &job, made, kernel_points, counts, limits, None)
+                let judged = crate::judge::run::judge(
+                    exercise,
+                    &job,
+                    made,
+                    kernel_points,
+                    counts,
+                    limits,
+                    None,
+                );
+                if timed == Some(run) && points::theirs_ms(&judged).is_some() {
+                    course_timed = Some(points::course_ms(&bench, reference, run));
+                }
+                judged
             }
             Err(why) => not_run(run, Role::KernelInCourseHost, kernel_points, why.clone()),
         });
@@ -285,13 +312,6 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
         .find(|r| r.role == Some(Role::KernelInCourseHost) && r.lost() && !no_gpu(&r.verdict))
         .map(|r| r.tag);
     let earns = counts && graded.kernel_lost.is_none();
-    let bench = Bench {
-        isolation: context.isolation,
-        limits: context.limits,
-        lane: context.lane,
-        hangs: &hangs,
-        keeps_work_queues: reads_overlap(exercise),
-    };
     if context.sanitize && context.emulate && !plan.is_empty() {
         points::set(
             &mut graded.checks,
@@ -312,9 +332,16 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
         graded.sanitizer = sanitized;
         points::set(&mut graded.checks, check);
     }
-    if let Some(timed) = plan.iter().find(|r| r.timed).filter(|_| !context.emulate) {
+    if let Some(timed) = timed {
         let asks = item.exercise.exercise().speed_fraction();
-        let check = points::speed(&bench, &graded.runs, &kernel_host, timed, asks, earns);
+        let check = points::speed(
+            &graded.runs,
+            &kernel_host,
+            timed,
+            course_timed,
+            asks,
+            earns,
+        );
         points::set(&mut graded.checks, check);
     }
     // A report the evidence contradicts: the exercise's host points go.

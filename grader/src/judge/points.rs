@@ -195,36 +195,30 @@ pub fn emulator_safety(runs: &[Run], counts: bool) -> Check {
 
 /// The speed point: the kernel's time at the timed run (its kernel run in
 /// the course's host code, already made, among `runs`) against the course's
-/// own kernel at the same arguments, run right after it on the same GPU;
-/// `asks` is the fraction of the course's speed the point needs
+/// own kernel at the same arguments (`course`: [`course_ms`], made right
+/// after it on the same GPU wherever the kernel's run gave a time, None
+/// otherwise); `asks` is the fraction of the course's speed the point needs
 /// (`Exercise::speed_fraction`).
 pub fn speed(
-    bench: &Bench,
     runs: &[Run],
     kernel_host: &Result<(PathBuf, Kept), NotStarted>,
     timed: &plan::Run,
+    course: Option<(Option<f64>, Ended)>,
     asks: f64,
     counts: bool,
 ) -> Check {
     let fail = |outcome| check(CheckName::Speed, true, false, outcome);
-    let (reference, _) = match kernel_host {
-        Ok(host) => host,
-        Err(reason) => {
-            return fail(CheckOutcome::Unrunnable {
-                reason: reason.clone(),
-            });
-        }
-    };
+    if let Err(reason) = kernel_host {
+        return fail(CheckOutcome::Unrunnable {
+            reason: reason.clone(),
+        });
+    }
     let theirs = runs
         .iter()
         .find(|r| r.role == Some(Role::KernelInCourseHost) && r.tag == timed.tag);
-    let Some(theirs_ms) = theirs
-        .filter(|r| r.verdict.passed())
-        .and_then(|r| kernel_ms(r.report.as_ref()?))
-    else {
+    let (Some(theirs_ms), Some((course_ms, ended))) = (theirs.and_then(theirs_ms), course) else {
         return fail(CheckOutcome::NotMeasured { run: timed.tag });
     };
-    let (course_ms, ended) = course_ms(bench, reference, timed);
     let Some(course_ms) = course_ms else {
         // The course's own kernel failed: the node's fault, not the student's.
         return check(
@@ -255,9 +249,17 @@ pub fn speed(
     point
 }
 
+/// The kernel's time in its run in the course's host code, where the run
+/// passed and its report gives one: what the speed point compares.
+pub fn theirs_ms(run: &Run) -> Option<f64> {
+    Some(run)
+        .filter(|r| r.verdict.passed())
+        .and_then(|r| kernel_ms(r.report.as_ref()?))
+}
+
 /// The course's own kernel's time at `timed` (None when it did not pass),
 /// and how its run ended.
-fn course_ms(bench: &Bench, reference: &Path, timed: &plan::Run) -> (Option<f64>, Ended) {
+pub fn course_ms(bench: &Bench, reference: &Path, timed: &plan::Run) -> (Option<f64>, Ended) {
     // The course's binary with its own kernel, made as the student's
     // kernel's run was (`judge::exercise::using`): alone while it times,
     // with the exercise's work queues.
