@@ -364,20 +364,27 @@ fn a_missing_bundle_is_an_error_not_a_panic() {
         );
 }
 
+/// A compute-sanitizer in `dir` that runs the shell lines `body` (its
+/// arguments are the tool's: `$2` names the tool).
+#[cfg(unix)]
+fn fake_sanitizer(dir: &Path, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let fake = dir.join("compute-sanitizer");
+    fs::write(&fake, format!("#!/bin/sh\n{body}\n")).unwrap();
+    fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+    fake
+}
+
 #[test]
 #[cfg(unix)]
 fn memory_safety_is_a_point_lost_to_what_compute_sanitizer_found() {
-    use std::os::unix::fs::PermissionsExt;
     // A fake compute-sanitizer: memcheck finds two errors, racecheck none.
     let dir = tempfile::tempdir().unwrap();
-    let fake = dir.path().join("compute-sanitizer");
-    fs::write(
-        &fake,
-        "#!/bin/sh\nif [ \"$2\" = memcheck ]; then echo '========= ERROR SUMMARY: 2 errors'; exit 9; fi\n\
-         echo '========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)'\n",
-    )
-    .unwrap();
-    fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+    let fake = fake_sanitizer(
+        dir.path(),
+        "if [ \"$2\" = memcheck ]; then echo '========= ERROR SUMMARY: 2 errors'; exit 9; fi\n\
+         echo '========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)'",
+    );
     let submissions = class(dir.path());
     let bundle = dir.path().join("bundle");
     build(
@@ -462,19 +469,15 @@ fn memory_safety_is_a_point_lost_to_what_compute_sanitizer_found() {
 #[test]
 #[cfg(unix)]
 fn racecheck_goes_over_a_few_of_memspace_timing_s_blocks_and_the_other_tools_over_the_grid() {
-    use std::os::unix::fs::PermissionsExt;
     // A fake compute-sanitizer that finds nothing, with its command line
     // in its summary (which results.json keeps).
     let dir = tempfile::tempdir().unwrap();
-    let fake = dir.path().join("compute-sanitizer");
-    fs::write(
-        &fake,
-        "#!/bin/sh\nif [ \"$2\" = racecheck ]; then\n\
+    let fake = fake_sanitizer(
+        dir.path(),
+        "if [ \"$2\" = racecheck ]; then\n\
          echo \"========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings) $*\"\n\
-         else echo \"========= ERROR SUMMARY: 0 errors $*\"; fi\n",
-    )
-    .unwrap();
-    fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+         else echo \"========= ERROR SUMMARY: 0 errors $*\"; fi",
+    );
     let submissions = class(dir.path());
     let bundle = dir.path().join("bundle");
     build(

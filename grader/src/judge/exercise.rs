@@ -334,14 +334,7 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
     }
     if let Some(timed) = timed {
         let asks = item.exercise.exercise().speed_fraction();
-        let check = points::speed(
-            &graded.runs,
-            &kernel_host,
-            timed,
-            course_timed,
-            asks,
-            earns,
-        );
+        let check = points::speed(&graded.runs, &kernel_host, timed, course_timed, asks, earns);
         points::set(&mut graded.checks, check);
     }
     // A report the evidence contradicts: the exercise's host points go.
