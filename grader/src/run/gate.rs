@@ -87,8 +87,7 @@ pub fn hold<T>(turns: &Turns, make: impl FnOnce(Option<GateEnd>) -> T) -> (T, Se
         return (make(None), Served::default());
     };
     let waited = Arc::new(Waited::default());
-    // The run will ask to be alone: no long share starts before it does.
-    let share = turns.shared_before_alone();
+    let share = turns.shared();
     std::thread::scope(|scope| {
         let server = scope.spawn(|| serve(ours, share, &waited));
         // Once the process has ended (or `make` panicked), a server still

@@ -16,11 +16,7 @@
 //! A shared hold can become alone (it lets go of its share first, so two
 //! that ask at once cannot wait on each other) and an alone hold shared
 //! again without letting go (no other hold can be alone in between): the
-//! timing gate's moves (`run::gate`). A share that will soon ask to be
-//! alone (a gated run, from its start to its request) holds new long
-//! shares off as a waiting hold does: on an H200 the gated runs that started
-//! as a drain ended asked for the GPU alone a second later, and waited 6 s
-//! for the sanitizer tools that had started beside them. Shares may be capped: a lane runs
+//! timing gate's moves (`run::gate`). Shares may be capped: a lane runs
 //! more workers than shares, so that while one waits to be alone another
 //! takes its share for short runs, rather than the GPU waiting on the
 //! longest run in flight with every worker idle.
@@ -45,8 +41,6 @@ struct State {
     alone: bool,
     /// Holds waiting to be alone.
     waiting: usize,
-    /// Short shares that will ask to be alone ([`Turns::shared_before_alone`]).
-    before_alone: usize,
     /// No long hold was in flight while a hold waited to be alone: new
     /// short holds wait until no hold waits to be alone.
     draining: bool,
@@ -57,8 +51,6 @@ struct State {
 pub struct Shared<'a> {
     turns: &'a Turns,
     long: bool,
-    /// It will ask to be alone: no long share starts meanwhile.
-    before_alone: bool,
 }
 
 /// The GPU alone, until dropped.
@@ -98,29 +90,17 @@ impl Turns {
         self.share(false)
     }
 
-    /// A long share, once no hold is alone or waiting to be, no share that
-    /// will ask to be alone is held, and the cap leaves room.
+    /// A long share, once no hold is alone or waiting to be, and the cap
+    /// leaves room.
     pub fn shared_long(&self) -> Shared<'_> {
         self.share(true)
-    }
-
-    /// A short share that will ask to be alone ([`Shared::into_alone`]),
-    /// as [`Turns::shared`] gives one; until it asks or ends, no long share
-    /// starts.
-    pub fn shared_before_alone(&self) -> Shared<'_> {
-        let mut share = self.share(false);
-        let mut state = self.state();
-        state.before_alone += 1;
-        share.before_alone = true;
-        drop(state);
-        share
     }
 
     fn share(&self, long: bool) -> Shared<'_> {
         let mut state = self.state();
         while state.alone
             || (if long {
-                state.waiting > 0 || state.before_alone > 0
+                state.waiting > 0
             } else {
                 state.draining
             })
@@ -133,29 +113,14 @@ impl Turns {
         } else {
             state.short += 1;
         }
-        Shared {
-            turns: self,
-            long,
-            before_alone: false,
-        }
+        Shared { turns: self, long }
     }
 
     /// The GPU alone, once no hold is in flight: no new long share starts
     /// meanwhile, and no new short one once no long one is in flight.
     pub fn alone(&self) -> Alone<'_> {
-        self.alone_after(None)
-    }
-
-    /// [`Turns::alone`], letting go of `share` once counted as waiting, so
-    /// that no long share starts in between.
-    fn alone_after(&self, share: Option<Shared<'_>>) -> Alone<'_> {
         let mut state = self.state();
         state.waiting += 1;
-        if let Some(share) = share {
-            share.release(&mut state);
-            std::mem::forget(share);
-            self.changed.notify_all();
-        }
         while state.alone || state.short > 0 || state.long > 0 {
             if state.long == 0 {
                 state.draining = true;
@@ -176,19 +141,8 @@ impl<'a> Shared<'a> {
     /// Lets go of this share and waits for the GPU alone.
     pub fn into_alone(self) -> Alone<'a> {
         let turns = self.turns;
-        turns.alone_after(Some(self))
-    }
-
-    /// Takes this share out of `state`'s counts.
-    fn release(&self, state: &mut State) {
-        if self.long {
-            state.long -= 1;
-        } else {
-            state.short -= 1;
-        }
-        if self.before_alone {
-            state.before_alone -= 1;
-        }
+        drop(self);
+        turns.alone()
     }
 }
 
@@ -204,18 +158,18 @@ impl<'a> Alone<'a> {
             turns.changed.notify_all();
         }
         std::mem::forget(self);
-        Shared {
-            turns,
-            long: false,
-            before_alone: false,
-        }
+        Shared { turns, long: false }
     }
 }
 
 impl Drop for Shared<'_> {
     fn drop(&mut self) {
         let mut state = self.turns.state();
-        self.release(&mut state);
+        if self.long {
+            state.long -= 1;
+        } else {
+            state.short -= 1;
+        }
         self.turns.changed.notify_all();
     }
 }
@@ -233,36 +187,6 @@ mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::time::Duration;
-
-    #[test]
-    fn a_share_that_will_ask_to_be_alone_holds_long_shares_off_until_it_asks_or_ends() {
-        for asks in [true, false] {
-            let turns = Turns::default();
-            let gated = turns.shared_before_alone();
-            let order = Mutex::new(Vec::new());
-            std::thread::scope(|scope| {
-                scope.spawn(|| {
-                    let _long = turns.shared_long();
-                    order.lock().unwrap().push("long");
-                });
-                // A short share still starts; the long one does not.
-                drop(turns.shared());
-                std::thread::sleep(Duration::from_millis(100));
-                assert!(order.lock().unwrap().is_empty());
-                assert_eq!(turns.holds(), (1, false, 0));
-                if asks {
-                    let alone = gated.into_alone();
-                    order.lock().unwrap().push("alone");
-                    drop(alone);
-                } else {
-                    drop(gated);
-                }
-            });
-            let want: &[&str] = if asks { &["alone", "long"] } else { &["long"] };
-            assert_eq!(order.into_inner().unwrap(), want);
-            assert_eq!(turns.holds(), (0, false, 0));
-        }
-    }
 
     #[test]
     fn a_waiting_hold_stops_long_shares_at_once_and_short_ones_once_no_long_one_runs() {
