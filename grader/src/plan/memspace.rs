@@ -52,14 +52,17 @@ impl Params {
     /// cores alone, 85% of a solution class's GPU time and half its CPU
     /// time (an H200, 2026-11-28, `scripts/perf/README.md`). The other
     /// tools, which look at global memory (an index past the end of the
-    /// grid's sums), keep the whole grid.
-    pub fn racechecked(&self) -> Option<Params> {
+    /// grid's sums), keep the whole grid. With the cut run, its blocks.
+    pub fn racechecked(&self) -> Option<(Params, u32)> {
         let blocks = self
             .blocks
             .map_or(RACECHECKED_BLOCKS, |b| b.min(RACECHECKED_BLOCKS));
-        (self.blocks != Some(blocks)).then(|| Params {
-            blocks: Some(blocks),
-            ..self.clone()
+        (self.blocks != Some(blocks)).then(|| {
+            let cut = Params {
+                blocks: Some(blocks),
+                ..self.clone()
+            };
+            (cut, blocks)
         })
     }
 
@@ -126,10 +129,13 @@ mod tests {
             let cut = run(blocks).racechecked().unwrap();
             assert_eq!(
                 cut,
-                Params {
-                    blocks: Some(3),
-                    ..run(blocks)
-                }
+                (
+                    Params {
+                        blocks: Some(3),
+                        ..run(blocks)
+                    },
+                    3
+                )
             );
         }
         // A grid of three blocks or fewer is the run itself.

@@ -82,8 +82,7 @@ impl Params {
         match self {
             Params::Memspace(p) => p
                 .racechecked()
-                .map(|cut| (cut.blocks.unwrap_or_default(), cut))
-                .map(|(blocks, cut)| (Params::Memspace(cut), blocks)),
+                .map(|(cut, blocks)| (Params::Memspace(cut), blocks)),
             Params::Vecadd(_) | Params::Dot(_) | Params::Matmul(_) | Params::Streams(_) => None,
         }
     }
