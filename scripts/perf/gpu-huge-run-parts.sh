@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Where a run above 2^31 elements spends its time (issue 26): vecadd-anyN's
+# and dot-gm's, in the course's binary with the solution's PTX, as the
+# grader makes them, each with its wall, user and system seconds and its
+# page faults (/usr/bin/time), and the steps its report times; then the
+# cost of faulting in 8 GiB of fresh host memory from one thread, with and
+# without transparent huge pages asked for (madvise), beside the machine's
+# huge-page setting. Needs python3 (with numpy), /usr/bin/time and a GPU;
+# no Rust. Prints one line per measurement.
+#
+# Usage: gpu-huge-run-parts.sh BUNDLE   (a class bundle: grader-bundle/class)
+set -euo pipefail
+bundle=$(cd "$1" && pwd)
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+echo "cores: $(nproc); $(grep MemTotal /proc/meminfo)"
+for f in enabled defrag; do
+    echo "transparent_hugepage/$f: $(cat /sys/kernel/mm/transparent_hugepage/$f 2>/dev/null || echo unreadable)"
+done
+out=$(mktemp -d /tmp/huge-parts.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+
+# measure LABEL EXERCISE ARGS...: the course's binary, the solution's PTX.
+measure() {
+    local label=$1 exercise=$2
+    shift 2
+    (cd "$bundle" && CUDA_COURSE_KERNEL_PTX=$bundle/ptx/$exercise--solutions.ptx \
+        /usr/bin/time -o "$out/time" -f "%e %U %S %R %M" "reference/$exercise" "$@" --json >"$out/report" 2>"$out/err") || true
+    python3 - "$label" "$out/time" "$out/report" <<'SUM'
+import json, sys
+label, times, report = sys.argv[1:]
+wall, user, sys_, faults, kb = open(times).read().split()[-5:]
+try:
+    r = json.load(open(report))
+    steps = ", ".join(f"{t['step']} {t['ms']:.0f} ms" for t in r.get("timings", []))
+    passed = r["check"]["passed"]
+except Exception as err:
+    steps, passed = f"no report ({err})", None
+print(f"{label}: {float(wall):.2f} s wall, {float(user):.1f} s user, {float(sys_):.1f} s system, "
+      f"{int(faults)} minor faults, {int(kb) / 2**20:.1f} GiB peak; passed {passed}; {steps}")
+SUM
+}
+
+measure "vecadd-anyN above 2^31" vecadd-anyN --n 2149066723 --seed 15454367867572156772 --runs 1
+measure "dot-gm above 2^31" dot-gm --n 2149847741 --a 8-7i --b -5-i --runs 1
+
+python3 - <<'FAULTS'
+import mmap, os, time
+import numpy as np
+size = 8 << 30
+for advise in (False, True):
+    m = mmap.mmap(-1, size)
+    if advise:
+        m.madvise(mmap.MADV_HUGEPAGE)
+    t0, c0 = time.perf_counter(), os.times()
+    np.frombuffer(m, dtype=np.float32)[:] = 1.0
+    t1, c1 = time.perf_counter(), os.times()
+    print(f"8 GiB written from one thread, madvise(MADV_HUGEPAGE) {advise}: {t1 - t0:.2f} s wall, "
+          f"{c1.user - c0.user:.2f} s user, {c1.system - c0.system:.2f} s system")
+    m.close()
+FAULTS
