@@ -275,8 +275,7 @@ fn slurm_word(text: &str) -> Result<String, String> {
 pub struct Jobs {
     /// Jobs at once, 1 to 256: cargo's build jobs, and exercises graded at
     /// once on each GPU (their runs share it; a timed run has it alone)
-    /// [default: cargo's; half as many again as the machine's cores, shared
-    /// among the GPUs; the cores on the emulator].
+    /// [default: cargo's; the machine's cores, shared among the GPUs].
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
     pub jobs: Option<u32>,
 }

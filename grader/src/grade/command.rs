@@ -32,7 +32,8 @@ pub struct Running {
     pub emulate: bool,
     /// Never the emulator: without a GPU, stop.
     pub no_emulate: bool,
-    /// Exercises graded at once on each GPU; None: [`default_jobs`].
+    /// Exercises graded at once on each GPU; None: the machine's cores,
+    /// shared among the GPUs.
     pub jobs: Option<usize>,
 }
 
@@ -129,10 +130,7 @@ pub fn run(mut run: Run, progress: &mut dyn FnMut(Progress)) -> Result<Results> 
         only: run.students.clone(),
         emulate: run.emulate,
         isolation: run.isolation,
-        jobs: run.running.jobs.unwrap_or_else(|| {
-            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-            default_jobs(cores, gpus.len(), run.emulate)
-        }),
+        jobs: run.running.jobs.unwrap_or_else(|| default_jobs(gpus.len())),
     };
     let students: BTreeSet<String> = bundle::load(run.bundle)?
         .items
@@ -150,33 +148,8 @@ pub fn run(mut run: Run, progress: &mut dyn FnMut(Progress)) -> Result<Results> 
 }
 
 /// Exercises at a time on each of `gpus` GPUs (0: the GPUs the runs see, or
-/// the emulator) when `--jobs` is not given, from the machine's `cores`,
-/// shared among the GPUs. On the emulator, the cores: its runs are the
-/// CPU's work. On a GPU, half as many again: a run waiting for the GPU
-/// alone (a drain before a timed window) holds its exercise while the CPU
-/// and the GPU idle, and more exercises in flight fill that time. On an
-/// H200 with 16 cores, the solutions four times over graded in 128.0 s at
-/// 16 at once, 102.8 s at 24 and 108.0 s at 32, with the same grades
-/// (`scripts/perf/README.md`, 2026-11-29).
-pub fn default_jobs(cores: usize, gpus: usize, emulate: bool) -> usize {
-    let jobs = if emulate { cores } else { cores * 3 / 2 };
-    (jobs / gpus.max(1)).max(1)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn by_default_a_gpu_grades_half_again_as_many_exercises_as_cores_the_emulator_as_many() {
-        // One GPU, or the GPUs the runs see (0).
-        assert_eq!(default_jobs(16, 0, false), 24);
-        assert_eq!(default_jobs(16, 1, false), 24);
-        assert_eq!(default_jobs(16, 0, true), 16);
-        // Shared among the GPUs, never below one.
-        assert_eq!(default_jobs(16, 2, false), 12);
-        assert_eq!(default_jobs(16, 2, true), 8);
-        assert_eq!(default_jobs(1, 0, false), 1);
-        assert_eq!(default_jobs(2, 8, false), 1);
-    }
+/// the emulator) when `--jobs` is not given: the machine's cores, shared.
+pub fn default_jobs(gpus: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (cores / gpus.max(1)).max(1)
 }
