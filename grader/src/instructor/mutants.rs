@@ -925,6 +925,20 @@ pub const MUTANTS: &[Mutant] = &[
         expect: Expect::Full,
         on_emulator: None,
     },
+    Mutant {
+        exercise: MemspaceTiming,
+        name: "tile-read-before-filled",
+        bug: "no __syncthreads() between filling the tile and summing it: a thread reads parts of the tile other warps have not written yet",
+        edits: &[edit(
+            "kernel.cu",
+            "    // No thread may read the tile before every thread has written its part.\n    __syncthreads();\n",
+            "",
+        )],
+        // racecheck, over memspace-timing's cut grid of three blocks, finds
+        // the race (an H200, 2026-11-28: kernel.cu's fill against its sum).
+        expect: Expect::LosesCheck(CheckName::MemorySafety),
+        on_emulator: Some(Emulated::Finds(FindingKind::SharedMemoryRace)),
+    },
     // Each memspace kernel must read its own space and no other (issue 23):
     // these compute the right sums, so only the PTX point says so.
     Mutant {
