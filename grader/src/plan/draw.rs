@@ -5,8 +5,12 @@
 
 use serde_json::Value;
 
-/// Timed runs are the median of this many launches: one slow launch does
-/// not decide the speed point.
+/// Every run whose verdict reads a time is the median of this many: one
+/// slow launch does not decide the speed point, nor one slow pipeline
+/// streams' overlap. (With one pipeline each, the solution's streams run
+/// past the grid measured overlapped/serial 0.65 to 0.73 in 61 runs and
+/// 0.88 once, over the limit of 0.8: an H200 alone, 2026-11-29,
+/// `scripts/perf/README.md`.)
 pub const TIMED_RUNS: u32 = 5;
 
 /// Blocks of a timed run "about one wave": 1024 blocks of 256 threads are

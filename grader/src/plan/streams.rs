@@ -79,14 +79,6 @@ pub const DEMANDS: &[Demand] = &[
 /// product needs a grid-stride loop whatever block size the kernel picks.
 pub const GRID_CAP_ELEMENTS: u64 = 65_535 * 1024;
 
-/// Timed runs of each pipeline, after its warm-up: the judge reads their
-/// medians' ratio. With one, the solution's run past the grid measured
-/// overlapped/serial 0.65 to 0.73 in 61 runs and 0.88 once (limit 0.8:
-/// an H200 alone, 2026-11-29, `scripts/perf/README.md`); a median of three
-/// leaves one such slow run out. Each more run refills the output and runs
-/// the pipeline again, inside the time alone.
-pub const TIMED_RUNS: u32 = 3;
-
 /// The runs, drawn from `rng`.
 pub fn plan(rng: &mut fastrand::Rng) -> Vec<(Tag, Params)> {
     let n = rng.u64(900_000..1_100_000) | 1;
@@ -103,7 +95,7 @@ pub fn plan(rng: &mut fastrand::Rng) -> Vec<(Tag, Params)> {
                 streams: 3,
                 chunks: 7,
                 work,
-                runs: TIMED_RUNS,
+                runs: draw::TIMED_RUNS,
             },
         ),
         (
@@ -113,7 +105,7 @@ pub fn plan(rng: &mut fastrand::Rng) -> Vec<(Tag, Params)> {
                 streams: 2,
                 chunks: 4,
                 work: 2,
-                runs: TIMED_RUNS,
+                runs: draw::TIMED_RUNS,
             },
         ),
     ]
