@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Where a run above 2^31 elements spends its time (issue 26): vecadd-anyN's
 # and dot-gm's, in the course's binary with the solution's PTX, as the
-# grader makes them, each with its wall, user and system seconds and its
+# grader makes them, and streams-overlap's run past the grid in the
+# student's binary, each with its wall, user and system seconds and its
 # page faults (/usr/bin/time), and the steps its report times; then the
 # cost of faulting in 8 GiB of fresh host memory from one thread, with and
 # without transparent huge pages asked for (madvise), beside the machine's
@@ -19,12 +20,14 @@ done
 out=$(mktemp -d /tmp/huge-parts.XXXXXX)
 trap 'rm -rf "$out"' EXIT
 
-# measure LABEL EXERCISE ARGS...: the course's binary, the solution's PTX.
+# measure LABEL BINARY ARGS...: BINARY (in the bundle) with ARGS and --json,
+# unsandboxed, as the environment says (the course's binary takes the
+# student's PTX from CUDA_COURSE_KERNEL_PTX).
 measure() {
-    local label=$1 exercise=$2
+    local label=$1 binary=$2
     shift 2
-    (cd "$bundle" && CUDA_COURSE_KERNEL_PTX=$bundle/ptx/$exercise--solutions.ptx \
-        /usr/bin/time -o "$out/time" -f "%e %U %S %R %M" "reference/$exercise" "$@" --json >"$out/report" 2>"$out/err") || true
+    (cd "$bundle" && /usr/bin/time -o "$out/time" -f "%e %U %S %R %M" "$binary" "$@" --json \
+        >"$out/report" 2>"$out/err") || true
     python3 - "$label" "$out/time" "$out/report" <<'SUM'
 import json, sys
 label, times, report = sys.argv[1:]
@@ -40,8 +43,17 @@ print(f"{label}: {float(wall):.2f} s wall, {float(user):.1f} s user, {float(sys_
 SUM
 }
 
-measure "vecadd-anyN above 2^31" vecadd-anyN --n 2149066723 --seed 15454367867572156772 --runs 1
-measure "dot-gm above 2^31" dot-gm --n 2149847741 --a 8-7i --b -5-i --runs 1
+ptx=$bundle/ptx
+CUDA_COURSE_KERNEL_PTX=$ptx/vecadd-anyN--solutions.ptx measure "vecadd-anyN above 2^31" \
+    reference/vecadd-anyN --n 2149066723 --seed 15454367867572156772 --runs 1
+CUDA_COURSE_KERNEL_PTX=$ptx/dot-gm--solutions.ptx measure "dot-gm above 2^31" \
+    reference/dot-gm --n 2149847741 --a 8-7i --b -5-i --runs 1
+# streams-overlap's run past the grid in the student's binary (the
+# solution's, built with the grader's canary kernel, so its check fails:
+# only the time is read), which the grader makes alone for its whole
+# process; --runs 1 as planned until 2026-11-29 (now 5).
+measure "streams-overlap past the grid, the student's binary" bin/streams-overlap--solutions--canary \
+    --n 269237805 --streams 2 --chunks 4 --work 2 --runs 1
 
 python3 - <<'FAULTS'
 import mmap, os, time
