@@ -296,31 +296,9 @@ mod tests {
     /// instructions (comments and line records aside).
     #[test]
     fn the_poison_ptx_is_nvcc_s_for_its_source() {
-        if crate::nvcc::find_nvcc().is_none() {
-            eprintln!("skipped: no nvcc here");
-            return;
-        }
-        let dir = std::env::temp_dir().join(format!("poison-ptx-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
         let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("src/fresh_launch/poison_shared.cu");
-        let ptx = dir.join("poison_shared.ptx");
-        crate::nvcc::compile_ptx(&dir, &source, &ptx, "compute_75").unwrap();
-        let instructions = |text: &str| -> Vec<String> {
-            text.lines()
-                .map(str::trim)
-                .filter(|l| {
-                    !l.is_empty()
-                        && !l.starts_with("//")
-                        && !l.starts_with(".loc")
-                        && !l.starts_with(".file")
-                })
-                .map(str::to_owned)
-                .collect()
-        };
-        let built = std::fs::read_to_string(&ptx).unwrap();
-        std::fs::remove_dir_all(&dir).unwrap();
-        assert_eq!(instructions(&built), instructions(POISON_PTX));
+        crate::nvcc::assert_ptx_is_nvcc_s(&source, POISON_PTX);
         assert!(POISON_PTX.contains(&format!(".entry {POISON_KERNEL}(")));
     }
 }

@@ -202,6 +202,18 @@ fn kernel_ptx_override() -> Result<Option<String>, CourseError> {
     })
 }
 
+/// The PTX [`KERNEL_PTX_ENV`](crate::KERNEL_PTX_ENV) names, read before
+/// the GPU is started: `flag` runs the student's kernel in the course's host
+/// code and nothing else, so without the variable it is a bad argument.
+pub(crate) fn named_ptx(flag: &str) -> Result<String, CourseError> {
+    kernel_ptx_override()?.ok_or_else(|| {
+        CourseError::BadArguments(format!(
+            "{flag} runs the kernel {KERNEL_PTX_ENV} names (the grader's runs above 2^31 \
+             elements), and it is not set; set it to a PTX file, or leave {flag} out"
+        ))
+    })
+}
+
 /// Resident blocks an SM holds at most (16 to 32 by architecture). cust 0.3's
 /// attribute list predates it, so it is read from libcuda directly.
 fn max_blocks_per_multiprocessor(device: Device) -> Result<u32, CudaError> {

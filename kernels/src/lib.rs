@@ -57,6 +57,8 @@ mod fresh_launch;
 #[cfg(feature = "runtime")]
 mod gpu;
 #[cfg(feature = "runtime")]
+pub mod inputs_on_gpu;
+#[cfg(feature = "runtime")]
 pub mod stopwatch;
 #[cfg(feature = "testing")]
 pub mod testing;

@@ -300,6 +300,43 @@ impl BuildError {
 
 impl std::error::Error for BuildError {}
 
+/// For tests of PTX the course commits beside its source (kernels the
+/// course's host code launches itself): the committed PTX has the
+/// instructions nvcc makes from `source` for compute_75 (comments and
+/// line records aside). Passes, saying so, where no nvcc is installed.
+#[cfg(test)]
+pub(crate) fn assert_ptx_is_nvcc_s(source: &Path, committed: &str) {
+    if find_nvcc().is_none() {
+        eprintln!("skipped: no nvcc here");
+        return;
+    }
+    let stem = source.file_stem().unwrap_or_default().to_string_lossy();
+    let dir = std::env::temp_dir().join(format!("{stem}-ptx-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ptx = dir.join(format!("{stem}.ptx"));
+    compile_ptx(&dir, source, &ptx, "compute_75").unwrap();
+    let instructions = |text: &str| -> Vec<String> {
+        text.lines()
+            .map(str::trim)
+            .filter(|l| {
+                !l.is_empty()
+                    && !l.starts_with("//")
+                    && !l.starts_with(".loc")
+                    && !l.starts_with(".file")
+            })
+            .map(str::to_owned)
+            .collect()
+    };
+    let built = std::fs::read_to_string(&ptx).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        instructions(&built),
+        instructions(committed),
+        "{}",
+        source.display()
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -203,6 +203,79 @@ impl Exercise {
         let _ = std::fs::remove_file(&file);
     }
 
+    /// The grader's `--inputs-on-gpu` (its runs above 2^31 elements, a and
+    /// b made on the GPU; vecadd-anyN's and dot-gm's): for each of `runs`,
+    /// the kernel in `ptx`, and a wrong one (`ptx` with every `wrong.0`
+    /// replaced by `wrong.1`), loaded through
+    /// [`KERNEL_PTX_ENV`](crate::KERNEL_PTX_ENV), report what the host's
+    /// inputs give the same kernel in the same binary: the exit code, the
+    /// parameters, the check (failures and hint included) and the results.
+    /// Without the variable the flag is a bad argument, said before any GPU
+    /// is asked for.
+    pub fn assert_inputs_on_gpu_report_as_on_host(
+        &self,
+        ptx: &str,
+        wrong: (&str, &str),
+        runs: &[&[&str]],
+    ) {
+        let flag = crate::inputs_on_gpu::FLAG;
+        let unset = self
+            .command(&[flag])
+            .env_remove(crate::KERNEL_PTX_ENV)
+            .env("CUDA_VISIBLE_DEVICES", "")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&unset.stderr);
+        assert_eq!(unset.status.code(), Some(2), "{stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.contains(flag) && stderr.contains(crate::KERNEL_PTX_ENV),
+            "{stderr}"
+        );
+
+        assert!(ptx.contains(wrong.0), "the PTX has no {}", wrong.0);
+        let file = std::env::temp_dir().join(format!(
+            "cuda-course-inputs-on-gpu-{}-{}.ptx",
+            self.name,
+            std::process::id()
+        ));
+        for (kernel, text) in [
+            ("as built", ptx.to_owned()),
+            ("wrong", ptx.replace(wrong.0, wrong.1)),
+        ] {
+            std::fs::write(&file, text).unwrap();
+            for args in runs {
+                let report = |extra: &[&str]| {
+                    let output = self
+                        .command(args)
+                        .args(extra)
+                        .arg("--json")
+                        .env(crate::KERNEL_PTX_ENV, &file)
+                        .output()
+                        .unwrap();
+                    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+                    let json: Value = serde_json::from_slice(&output.stdout)
+                        .unwrap_or_else(|err| panic!("{args:?} {extra:?}: {err}; {stderr}"));
+                    (output.status.code(), json)
+                };
+                let (host_code, host) = report(&[]);
+                let (gpu_code, on_gpu) = report(&[flag]);
+                let context = format!("{kernel} kernel, {args:?}:\n{host}\n{on_gpu}");
+                assert_eq!(gpu_code, host_code, "{context}");
+                assert_eq!(
+                    host_code,
+                    Some(if kernel == "wrong" { 1 } else { 0 }),
+                    "{context}"
+                );
+                for field in ["exercise", "parameters", "check", "results"] {
+                    assert_eq!(on_gpu[field], host[field], "{field}: {context}");
+                }
+                assert_eq!(on_gpu["timings"][0]["step"], "inputs-on-gpu", "{context}");
+            }
+        }
+        let _ = std::fs::remove_file(&file);
+    }
+
     /// The stub as shipped: exit 1, with a TODO message or a failed check,
     /// never a panic or a CUDA error.
     pub fn assert_fails_cleanly(&self, args: &[&str]) {

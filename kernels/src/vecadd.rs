@@ -105,6 +105,25 @@ impl Inputs {
         }
     }
 
+    /// The length of one period of a and b: they repeat from there.
+    pub fn period(self) -> u64 {
+        match self.seed {
+            None => PERIOD,
+            Some(_) => SEEDED_PERIOD,
+        }
+    }
+
+    /// a and b for i below one period (below n if that is shorter): for
+    /// every i, a\[i] is the first's element i mod its length, b\[i] the
+    /// second's.
+    pub fn one_period(self, n: u64) -> (Vec<f32>, Vec<f32>) {
+        let len = n.min(self.period());
+        (
+            (0..len).map(|i| self.a(i)).collect(),
+            (0..len).map(|i| self.b(i)).collect(),
+        )
+    }
+
     /// What the check says it compares against.
     fn describe(self) -> String {
         match self.seed {
@@ -180,17 +199,26 @@ impl Results {
             expected_checksum: Real(params.inputs().checksum(params.n)),
         }
     }
+
+    /// The results of a c known to be correct in every element (checked
+    /// where it lies, on the GPU): [`checksum`] of correct output is exact,
+    /// so it is the expected checksum itself.
+    pub fn of_correct(params: &Parameters) -> Results {
+        let exact = Real(params.inputs().checksum(params.n));
+        Results {
+            checksum: exact,
+            expected_checksum: exact,
+        }
+    }
 }
 
 /// Compares every element of `c` with a\[i] + b\[i], exactly, and says what
 /// the pattern of wrong elements suggests.
 pub fn check(c: &[f32], params: &Parameters) -> Check {
-    let inputs = params.inputs();
-    let criterion = format!("every c[i] equals {}", inputs.describe());
     if c.len() as u64 != params.n {
         return Check {
             passed: false,
-            criterion,
+            criterion: criterion(params),
             compared: params.n,
             wrong: params.n,
             failures: vec![],
@@ -203,6 +231,7 @@ pub fn check(c: &[f32], params: &Parameters) -> Check {
         };
     }
     let grid = params.grid_threads();
+    let inputs = params.inputs();
     let c_at = inputs.tabled(params.n, |i| inputs.c(i));
     // Every element on every core (above 2^31 elements, seconds on one);
     // each part keeps its first failures, the parts in order.
@@ -235,15 +264,30 @@ pub fn check(c: &[f32], params: &Parameters) -> Check {
         failures.extend(listed);
     }
     failures.truncate(LISTED_FAILURES);
+    checked(params, &tally, failures)
+}
+
+/// The check of a c known to be correct in every element (checked where it
+/// lies, on the GPU): what [`check`] says of one.
+pub fn passed(params: &Parameters) -> Check {
+    checked(params, &Tally::default(), Vec::new())
+}
+
+/// The check, from where the wrong elements are and the first of them.
+fn checked(params: &Parameters, tally: &Tally, failures: Vec<Failure>) -> Check {
     Check {
         passed: tally.wrong == 0,
-        criterion,
+        criterion: criterion(params),
         compared: params.n,
         wrong: tally.wrong,
         failures,
         tolerance: None,
-        hint: tally.hint(params.n, grid),
+        hint: tally.hint(params.n, params.grid_threads()),
     }
+}
+
+fn criterion(params: &Parameters) -> String {
+    format!("every c[i] equals {}", params.inputs().describe())
 }
 
 /// Where the wrong elements are, for the hint.

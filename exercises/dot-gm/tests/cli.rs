@@ -144,6 +144,26 @@ fn the_grader_s_batch_reports_each_run_as_alone() {
     ]);
 }
 
+/// The grader's runs above 2^31 elements make a and b on the GPU: the same
+/// report as the host's inputs give, for the solution's kernel and for one
+/// that adds instead of multiplying, with inputs that round in f32 (above
+/// 2^24) and change sign.
+#[test]
+#[cfg(solution)]
+#[ignore = "needs an NVIDIA GPU"]
+fn the_grader_s_inputs_on_gpu_give_the_host_s_report() {
+    exercise().assert_inputs_on_gpu_report_as_on_host(
+        PTX,
+        ("mul.f32", "add.f32"),
+        &[
+            &[
+                "--n", "100003", "--a", "3+1000i", "--b", "-1000+i", "--blocks", "7", "--runs", "1",
+            ],
+            &["--n", "4099", "--threads", "32", "--runs", "1"],
+        ],
+    );
+}
+
 /// Last: passes exactly when the exercise is done on this machine's GPU;
 /// until then it says which step is next.
 #[test]

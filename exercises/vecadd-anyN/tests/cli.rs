@@ -180,6 +180,44 @@ fn the_grader_s_batch_reports_each_run_as_alone() {
     ]);
 }
 
+/// The grader's runs above 2^31 elements make a and b on the GPU and check
+/// c there: the same report as the host's inputs give, for the solution's
+/// kernel and for one that subtracts, across seeded inputs' period (1000003)
+/// and the readable inputs' (4096).
+#[test]
+#[cfg(solution)]
+#[ignore = "needs an NVIDIA GPU"]
+fn the_grader_s_inputs_on_gpu_give_the_host_s_report() {
+    exercise().assert_inputs_on_gpu_report_as_on_host(
+        PTX,
+        ("add.f32", "sub.f32"),
+        &[
+            &[
+                "--n",
+                "1000010",
+                "--seed",
+                "7",
+                "--threads",
+                "256",
+                "--blocks",
+                "40",
+                "--runs",
+                "1",
+            ],
+            &[
+                "--n",
+                "10001",
+                "--threads",
+                "96",
+                "--blocks",
+                "3",
+                "--runs",
+                "1",
+            ],
+        ],
+    );
+}
+
 /// Last: passes exactly when the exercise is done on this machine's GPU;
 /// until then it says which step is next.
 #[test]

@@ -9,10 +9,12 @@ use clap::Parser;
 
 use super::tolerance::{self, relative_error};
 use super::{Affine, DEFAULT_N, EMULATOR_N, MAX_N, Parameters, Results, Variant, golden};
+use crate::Stopwatch;
 use crate::cli::{self, CommonArgs};
 use crate::copy_probe;
 use crate::error::CourseError;
 use crate::gpu::{self, Gpu};
+use crate::inputs_on_gpu::{self, Fill, Launch};
 use crate::launch::{self, MAX_BLOCKS};
 use crate::protocol::{Check, Real, Report, SCHEMA_VERSION, Throughput, Timing};
 
@@ -42,6 +44,12 @@ pub struct Args {
     /// Element i of b is r + s·i, written like --a; --b 2 gives the dot n·(n−1) with a = i.
     #[arg(long, default_value = "2i", value_parser = parse_affine, allow_hyphen_values = true)]
     pub b: Affine,
+
+    /// The grader's runs above 2^31 elements, dot-gm's only: a and b made
+    /// on the GPU, the kernel the one CUDA_COURSE_KERNEL_PTX names
+    /// (`crate::inputs_on_gpu`).
+    #[arg(long, hide = true)]
+    pub inputs_on_gpu: bool,
 
     #[command(flatten)]
     pub common: CommonArgs,
@@ -193,6 +201,17 @@ fn run(
         .n
         .unwrap_or_else(|| gpu::default_size(DEFAULT_N, EMULATOR_N));
     let threads = args.threads.unwrap_or(DEFAULT_THREADS);
+    let named_ptx = match (args.inputs_on_gpu, variant) {
+        (false, _) => None,
+        (true, Variant::Gm) => Some(gpu::named_ptx(inputs_on_gpu::FLAG)?),
+        (true, _) => {
+            return Err(CourseError::BadArguments(format!(
+                "{} is dot-gm's (the grader's runs above 2^31 elements); {} has no such run",
+                inputs_on_gpu::FLAG,
+                variant.name()
+            )));
+        }
+    };
     let gpu = prepare(variant, n, threads)?;
     let blocks = args
         .blocks
@@ -205,26 +224,29 @@ fn run(
         a: args.a,
         b: args.b,
     };
-    let (a, b) = params
-        .inputs()
-        .vectors(n)
-        .map_err(|err| CourseError::BadArguments(format!("--n {n}: {err}")))?;
-    let task = Task {
-        a,
-        b,
-        blocks,
-        threads,
-        runs: params.runs,
+    let (output, first_step) = match named_ptx {
+        Some(ptx) => (products_on_gpu(&gpu, &ptx, &params)?, "inputs-on-gpu"),
+        None => {
+            let (a, b) = params
+                .inputs()
+                .vectors(n)
+                .map_err(|err| CourseError::BadArguments(format!("--n {n}: {err}")))?;
+            let task = Task {
+                a,
+                b,
+                blocks,
+                threads,
+                runs: params.runs,
+            };
+            (dot_on_gpu(&gpu, &task)?, "h2d")
+        }
     };
-
-    let output = dot_on_gpu(&gpu, &task)?;
-    drop(task);
 
     let finished = finish_on_host(variant, &params, &output.values);
     let copy_gb_per_s = copy_probe::copy_gb_per_s(&gpu, params.runs)?;
     let kernel_gb_per_s = (n * variant.bytes_per_element()) as f64 / (output.kernel_ms * 1e6);
     let mut timings = vec![
-        Timing::new("h2d", output.h2d_ms, 1),
+        Timing::new(first_step, output.h2d_ms, 1),
         Timing::new("kernel", output.kernel_ms, params.runs),
         Timing::new("d2h", output.d2h_ms, 1),
     ];
@@ -245,6 +267,42 @@ fn run(
             ratio_to_copy: kernel_gb_per_s / copy_gb_per_s,
         }),
         gflop_per_s: None,
+    })
+}
+
+/// `--inputs-on-gpu`, dot-gm's: a and b made on the GPU by the course's
+/// kernels, the kernel in `ptx` launched on them as the solution launches
+/// it, and the products copied back for the host's sum and check as in
+/// every other run (`crate::inputs_on_gpu`). `h2d_ms` is the inputs' time.
+fn products_on_gpu(gpu: &Gpu, ptx: &str, params: &Parameters) -> Result<GpuOutput, CourseError> {
+    let run = inputs_on_gpu::run_three_array_kernel(
+        gpu,
+        ptx,
+        Variant::Gm.id(),
+        Launch {
+            n: params.n,
+            blocks: params.blocks,
+            threads: params.threads,
+            runs: params.runs,
+        },
+        Fill::Affine {
+            p: params.a.p,
+            q: params.a.q,
+        },
+        Fill::Affine {
+            p: params.b.p,
+            q: params.b.q,
+        },
+    )?;
+    let mut stopwatch = Stopwatch::start(gpu.stream())?;
+    let values = inputs_on_gpu::copied_to_host(&run.arrays.c)?;
+    let d2h_ms = stopwatch.lap_ms()?;
+    run.arrays.free()?;
+    Ok(GpuOutput {
+        values,
+        h2d_ms: run.inputs_ms,
+        kernel_ms: run.kernel_ms,
+        d2h_ms,
     })
 }
 

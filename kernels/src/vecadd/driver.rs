@@ -8,12 +8,15 @@ use clap::Parser;
 use super::{
     BYTES_PER_ELEMENT, DEFAULT_N, DEFAULT_THREADS, EMULATOR_N, MAX_N, NAME, Parameters, Results,
 };
+use crate::Stopwatch;
+use crate::catalogue::ExerciseId;
 use crate::cli::{self, CommonArgs, SeedArg};
 use crate::copy_probe;
 use crate::error::CourseError;
 use crate::gpu::{self, Gpu};
+use crate::inputs_on_gpu::{self, Fill, Launch};
 use crate::launch::{self, MAX_BLOCKS};
-use crate::protocol::{Report, SCHEMA_VERSION, Throughput, Timing};
+use crate::protocol::{Check, Report, SCHEMA_VERSION, Throughput, Timing};
 
 /// Adds two vectors of any length on the GPU, with a grid that may be far
 /// smaller than the vectors, checks every element and times each step.
@@ -37,6 +40,12 @@ pub struct Args {
 
     #[command(flatten)]
     pub seed: SeedArg,
+
+    /// The grader's runs above 2^31 elements: a and b made on the GPU and
+    /// c checked there, the kernel the one CUDA_COURSE_KERNEL_PTX names
+    /// (`crate::inputs_on_gpu`).
+    #[arg(long, hide = true)]
+    pub inputs_on_gpu: bool,
 
     #[command(flatten)]
     pub common: CommonArgs,
@@ -82,6 +91,10 @@ pub fn run_exercise(add_on_gpu: AddOnGpu) -> ExitCode {
 }
 
 fn run(args: &Args, add_on_gpu: AddOnGpu) -> Result<Report<Parameters, Results>, CourseError> {
+    let named_ptx = match args.inputs_on_gpu {
+        true => Some(gpu::named_ptx(inputs_on_gpu::FLAG)?),
+        false => None,
+    };
     let gpu = Gpu::init()?;
     gpu.check_block(args.threads)?;
     let blocks = args.blocks.unwrap_or_else(|| {
@@ -103,42 +116,106 @@ fn run(args: &Args, add_on_gpu: AddOnGpu) -> Result<Report<Parameters, Results>,
         args.n.saturating_mul(BYTES_PER_ELEMENT),
         &format!("--n {} (a, b and c)", args.n),
     )?;
-    let (a, b) = params
-        .inputs()
-        .vectors(args.n)
-        .map_err(|err| CourseError::BadArguments(format!("--n {}: {err}", args.n)))?;
-    let task = Task {
-        a,
-        b,
-        blocks,
-        threads: args.threads,
-        runs: args.common.runs,
+    let made = match named_ptx {
+        Some(ptx) => made_on_gpu(&gpu, &ptx, &params)?,
+        None => made_on_host(&gpu, &params, add_on_gpu)?,
     };
-
-    let output = add_on_gpu(&gpu, &task)?;
-    drop(task);
-
-    let check = super::check(&output.c, &params);
+    let kernel_ms = made.timings[1].ms;
     let copy_gb_per_s = copy_probe::copy_gb_per_s(&gpu, args.common.runs)?;
-    let kernel_gb_per_s = (args.n * BYTES_PER_ELEMENT) as f64 / (output.kernel_ms * 1e6);
+    let kernel_gb_per_s = (args.n * BYTES_PER_ELEMENT) as f64 / (kernel_ms * 1e6);
     Ok(Report {
         schema_version: SCHEMA_VERSION,
         exercise: NAME.to_owned(),
         device: gpu.info().clone(),
-        results: Results::of(&output.c, &params),
+        results: made.results,
         parameters: params,
-        check,
-        timings: vec![
-            Timing::new("h2d", output.h2d_ms, 1),
-            Timing::new("kernel", output.kernel_ms, args.common.runs),
-            Timing::new("d2h", output.d2h_ms, 1),
-        ],
+        check: made.check,
+        timings: made.timings,
         throughput: Some(Throughput {
             kernel_gb_per_s,
             copy_gb_per_s,
             ratio_to_copy: kernel_gb_per_s / copy_gb_per_s,
         }),
         gflop_per_s: None,
+    })
+}
+
+/// A run's check, results and timed steps (the kernel's second).
+struct Made {
+    check: Check,
+    results: Results,
+    timings: Vec<Timing>,
+}
+
+/// a and b made on the host and given to the student's GPU code, c checked
+/// on the host: every run but the grader's above 2^31 elements.
+fn made_on_host(gpu: &Gpu, params: &Parameters, add_on_gpu: AddOnGpu) -> Result<Made, CourseError> {
+    let (a, b) = params
+        .inputs()
+        .vectors(params.n)
+        .map_err(|err| CourseError::BadArguments(format!("--n {}: {err}", params.n)))?;
+    let task = Task {
+        a,
+        b,
+        blocks: params.blocks,
+        threads: params.threads,
+        runs: params.runs,
+    };
+    let output = add_on_gpu(gpu, &task)?;
+    drop(task);
+    Ok(Made {
+        check: super::check(&output.c, params),
+        results: Results::of(&output.c, params),
+        timings: vec![
+            Timing::new("h2d", output.h2d_ms, 1),
+            Timing::new("kernel", output.kernel_ms, params.runs),
+            Timing::new("d2h", output.d2h_ms, 1),
+        ],
+    })
+}
+
+/// `--inputs-on-gpu`: a and b made on the GPU by the course's kernels, the
+/// kernel in `ptx` launched on them as the solution launches it, and c
+/// checked on the GPU; where any element is wrong, c is copied back and
+/// checked on the host as every other run is, so a failing report says
+/// what [`made_on_host`]'s would (`crate::inputs_on_gpu`, threat model).
+fn made_on_gpu(gpu: &Gpu, ptx: &str, params: &Parameters) -> Result<Made, CourseError> {
+    let (a_values, b_values) = params.inputs().one_period(params.n);
+    let run = inputs_on_gpu::run_three_array_kernel(
+        gpu,
+        ptx,
+        ExerciseId::VecaddAnyN,
+        Launch {
+            n: params.n,
+            blocks: params.blocks,
+            threads: params.threads,
+            runs: params.runs,
+        },
+        Fill::Repeat(&a_values),
+        Fill::Repeat(&b_values),
+    )?;
+    let stream = gpu.stream();
+    let mut stopwatch = Stopwatch::start(stream)?;
+    let c = &run.arrays.c;
+    let unequal = run
+        .course
+        .count_unequal_sums(stream, c, &a_values, &b_values)?;
+    let (check, results) = if unequal == 0 {
+        (super::passed(params), Results::of_correct(params))
+    } else {
+        let c = inputs_on_gpu::copied_to_host(c)?;
+        (super::check(&c, params), Results::of(&c, params))
+    };
+    let check_ms = stopwatch.lap_ms()?;
+    run.arrays.free()?;
+    Ok(Made {
+        check,
+        results,
+        timings: vec![
+            Timing::new("inputs-on-gpu", run.inputs_ms, 1),
+            Timing::new("kernel", run.kernel_ms, params.runs),
+            Timing::new("check", check_ms, 1),
+        ],
     })
 }
 
