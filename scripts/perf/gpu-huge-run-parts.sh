@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Where a run above 2^31 elements spends its time (issue 26): vecadd-anyN's
 # and dot-gm's, in the course's binary with the solution's PTX, as the
-# grader makes them, and streams-overlap's run past the grid in the
+# grader makes them and with their inputs made on the host, and streams-overlap's run past the grid in the
 # student's binary, each with its wall, user and system seconds and its
 # page faults (/usr/bin/time), and the steps its report times; then the
 # cost of faulting in 8 GiB of fresh host memory from one thread, with and
@@ -28,6 +28,7 @@ measure() {
     shift 2
     (cd "$bundle" && /usr/bin/time -o "$out/time" -f "%e %U %S %R %M" "$binary" "$@" --json \
         >"$out/report" 2>"$out/err") || true
+    cp "$out/report" "$out/report.$(echo "$label" | tr -c 'a-zA-Z0-9' _)"
     python3 - "$label" "$out/time" "$out/report" <<'SUM'
 import json, sys
 label, times, report = sys.argv[1:]
@@ -43,11 +44,39 @@ print(f"{label}: {float(wall):.2f} s wall, {float(user):.1f} s user, {float(sys_
 SUM
 }
 
+# Each twice: as graded since 2026-11-29 (--inputs-on-gpu: a and b made on
+# the GPU, vecadd-anyN's c checked there), and with the inputs made on the
+# host as before; the solutions' kernels and vecadd-anyN's int-index mutant
+# (wrong past 2^31), whose two reports must agree.
 ptx=$bundle/ptx
-CUDA_COURSE_KERNEL_PTX=$ptx/vecadd-anyN--solutions.ptx measure "vecadd-anyN above 2^31" \
-    reference/vecadd-anyN --n 2149066723 --seed 15454367867572156772 --runs 1
-CUDA_COURSE_KERNEL_PTX=$ptx/dot-gm--solutions.ptx measure "dot-gm above 2^31" \
-    reference/dot-gm --n 2149847741 --a 8-7i --b -5-i --runs 1
+for how in --inputs-on-gpu ""; do
+    where=${how:+gpu}
+    where=${where:-host}
+    for kernel in vecadd-anyN--solutions vecadd-anyN--vecadd-anyN.int-index; do
+        CUDA_COURSE_KERNEL_PTX=$ptx/$kernel.ptx measure "$kernel above 2^31, inputs on the $where" \
+            reference/vecadd-anyN --n 2149066723 --seed 15454367867572156772 --runs 1 $how
+    done
+    CUDA_COURSE_KERNEL_PTX=$ptx/dot-gm--solutions.ptx measure "dot-gm--solutions above 2^31, inputs on the $where" \
+        reference/dot-gm --n 2149847741 --a 8-7i --b -5-i --runs 1 $how
+done
+python3 - "$out" <<'SAME'
+import glob, json, sys
+out = sys.argv[1]
+def load(path):
+    try:
+        return json.load(open(path))
+    except Exception as err:
+        return {"unreadable": str(err)}
+for gpu in sorted(glob.glob(f"{out}/report.*_inputs_on_the_gpu")):
+    host = load(gpu[: -len("gpu")] + "host")
+    gpu_report = load(gpu)
+    fields = ["exercise", "parameters", "check", "results", "error"]
+    differ = [f for f in fields if gpu_report.get(f) != host.get(f)]
+    name = gpu.split("report.")[1].split("_above")[0]
+    print(f"{name}: inputs on the GPU and on the host give "
+          + ("the same exercise, parameters, check, results and error" if not differ
+             else f"DIFFERENT {', '.join(differ)}"))
+SAME
 # streams-overlap's run past the grid in the student's binary (the
 # solution's, built with the grader's canary kernel, so its check fails:
 # only the time is read), which the grader makes alone for its whole

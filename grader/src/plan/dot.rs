@@ -24,6 +24,11 @@ pub struct Params {
     pub a: Option<Affine>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub b: Option<Affine>,
+    /// The course's binary makes a and b on the GPU (`--inputs-on-gpu`):
+    /// the run above 2^31 elements, whose inputs the host would take
+    /// seconds of every core to make (`kernels::inputs_on_gpu`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub inputs_on_gpu: bool,
     pub runs: u32,
 }
 
@@ -36,6 +41,7 @@ impl Params {
             .text_if("a", self.a)
             .text_if("b", self.b)
             .num("runs", self.runs)
+            .switch_if("inputs-on-gpu", self.inputs_on_gpu)
     }
 
     /// What the run is about, for the feedback; None for a tag that is not
@@ -124,6 +130,7 @@ pub fn plan(variant: Variant, rng: &mut fastrand::Rng) -> Vec<(Tag, Params)> {
         blocks,
         a,
         b,
+        inputs_on_gpu: false,
         runs,
     };
     let mut runs = vec![
@@ -167,10 +174,17 @@ pub fn plan(variant: Variant, rng: &mut fastrand::Rng) -> Vec<(Tag, Params)> {
         run(large, None, None, Some(a), Some(b), TIMED_RUNS),
     ));
     // dot-gm's kernel indexes every element (the others' only sum them):
-    // its products past 2^31 in c, the host summing them.
+    // its products past 2^31 in c, the host summing them; a and b made on
+    // the GPU.
     if variant.id().exercise().run(Tag::PastInt).is_some() {
         let huge = draw::past_int(rng);
-        runs.push((Tag::PastInt, run(huge, None, None, Some(a), Some(b), 1)));
+        runs.push((
+            Tag::PastInt,
+            Params {
+                inputs_on_gpu: true,
+                ..run(huge, None, None, Some(a), Some(b), 1)
+            },
+        ));
     }
     runs
 }

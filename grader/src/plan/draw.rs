@@ -85,21 +85,31 @@ impl Flags {
         self
     }
 
+    /// `--flag` alone, when `on`: a switch that says how the course's binary
+    /// makes the run, not what it runs, so the report need not echo it.
+    pub fn switch_if(mut self, flag: &'static str, on: bool) -> Flags {
+        if on {
+            self.0.push((flag, Value::Bool(true)));
+        }
+        self
+    }
+
     /// The command line, without `--json` (the runner adds it).
     pub fn args(&self) -> Vec<String> {
         self.0
             .iter()
             .flat_map(|(flag, value)| {
                 let value = match value {
-                    Value::String(text) => text.clone(),
-                    other => other.to_string(),
+                    Value::Bool(_) => None,
+                    Value::String(text) => Some(text.clone()),
+                    other => Some(other.to_string()),
                 };
-                [format!("--{flag}"), value]
+                std::iter::once(format!("--{flag}")).chain(value)
             })
             .collect()
     }
 
-    /// What the report must echo: every flag but `--runs`, under the name
+    /// What the report must echo: every flag but `--runs` and the switches, under the name
     /// the report gives it (`echo` renames a flag, as matmul-tiled's
     /// `--tile` is reported as `block`).
     pub fn expect(
@@ -108,7 +118,7 @@ impl Flags {
     ) -> Vec<(&'static str, Value)> {
         self.0
             .iter()
-            .filter(|(flag, _)| *flag != "runs")
+            .filter(|(flag, value)| *flag != "runs" && !value.is_boolean())
             .map(|(flag, value)| (echo(flag), value.clone()))
             .collect()
     }

@@ -174,7 +174,9 @@ mod tests {
             let once = plan(exercise, 7);
             assert!(!once.is_empty(), "{exercise}");
             assert_eq!(once, plan(exercise, 7), "{exercise}");
-            assert!(once.iter().all(|r| r.args().len() % 2 == 0 && r.points > 0));
+            // Every flag with its value, but the one switch.
+            let valued = |r: &Run| r.args().iter().filter(|a| *a != "--inputs-on-gpu").count();
+            assert!(once.iter().all(|r| valued(r) % 2 == 0 && r.points > 0));
         }
     }
 
@@ -196,6 +198,11 @@ mod tests {
                     assert_eq!(huge[0].memory, 12 * n);
                     assert_eq!(huge[0].points, points::KERNEL_ONLY);
                     assert!(huge[0].about().contains("above 2^31"));
+                    // Its inputs made on the GPU, and no other run's.
+                    for run in &runs {
+                        let switch = run.args().contains(&"--inputs-on-gpu".to_owned());
+                        assert_eq!(switch, run.memory > 0, "{exercise} {}", run.tag);
+                    }
                 } else {
                     assert!(huge.is_empty(), "{exercise}");
                 }
@@ -409,6 +416,7 @@ mod tests {
             blocks: None,
             a: Some(Affine::new(0, 1)),
             b: Some(Affine::new(2, 0)),
+            inputs_on_gpu: false,
             runs: 2,
         }))
     }
@@ -456,6 +464,7 @@ mod tests {
             threads: None,
             blocks: None,
             seed,
+            inputs_on_gpu: false,
             runs: 2,
         }))
     }

@@ -22,6 +22,11 @@ pub struct Params {
     /// The seed of a and b; the readable default inputs when None.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// The course's binary makes a and b on the GPU (`--inputs-on-gpu`):
+    /// the run above 2^31 elements, whose inputs the host would take
+    /// seconds of every core to make (`kernels::inputs_on_gpu`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub inputs_on_gpu: bool,
     pub runs: u32,
 }
 
@@ -33,6 +38,7 @@ impl Params {
             .num_if("blocks", self.blocks)
             .num_if("seed", self.seed)
             .num("runs", self.runs)
+            .switch_if("inputs-on-gpu", self.inputs_on_gpu)
     }
 
     /// What the run is about, for the feedback; None for a tag that is not
@@ -117,6 +123,7 @@ pub fn plan(rng: &mut fastrand::Rng) -> Vec<(Tag, Params)> {
         threads,
         blocks,
         seed,
+        inputs_on_gpu: false,
         runs,
     };
     vec![
@@ -147,7 +154,15 @@ pub fn plan(rng: &mut fastrand::Rng) -> Vec<(Tag, Params)> {
         // Seeded too, so a kernel that writes c without reading a and b
         // loses it; seeded inputs repeat with a prime period, so the grader
         // checks 2^31 elements from one period's sum.
-        (Tag::PastInt, run(huge, None, None, seed(), 1)),
+        // a and b made on the GPU, c checked there (in the host's way
+        // wherever an element is wrong).
+        (
+            Tag::PastInt,
+            Params {
+                inputs_on_gpu: true,
+                ..run(huge, None, None, seed(), 1)
+            },
+        ),
     ]
 }
 

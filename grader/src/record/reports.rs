@@ -460,6 +460,7 @@ mod tests {
                 threads: Some(128),
                 blocks: Some(2),
                 seed: None,
+                inputs_on_gpu: false,
                 runs: 2,
             }),
             role: Some(Role::StudentHost),
