@@ -28,7 +28,7 @@ measure() {
     shift 2
     (cd "$bundle" && /usr/bin/time -o "$out/time" -f "%e %U %S %R %M" "$binary" "$@" --json \
         >"$out/report" 2>"$out/err") || true
-    cp "$out/report" "$out/report.$(echo "$label" | tr -c 'a-zA-Z0-9' _)"
+    cp "$out/report" "$out/report.$(printf %s "$label" | tr -c 'a-zA-Z0-9' _)"
     python3 - "$label" "$out/time" "$out/report" <<'SUM'
 import json, sys
 label, times, report = sys.argv[1:]
