@@ -18,10 +18,12 @@ pub struct Run {
     pub params: Params,
     /// What it earns when it passes, the kernel's share and the host's.
     pub points: u32,
-    /// Bytes the run needs in host memory and again in GPU memory, when
+    /// Bytes the run reserves in host memory and again in GPU memory, when
     /// that is more than a GPU node can be assumed to have (above 2^31
     /// elements); 0 otherwise. The grader skips the run, saying why, where
-    /// either is short.
+    /// either is short. (With its inputs made on the GPU such a run holds at
+    /// most a third of it on the host, c; the reservation stays whole:
+    /// more than the run holds, never less.)
     pub memory: u64,
     /// The run whose kernel time the speed point compares with the course's
     /// own kernel's, in the course's host code, on the same GPU.
