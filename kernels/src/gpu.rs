@@ -159,7 +159,12 @@ impl Gpu {
     /// message saying why and what to change.
     pub fn load_module(&self, ptx: &str) -> Result<Module, CourseError> {
         let replacement = kernel_ptx_override()?;
-        let ptx = replacement.as_deref().unwrap_or(ptx);
+        self.load_ptx(replacement.as_deref().unwrap_or(ptx))
+    }
+
+    /// Loads `ptx` itself, whatever [`KERNEL_PTX_ENV`](crate::KERNEL_PTX_ENV)
+    /// says: the text [`named_ptx`] read.
+    pub(crate) fn load_ptx(&self, ptx: &str) -> Result<Module, CourseError> {
         Module::from_ptx(ptx, &[]).map_err(|err| self.diagnose_load(ptx, err))
     }
 
@@ -203,13 +208,15 @@ fn kernel_ptx_override() -> Result<Option<String>, CourseError> {
 }
 
 /// The PTX [`KERNEL_PTX_ENV`](crate::KERNEL_PTX_ENV) names, read before
-/// the GPU is started: `flag` runs the student's kernel in the course's host
-/// code and nothing else, so without the variable it is a bad argument.
-pub(crate) fn named_ptx(flag: &str) -> Result<String, CourseError> {
+/// the GPU is started, for `--inputs-on-gpu`: it runs the student's kernel
+/// in the course's host code and nothing else, so without the variable it
+/// is a bad argument.
+pub(crate) fn named_ptx() -> Result<String, CourseError> {
+    let flag = crate::INPUTS_ON_GPU;
     kernel_ptx_override()?.ok_or_else(|| {
         CourseError::BadArguments(format!(
-            "{flag} runs the kernel {KERNEL_PTX_ENV} names (the grader's runs above 2^31 \
-             elements), and it is not set; set it to a PTX file, or leave {flag} out"
+            "--{flag} runs the kernel {KERNEL_PTX_ENV} names (the grader's runs above 2^31 \
+             elements), and it is not set; set it to a PTX file, or leave --{flag} out"
         ))
     })
 }

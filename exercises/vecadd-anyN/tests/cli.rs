@@ -34,6 +34,7 @@ fn bad_arguments_exit_2_with_one_line_naming_the_flag() {
         (&["--runs", "0"], "--runs"),
         (&["--seed", "-1"], "--seed"),
         (&["--seed", "many"], "--seed"),
+        (&["--inputs-on-gpu=yes"], "--inputs-on-gpu"),
     ]);
 }
 

@@ -41,7 +41,7 @@ impl Params {
             .text_if("a", self.a)
             .text_if("b", self.b)
             .num("runs", self.runs)
-            .switch_if("inputs-on-gpu", self.inputs_on_gpu)
+            .switch_if(kernels::INPUTS_ON_GPU, self.inputs_on_gpu)
     }
 
     /// What the run is about, for the feedback; None for a tag that is not

@@ -175,7 +175,8 @@ mod tests {
             assert!(!once.is_empty(), "{exercise}");
             assert_eq!(once, plan(exercise, 7), "{exercise}");
             // Every flag with its value, but the one switch.
-            let valued = |r: &Run| r.args().iter().filter(|a| *a != "--inputs-on-gpu").count();
+            let switch = format!("--{}", kernels::INPUTS_ON_GPU);
+            let valued = |r: &Run| r.args().iter().filter(|a| **a != switch).count();
             assert!(once.iter().all(|r| valued(r) % 2 == 0 && r.points > 0));
         }
     }
@@ -200,7 +201,9 @@ mod tests {
                     assert!(huge[0].about().contains("above 2^31"));
                     // Its inputs made on the GPU, and no other run's.
                     for run in &runs {
-                        let switch = run.args().contains(&"--inputs-on-gpu".to_owned());
+                        let switch = run
+                            .args()
+                            .contains(&format!("--{}", kernels::INPUTS_ON_GPU));
                         assert_eq!(switch, run.memory > 0, "{exercise} {}", run.tag);
                     }
                 } else {

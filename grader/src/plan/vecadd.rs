@@ -38,7 +38,7 @@ impl Params {
             .num_if("blocks", self.blocks)
             .num_if("seed", self.seed)
             .num("runs", self.runs)
-            .switch_if("inputs-on-gpu", self.inputs_on_gpu)
+            .switch_if(kernels::INPUTS_ON_GPU, self.inputs_on_gpu)
     }
 
     /// What the run is about, for the feedback; None for a tag that is not

@@ -48,7 +48,7 @@ pub struct Args {
     /// The grader's runs above 2^31 elements, dot-gm's only: a and b made
     /// on the GPU, the kernel the one CUDA_COURSE_KERNEL_PTX names
     /// (`crate::inputs_on_gpu`).
-    #[arg(long, hide = true)]
+    #[arg(long = crate::INPUTS_ON_GPU, hide = true)]
     pub inputs_on_gpu: bool,
 
     #[command(flatten)]
@@ -203,11 +203,11 @@ fn run(
     let threads = args.threads.unwrap_or(DEFAULT_THREADS);
     let named_ptx = match (args.inputs_on_gpu, variant) {
         (false, _) => None,
-        (true, Variant::Gm) => Some(gpu::named_ptx(inputs_on_gpu::FLAG)?),
+        (true, Variant::Gm) => Some(gpu::named_ptx()?),
         (true, _) => {
             return Err(CourseError::BadArguments(format!(
-                "{} is dot-gm's (the grader's runs above 2^31 elements); {} has no such run",
-                inputs_on_gpu::FLAG,
+                "--{} is dot-gm's (the grader's runs above 2^31 elements); {} has no such run",
+                crate::INPUTS_ON_GPU,
                 variant.name()
             )));
         }
@@ -225,7 +225,7 @@ fn run(
         b: args.b,
     };
     let (output, first_step) = match named_ptx {
-        Some(ptx) => (products_on_gpu(&gpu, &ptx, &params)?, "inputs-on-gpu"),
+        Some(ptx) => (products_on_gpu(&gpu, &ptx, &params)?, crate::INPUTS_ON_GPU),
         None => {
             let (a, b) = params
                 .inputs()
