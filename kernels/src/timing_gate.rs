@@ -9,7 +9,10 @@
 //! writes [`REQUEST`] and blocks until the grader answers [`GO`], which it
 //! does once every other run on the GPU has ended or waits at its own gate
 //! (so with nothing running: it synchronized first); new runs wait.
-//! Dropping the guard writes [`DONE`] and the GPU is shared again. Entering
+//! Dropping the guard waits for the process's GPU work to finish, writes
+//! [`DONE`] and blocks until the grader answers [`SHARED`]: the grader may
+//! let every run then waiting to be alone go first, so the process holds
+//! nothing of the GPU between the two and must not use it. Entering
 //! again while a guard lives asks nothing (the depth is counted), so nested
 //! timed sections cannot deadlock. Without the variable `enter` does
 //! nothing: a student's `cargo run`, and every run the grader does not
@@ -26,15 +29,18 @@
 //!
 //! Threat model: the grader gives the gate only to the course's own binary
 //! running a student's PTX (`Role::KernelInCourseHost`): host code the
-//! course wrote. The student's kernel runs on the GPU and cannot reach a
-//! descriptor. The student's own binary (their host code) never gets it.
-//! What the holder of the descriptor can do is ask for the GPU alone and
-//! keep it until it says done or exits: the power a run with the GPU alone
-//! for its whole process already had, bounded by the same timeout. It can
-//! also never ask (its times are then taken beside others: only its own
-//! verdict can suffer) or write anything else (the grader then closes the
-//! gate and holds the run as shared until it exits). The grader's side is
-//! `grader::run::gate`.
+//! course wrote, which synchronizes before it asks and before it says done
+//! and does nothing between done and [`SHARED`], since the grader holds no
+//! share of the GPU for it meanwhile. The student's kernel runs on the GPU
+//! and cannot reach a descriptor; it has finished before either word. The
+//! student's own binary (their host code) never gets it: it could leave
+//! work on the GPU while it waits. What the holder of the descriptor can
+//! do is ask for the GPU alone and keep it until it says done or exits:
+//! the power a run with the GPU alone for its whole process already had,
+//! bounded by the same timeout. It can also never ask (its times are then
+//! taken beside others: only its own verdict can suffer) or write anything
+//! else (the grader then closes the gate and holds the run as shared until
+//! it exits). The grader's side is `grader::run::gate`.
 
 /// The environment variable naming the gate's descriptor.
 pub const FD_VARIABLE: &str = "CUDA_COURSE_TIMING_GATE";
@@ -43,10 +49,20 @@ pub const FD_VARIABLE: &str = "CUDA_COURSE_TIMING_GATE";
 pub const REQUEST: u8 = b'?';
 /// Written by the grader: the GPU is the process's alone.
 pub const GO: u8 = b'!';
-/// Written by the process: it has stopped timing; the GPU may be shared.
+/// Written by the process: it has stopped timing, and has no work left on
+/// the GPU; it uses the GPU again only once answered [`SHARED`].
 pub const DONE: u8 = b'.';
+/// Written by the grader after [`DONE`]: the process shares the GPU again.
+pub const SHARED: u8 = b'=';
 
-const _: () = assert!(REQUEST != GO && GO != DONE && DONE != REQUEST);
+const _: () = assert!(
+    REQUEST != GO
+        && GO != DONE
+        && DONE != REQUEST
+        && SHARED != REQUEST
+        && SHARED != GO
+        && SHARED != DONE
+);
 
 /// The descriptor `value` (the variable's) names, or why it names none:
 /// a decimal number from 3 up (0, 1 and 2 are stdin, stdout and stderr).
@@ -123,6 +139,10 @@ mod guard {
     impl Drop for Alone {
         fn drop(&mut self) {
             if self.gated {
+                // Nothing of this process's left running on the GPU once
+                // it has said done: another process may time next. (An
+                // error here is the context's, and its next call says it.)
+                let _ = CurrentContext::synchronize();
                 let mut gate = GATE.lock().unwrap_or_else(PoisonError::into_inner);
                 if let Some(gate) = gate.as_mut() {
                     gate.leave();
@@ -183,23 +203,28 @@ mod guard {
             Ok(())
         }
 
-        /// Says done at the outermost guard. A gate already gone needs no
-        /// word: the grader ends the hold when the process ends anyway.
+        /// Says done at the outermost guard, and waits until the grader
+        /// answers that the GPU is shared again. A gate already gone (or
+        /// any other answer, after which the grader closes it) needs no
+        /// word: the grader then holds the run as shared until it ends.
         pub(super) fn leave(&mut self) {
             self.depth = self.depth.saturating_sub(1);
-            if self.depth == 0 {
-                let _ = self.end.write_all(&[DONE]);
+            if self.depth == 0 && self.end.write_all(&[DONE]).is_ok() {
+                let mut answer = [0u8];
+                let _ = self.end.read(&mut answer);
             }
         }
     }
 
     #[cfg(test)]
     mod tests {
+        use super::super::SHARED;
         use super::*;
         use std::os::fd::AsRawFd;
 
         /// The grader's side for one request: reads it, answers `answer`,
-        /// and returns what else the process wrote before closing.
+        /// answers [`SHARED`] to a done, and returns what else the process
+        /// wrote before closing, done included.
         fn grader(mut end: UnixStream, answer: &'static [u8]) -> std::thread::JoinHandle<Vec<u8>> {
             std::thread::spawn(move || {
                 let mut asked = [0u8];
@@ -207,7 +232,13 @@ mod guard {
                 assert_eq!(asked[0], REQUEST);
                 end.write_all(answer).unwrap();
                 let mut rest = Vec::new();
-                let _ = end.read_to_end(&mut rest);
+                let mut byte = [0u8];
+                while end.read(&mut byte).is_ok_and(|n| n == 1) {
+                    rest.push(byte[0]);
+                    if byte[0] == DONE {
+                        end.write_all(&[SHARED]).unwrap();
+                    }
+                }
                 rest
             })
         }
@@ -234,6 +265,32 @@ mod guard {
             drop(gate);
             // One request (read above), then one done, then the end.
             assert_eq!(grader.join().unwrap(), vec![DONE]);
+        }
+
+        #[test]
+        fn done_waits_for_the_grader_to_share_the_gpu_again() {
+            let (ours, mut theirs) = UnixStream::pair().unwrap();
+            let left = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let process = {
+                let left = std::sync::Arc::clone(&left);
+                std::thread::spawn(move || {
+                    let mut gate = Gate::new(ours);
+                    gate.enter().unwrap();
+                    gate.leave();
+                    left.store(true, std::sync::atomic::Ordering::SeqCst);
+                })
+            };
+            let mut byte = [0u8];
+            theirs.read_exact(&mut byte).unwrap();
+            theirs.write_all(&[GO]).unwrap();
+            theirs.read_exact(&mut byte).unwrap();
+            assert_eq!(byte[0], DONE);
+            // Not answered yet: the process still waits.
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            assert!(!left.load(std::sync::atomic::Ordering::SeqCst));
+            theirs.write_all(&[SHARED]).unwrap();
+            process.join().unwrap();
+            assert!(left.load(std::sync::atomic::Ordering::SeqCst));
         }
 
         #[test]

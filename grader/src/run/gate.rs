@@ -12,17 +12,30 @@
 //! shared run does, and alone never past its own end. The time spent
 //! waiting for the GPU alone is not counted against the run's timeout.
 //!
+//! After done the process waits for [`SHARED`] before it uses the GPU
+//! again (it has synchronized first), so the grader lets go of the GPU at
+//! done and takes the run's share back in turn, after every run then
+//! waiting to be alone: the next timed run does not wait for the rest of
+//! this one's process. From its start to its end a gated run holds off new
+//! long shares (`Turns::timing`): it will ask to be alone.
+//!
 //! Threat model: the gate is given only to the course's own binary
 //! (`Role::KernelInCourseHost`), host code the course wrote; the student's
 //! kernel runs on the GPU and reaches no descriptor, and the student's own
 //! binary never gets one. The holder of the other end can ask for the GPU
 //! alone and keep it until it says done or exits: what a run alone for
 //! its whole process could already do, bounded by the same timeout (the
-//! wait before go aside, which other runs' timeouts bound). Asking twice,
-//! or done without asking, or any other byte ends the serving: the run
-//! keeps its share until it exits, its socket is closed (a process waiting
-//! for go stops with an error that names the gate), and it cannot hold the
-//! GPU alone again.
+//! waits at the gate aside, which other runs' timeouts bound). It holds no
+//! share while it waits for go or for its share back, which is safe only
+//! because the course's binary synchronizes before it asks and before it
+//! says done, and does nothing between done and the answer: a student's
+//! binary could leave work on the GPU meanwhile, beside another run's
+//! time alone, which is why it never gets a gate (`scripts/perf/README.md`,
+//! "Tried and left out: the student's streams binary through the gate").
+//! Asking twice, or done without asking, or any other byte ends the
+//! serving: the run keeps its share until it exits, its socket is closed
+//! (a process waiting for go stops with an error that names the gate), and
+//! it cannot hold the GPU alone again.
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::Shutdown;
@@ -31,13 +44,13 @@ use std::os::unix::net::UnixStream;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use kernels::timing_gate::{DONE, FD_VARIABLE, GO, REQUEST};
+use kernels::timing_gate::{DONE, FD_VARIABLE, GO, REQUEST, SHARED};
 
 use crate::confine::runner::Waited;
 use crate::run::turns::{Alone, Shared, Turns};
 
 /// What a gated run is given: its end of the gate, and the clock of its
-/// wait for go, which its timeout does not count.
+/// waits at the gate, which its timeout does not count.
 pub struct GateEnd {
     pub descriptor: OwnedFd,
     pub waited: Arc<Waited>,
@@ -78,6 +91,9 @@ pub struct Window {
 /// gets no gate and the run has the GPU alone throughout, as a timed run
 /// without a gate does.
 pub fn hold<T>(turns: &Turns, make: impl FnOnce(Option<GateEnd>) -> T) -> (T, Served) {
+    // From its start: it will ask, and a long share started now would
+    // keep it waiting.
+    let _timing = turns.timing();
     let pair = UnixStream::pair().and_then(|(ours, theirs)| {
         let shut = ours.try_clone()?;
         Ok((ours, shut, theirs))
@@ -175,7 +191,15 @@ fn serve<'t>(mut end: UnixStream, share: Shared<'t>, waited: &Waited) -> (Shared
             }
             (Hold::Alone(alone, asked, since), DONE) => {
                 served.let_go(asked, since);
-                Hold::Shared(alone.into_shared())
+                // It waits for the answer: the runs waiting to be alone go
+                // first, and its wait is not counted against it.
+                waited.begin();
+                let share = alone.into_shared_in_turn();
+                waited.end();
+                if end.write_all(&[SHARED]).is_err() {
+                    break Hold::Shared(share);
+                }
+                Hold::Shared(share)
             }
             (hold, byte) => {
                 served.out_of_turn = Some(byte);
@@ -215,6 +239,16 @@ mod tests {
         }
     }
 
+    /// Says done and reads the answer.
+    fn done(end: &mut UnixStream) -> Option<u8> {
+        end.write_all(&[DONE]).unwrap();
+        let mut answer = [0u8];
+        match end.read(&mut answer) {
+            Ok(1) => Some(answer[0]),
+            _ => None,
+        }
+    }
+
     #[test]
     fn a_run_is_alone_from_its_request_to_its_done_and_shared_around() {
         let turns = Turns::default();
@@ -223,18 +257,62 @@ mod tests {
             assert_eq!(turns.holds(), (1, false, 0));
             assert_eq!(ask(&mut end), Some(GO));
             assert_eq!(turns.holds(), (0, true, 0));
-            end.write_all(&[DONE]).unwrap();
-            // Shared again, once the server has read it.
-            while turns.holds() != (1, false, 0) {
-                std::thread::yield_now();
-            }
+            // Shared again once answered.
+            assert_eq!(done(&mut end), Some(SHARED));
+            assert_eq!(turns.holds(), (1, false, 0));
             // Twice in one run.
             assert_eq!(ask(&mut end), Some(GO));
-            end.write_all(&[DONE]).unwrap();
+            assert_eq!(done(&mut end), Some(SHARED));
         });
         assert_eq!(served.alone().0, 2);
         assert_eq!(served.out_of_turn, None);
         assert_eq!(turns.holds(), (0, false, 0));
+    }
+
+    #[test]
+    fn the_course_s_run_shares_again_after_the_runs_waiting_to_be_alone() {
+        let turns = Turns::default();
+        let order = std::sync::Mutex::new(Vec::new());
+        std::thread::scope(|scope| {
+            hold(&turns, |gate| {
+                let mut end = process(gate);
+                assert_eq!(ask(&mut end), Some(GO));
+                scope.spawn(|| {
+                    let _alone = turns.alone();
+                    order.lock().unwrap().push("the other alone");
+                    std::thread::sleep(Duration::from_millis(20));
+                });
+                while turns.holds().2 == 0 {
+                    std::thread::yield_now();
+                }
+                assert_eq!(done(&mut end), Some(SHARED));
+                order.lock().unwrap().push("shared again");
+            });
+        });
+        assert_eq!(
+            order.into_inner().unwrap(),
+            ["the other alone", "shared again"]
+        );
+        assert_eq!(turns.holds(), (0, false, 0));
+    }
+
+    #[test]
+    fn a_gated_run_holds_off_long_shares_from_its_start() {
+        let turns = Turns::default();
+        let started = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            hold(&turns, |gate| {
+                let _end = process(gate);
+                scope.spawn(|| {
+                    let _long = turns.shared_long();
+                    started.store(true, std::sync::atomic::Ordering::SeqCst);
+                });
+                std::thread::sleep(Duration::from_millis(50));
+                // It has not asked yet, but will.
+                assert!(!started.load(std::sync::atomic::Ordering::SeqCst));
+            });
+        });
+        assert!(started.into_inner());
     }
 
     #[test]
@@ -329,7 +407,7 @@ mod tests {
                     let waited = Arc::clone(&gate.waited);
                     let mut end = UnixStream::from(gate.descriptor);
                     assert_eq!(ask(&mut end), Some(GO));
-                    end.write_all(&[DONE]).unwrap();
+                    assert_eq!(done(&mut end), Some(SHARED));
                     waited.so_far()
                 })
             });
@@ -362,7 +440,8 @@ mod through_a_process {
         std::fs::write(
             &script,
             "#!/bin/bash\nfd=$CUDA_COURSE_TIMING_GATE\nprintf '?' >&$fd\n\
-             read -r -n1 -u $fd go\n[ \"$go\" = '!' ] || exit 3\nprintf '.' >&$fd\necho timed\n",
+             read -r -n1 -u $fd go\n[ \"$go\" = '!' ] || exit 3\nprintf '.' >&$fd\n\
+             read -r -n1 -u $fd again\n[ \"$again\" = '=' ] || exit 4\necho timed\n",
         )
         .unwrap();
         std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))

@@ -375,7 +375,7 @@ mod tests {
 
     #[test]
     fn a_gated_run_times_alone_and_shares_the_rest_of_its_process() {
-        use kernels::timing_gate::{DONE, GO, REQUEST};
+        use kernels::timing_gate::{DONE, GO, REQUEST, SHARED};
         use std::io::{Read, Write};
         use std::os::unix::net::UnixStream;
 
@@ -400,7 +400,7 @@ mod tests {
                     }
                     lane.run_as("test", Use::Gated, |gate| {
                         // The course's binary: set up beside the others,
-                        // time alone, report beside the others.
+                        // time alone, check and report beside the others.
                         let mut end = UnixStream::from(gate.expect("a gate").descriptor);
                         work(in_flight, most);
                         end.write_all(&[REQUEST]).unwrap();
@@ -413,7 +413,10 @@ mod tests {
                             overlapped.fetch_add(1, Ordering::SeqCst);
                         }
                         in_flight.fetch_sub(1, Ordering::SeqCst);
+                        // Done, and nothing on the GPU until shared again.
                         end.write_all(&[DONE]).unwrap();
+                        end.read_exact(&mut go).unwrap();
+                        assert_eq!(go[0], SHARED);
                         work(in_flight, most);
                     });
                 });

@@ -20,6 +20,17 @@
 //! more workers than shares, so that while one waits to be alone another
 //! takes its share for short runs, rather than the GPU waiting on the
 //! longest run in flight with every worker idle.
+//!
+//! A timed run in flight (`Turns::timing`, from its start to its end) holds
+//! off new long shares as a waiting hold does: it will ask to be alone
+//! within a second or so, and a tool started just before it asks keeps it
+//! waiting for the tool's whole run (11 s on an H200, with 17 timed runs
+//! queued behind it, `scripts/perf/README.md`, 2026-11-29). And a hold
+//! that lets go of the GPU alone may take its share again only in turn
+//! (`Alone::into_shared_in_turn`), after every hold then waiting to be
+//! alone: the course's binary, which waits for that share before it uses
+//! the GPU again, then never keeps the next timed run waiting for the rest
+//! of its process (a quarter of a second, at each of 48 runs alone).
 
 use std::sync::{Condvar, Mutex, MutexGuard};
 
@@ -41,6 +52,8 @@ struct State {
     alone: bool,
     /// Holds waiting to be alone.
     waiting: usize,
+    /// Timed runs in flight, which will ask to be alone.
+    timing: usize,
     /// No long hold was in flight while a hold waited to be alone: new
     /// short holds wait until no hold waits to be alone.
     draining: bool,
@@ -56,6 +69,12 @@ pub struct Shared<'a> {
 /// The GPU alone, until dropped.
 #[must_use]
 pub struct Alone<'a> {
+    turns: &'a Turns,
+}
+
+/// A timed run in flight, until dropped: no new long share starts.
+#[must_use]
+pub struct Timing<'a> {
     turns: &'a Turns,
 }
 
@@ -90,17 +109,24 @@ impl Turns {
         self.share(false)
     }
 
-    /// A long share, once no hold is alone or waiting to be, and the cap
-    /// leaves room.
+    /// A long share, once no hold is alone or waiting to be, no timed run
+    /// is in flight, and the cap leaves room.
     pub fn shared_long(&self) -> Shared<'_> {
         self.share(true)
+    }
+
+    /// Marks a timed run in flight until the mark is dropped: it holds
+    /// nothing of the GPU, but no new long share starts meanwhile.
+    pub fn timing(&self) -> Timing<'_> {
+        self.state().timing += 1;
+        Timing { turns: self }
     }
 
     fn share(&self, long: bool) -> Shared<'_> {
         let mut state = self.state();
         while state.alone
             || (if long {
-                state.waiting > 0
+                state.waiting > 0 || state.timing > 0
             } else {
                 state.draining
             })
@@ -159,6 +185,22 @@ impl<'a> Alone<'a> {
         }
         std::mem::forget(self);
         Shared { turns, long: false }
+    }
+
+    /// Lets go of the GPU, then takes a short share in turn: after every
+    /// hold then waiting to be alone, which go first.
+    pub fn into_shared_in_turn(self) -> Shared<'a> {
+        let turns = self.turns;
+        drop(self);
+        turns.shared()
+    }
+}
+
+impl Drop for Timing<'_> {
+    fn drop(&mut self) {
+        let mut state = self.turns.state();
+        state.timing -= 1;
+        self.turns.changed.notify_all();
     }
 }
 
@@ -260,6 +302,58 @@ mod tests {
         let order = order.into_inner().unwrap();
         assert_eq!(order[..3], ["alone", "alone", "alone"], "{order:?}");
         assert_eq!(order.len(), 5);
+        assert_eq!(turns.holds(), (0, false, 0));
+    }
+
+    #[test]
+    fn a_timed_run_in_flight_holds_off_long_shares_but_not_short_ones() {
+        let turns = Turns::default();
+        let timing = turns.timing();
+        let order = Mutex::new(Vec::new());
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                let _long = turns.shared_long();
+                order.lock().unwrap().push("long");
+            });
+            let short = turns.shared();
+            order.lock().unwrap().push("short");
+            std::thread::sleep(Duration::from_millis(50));
+            assert_eq!(*order.lock().unwrap(), ["short"]);
+            drop(short);
+            std::thread::sleep(Duration::from_millis(20));
+            // Nothing shared, nothing alone: only the mark holds it off.
+            assert_eq!(*order.lock().unwrap(), ["short"]);
+            assert_eq!(turns.holds(), (0, false, 0));
+            drop(timing);
+        });
+        assert_eq!(order.into_inner().unwrap(), ["short", "long"]);
+        assert_eq!(turns.holds(), (0, false, 0));
+    }
+
+    #[test]
+    fn a_hold_shared_again_in_turn_goes_after_every_hold_then_waiting_to_be_alone() {
+        let turns = Turns::default();
+        let order = Mutex::new(Vec::new());
+        let first = turns.shared().into_alone();
+        std::thread::scope(|scope| {
+            for _ in 0..3 {
+                scope.spawn(|| {
+                    let alone = turns.alone();
+                    order.lock().unwrap().push("alone");
+                    std::thread::sleep(Duration::from_millis(10));
+                    drop(alone);
+                });
+            }
+            // The three wait to be alone behind the first.
+            while turns.holds().2 < 3 {
+                std::thread::yield_now();
+            }
+            let again = first.into_shared_in_turn();
+            order.lock().unwrap().push("shared again");
+            drop(again);
+        });
+        let order = order.into_inner().unwrap();
+        assert_eq!(order, ["alone", "alone", "alone", "shared again"]);
         assert_eq!(turns.holds(), (0, false, 0));
     }
 
