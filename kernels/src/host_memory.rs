@@ -82,6 +82,23 @@ pub fn copied<T: Copy + Send + Sync + Default>(items: &[T], mut into: Vec<T>) ->
     into
 }
 
+/// Sets every element of `items` to `value`, shared among the cores above
+/// `PARALLEL_FROM` elements: streams-overlap fills its gigabyte of output
+/// before each of its twelve timed pipelines, with the GPU held alone,
+/// and one core took 0.1 s a fill.
+pub fn fill<T: Copy + Send + Sync>(items: &mut [T], value: T) {
+    if items.len() < PARALLEL_FROM {
+        items.fill(value);
+        return;
+    }
+    let share = share(items.len());
+    std::thread::scope(|scope| {
+        for part in items.chunks_mut(share) {
+            scope.spawn(move || part.fill(value));
+        }
+    });
+}
+
 /// Elements each core takes when `len` of them are shared among the cores.
 fn share(len: usize) -> usize {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
@@ -117,6 +134,23 @@ pub fn in_parts<T: Sync, R: Send>(items: &[T], part: impl Fn(usize, &[T]) -> R +
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fill_sets_every_element_at_any_length() {
+        for n in [
+            0,
+            1,
+            10,
+            PARALLEL_FROM - 1,
+            PARALLEL_FROM,
+            PARALLEL_FROM + 12_345,
+        ] {
+            let mut items: Vec<u32> = (0..n as u32).collect();
+            fill(&mut items, 0xdead_beef);
+            assert_eq!(items.len(), n);
+            assert!(items.iter().all(|&x| x == 0xdead_beef), "{n}");
+        }
+    }
 
     #[test]
     fn parts_cover_every_element_once_in_order() {
