@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""How the grading's times with the GPU alone follow each other (issue 26),
+from a timeline GRADER_TIMELINE wrote (grading-throughput.sh keeps it as
+w/timeline-JOBS.tsv).
+
+Usage: alone-gaps.py TIMELINE [TOP]
+  TIMELINE  the tsv (lane, phase, asked, start, end); TOP  how many of the
+  longest gaps to list (default 8).
+
+The times alone are the gated runs' windows (phase `alone`) and the runs
+alone for their whole process (phase `timed runs`). Prints their sum, the
+stretch from the first to the last, the gaps between one's end and the
+next one's start (each with when it began), their sum, and how many gaps
+were under half a second: a gap is time with no run alone, while runs
+waited to be (or none was waiting).
+"""
+import sys
+
+path = sys.argv[1]
+top = int(sys.argv[2]) if len(sys.argv) > 2 else 8
+rows = [line.rstrip("\n").split("\t") for line in open(path)][1:]
+alone = sorted(
+    (float(r[3]), float(r[4])) for r in rows if r[1] in ("alone", "timed runs")
+)
+if not alone:
+    sys.exit(f"alone-gaps: no time alone in {path}")
+gaps = [(nxt[0] - cur[1], cur[1]) for cur, nxt in zip(alone, alone[1:])]
+total = sum(end - start for start, end in alone)
+print(
+    f"alone-gaps: {len(alone)} times alone, {total:.1f} s in all, "
+    f"from {alone[0][0]:.1f} s to {alone[-1][1]:.1f} s"
+)
+longest = ", ".join(f"{g:.2f} s at {at:.1f} s" for g, at in sorted(gaps, reverse=True)[:top])
+short = [g for g, _ in gaps if g < 0.5]
+print(
+    f"alone-gaps: gaps {sum(g for g, _ in gaps):.1f} s in all; the longest {longest}; "
+    f"{len(short)} under 0.5 s, {sum(short):.1f} s in all"
+)
