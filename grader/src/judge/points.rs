@@ -112,6 +112,9 @@ pub fn memory_safety(
             });
         }
     };
+    // Which tools can find anything in it; where it cannot be read now
+    // (it was when the kernel ran), every tool runs.
+    let ptx_text = crate::build::ptx_check::read(&ptx.path).ok();
     let mut sanitized = Vec::new();
     for (run, ran) in runs {
         // A kernel that did not finish the run plain would not under the
@@ -144,6 +147,7 @@ pub fn memory_safety(
                 .as_deref()
                 .zip(racechecked.as_ref().map(|(_, blocks)| *blocks)),
             &[(kernels::KERNEL_PTX_ENV, ptx.path.as_path())],
+            ptx_text.as_deref(),
             bench.limits,
             run.tag,
         ));

@@ -246,8 +246,24 @@ pub fn check(check: &Check, runs: &[Run], sanitized: &[Sanitized]) -> String {
             if check.passed {
                 let tools: Vec<String> = by_run
                     .first()
-                    .map(|(_, records)| records.iter().map(|s| s.tool.to_string()).collect())
+                    .map(|(_, records)| {
+                        records
+                            .iter()
+                            .filter(|s| s.not_run.is_none())
+                            .map(|s| s.tool.to_string())
+                            .collect()
+                    })
                     .unwrap_or_default();
+                // A tool left out as it could find nothing says why, once.
+                let mut not_run: Vec<String> = Vec::new();
+                for s in sanitized {
+                    if let Some(why) = &s.not_run {
+                        let said = format!("{} not run: {why}", s.tool);
+                        if !not_run.contains(&said) {
+                            not_run.push(said);
+                        }
+                    }
+                }
                 let runs: Vec<String> = by_run
                     .iter()
                     .map(|(tag, _)| format!("\"{}\"", about(*tag)))
@@ -262,6 +278,7 @@ pub fn check(check: &Check, runs: &[Run], sanitized: &[Sanitized]) -> String {
                     })
                     .collect();
                 cut.dedup();
+                cut.extend(not_run);
                 return format!(
                     "{} found nothing in the run{} {}{}",
                     and_list(&tools),
@@ -628,5 +645,64 @@ impl fmt::Display for Shortfall {
                 gib(*have)
             ),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::outcome::{CheckName, CheckOutcome, Tool};
+
+    fn record(tool: Tool, run: Tag, not_run: Option<&str>) -> Sanitized {
+        Sanitized {
+            tool,
+            clean: true,
+            summary: "ERROR SUMMARY: 0 errors".into(),
+            finding: None,
+            run: Some(run),
+            blocks: None,
+            not_run: not_run.map(str::to_owned),
+            seconds: 0.0,
+        }
+    }
+
+    #[test]
+    fn a_clean_check_names_the_tools_run_and_says_why_the_others_were_not() {
+        let check = Check {
+            name: CheckName::MemorySafety,
+            assessed: true,
+            passed: true,
+            points: 1,
+            max_points: 1,
+            outcome: CheckOutcome::Sanitized {
+                run: Tag::OneElement,
+            },
+        };
+        let mut sanitized = Vec::new();
+        for run in [Tag::OneElement, Tag::GridSmallerThanN] {
+            sanitized.push(record(Tool::Memcheck, run, None));
+            sanitized.push(record(Tool::Racecheck, run, Some("no shared memory")));
+            sanitized.push(record(Tool::Initcheck, run, None));
+            sanitized.push(record(Tool::Synccheck, run, Some("no barrier")));
+        }
+        let said = super::check(&check, &[], &sanitized);
+        assert!(
+            said.starts_with("memcheck and initcheck found nothing in the runs"),
+            "{said}"
+        );
+        assert!(
+            said.ends_with("(racecheck not run: no shared memory; synccheck not run: no barrier)"),
+            "{said}"
+        );
+        // Every tool run: as before.
+        for s in &mut sanitized {
+            s.not_run = None;
+        }
+        let said = super::check(&check, &[], &sanitized);
+        assert!(
+            said.starts_with("memcheck, racecheck, initcheck and synccheck found nothing"),
+            "{said}"
+        );
+        assert!(!said.contains("not run"), "{said}");
     }
 }

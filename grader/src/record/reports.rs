@@ -522,6 +522,7 @@ mod tests {
                     finding: Some("Invalid __global__ write of size 4 bytes (kernel.cu:27)".into()),
                     run: None,
                     blocks: None,
+                    not_run: None,
                     seconds: 0.0,
                 },
                 Sanitized {
@@ -531,6 +532,7 @@ mod tests {
                     finding: None,
                     run: None,
                     blocks: None,
+                    not_run: None,
                     seconds: 0.0,
                 },
             ],

@@ -221,6 +221,10 @@ pub struct Sanitized {
     /// (racecheck over memspace-timing's first few: `plan::memspace`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blocks: Option<u32>,
+    /// Why the tool was not run: it could find nothing in the kernel
+    /// (`run::sanitizer::not_needed`), so it is clean.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_run: Option<String>,
     /// The tool's wall time, in seconds, for the throughput budget.
     #[serde(default)]
     pub seconds: f64,
@@ -454,6 +458,7 @@ mod tests {
                 finding: None,
                 run: None,
                 blocks: None,
+                not_run: None,
                 seconds: 0.0,
             }],
             checks: vec![Check {
