@@ -9,8 +9,9 @@
 //! serving (the process's end, its closing the socket, a byte out of turn)
 //! takes the run back to a share, which it keeps until its process has
 //! ended: a run holds the GPU at least as a share for its whole life, as a
-//! shared run does, and alone never past its own end. The time spent
-//! waiting for the GPU alone is not counted against the run's timeout.
+//! shared run does (but while it waits, doing nothing, for go or for its
+//! share back after done), and alone never past its own end. The time
+//! spent waiting at the gate is not counted against the run's timeout.
 //!
 //! After done the process waits for [`SHARED`] before it uses the GPU
 //! again (it has synchronized first), so the grader lets go of the GPU at
