@@ -205,13 +205,14 @@ impl Exercise {
 
     /// The grader's `--inputs-on-gpu` (its runs above 2^31 elements, a and
     /// b made on the GPU; vecadd-anyN's and dot-gm's): for each of `runs`,
-    /// the kernel in `ptx`, and a wrong one (`ptx` with every `wrong.0`
-    /// replaced by `wrong.1`), loaded through
-    /// [`KERNEL_PTX_ENV`](crate::KERNEL_PTX_ENV), report what the host's
-    /// inputs give the same kernel in the same binary: the exit code, the
-    /// parameters, the check (failures and hint included) and the results.
-    /// Without the variable the flag is a bad argument, said before any GPU
-    /// is asked for.
+    /// the kernel in `ptx`, a wrong one (`ptx` with every `wrong.0`
+    /// replaced by `wrong.1`), and a hostile one that writes c wrong and
+    /// then overwrites a and b to agree with it ([`overwrites_its_inputs`]),
+    /// each loaded through [`KERNEL_PTX_ENV`](crate::KERNEL_PTX_ENV),
+    /// report what the host's inputs give the same kernel in the same
+    /// binary: the exit code, the parameters, the check (failures and hint
+    /// included) and the results. Without the variable the flag is a bad
+    /// argument, said before any GPU is asked for.
     pub fn assert_inputs_on_gpu_report_as_on_host(
         &self,
         ptx: &str,
@@ -242,6 +243,7 @@ impl Exercise {
         for (kernel, text) in [
             ("as built", ptx.to_owned()),
             ("wrong", ptx.replace(wrong.0, wrong.1)),
+            ("hostile", overwrites_its_inputs(ptx)),
         ] {
             std::fs::write(&file, text).unwrap();
             for args in runs {
@@ -264,7 +266,7 @@ impl Exercise {
                 assert_eq!(gpu_code, host_code, "{context}");
                 assert_eq!(
                     host_code,
-                    Some(if kernel == "wrong" { 1 } else { 0 }),
+                    Some(if kernel == "as built" { 0 } else { 1 }),
                     "{context}"
                 );
                 for field in ["exercise", "parameters", "check", "results"] {
@@ -293,6 +295,48 @@ impl Exercise {
             assert!(message.contains("TODO(step"), "{json}");
         }
     }
+}
+
+/// The PTX of a kernel named as `ptx`'s entry, of the same parameters
+/// (a, b, c and n, as vecadd-anyN's and dot-gm's), that writes 0 to every
+/// c[i] and then to a[i] and b[i]: 0 + 0 and 0 × 0 are 0, so a check that
+/// read a and b back from the GPU after the kernel would pass it. The
+/// grader's runs with their inputs on the GPU must not
+/// (`inputs_on_gpu`'s threat model). Compiled here by nvcc, which every
+/// build of the exercise already needed.
+pub fn overwrites_its_inputs(ptx: &str) -> String {
+    let entry = ptx
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(".visible .entry "))
+        .and_then(|l| l.split('(').next())
+        .expect("the PTX has an entry");
+    let source = format!(
+        "extern \"C\" __global__ void {entry}(float* a, float* b, float* c, size_t n)\n\
+         {{\n\
+         \x20   const size_t stride = (size_t)blockDim.x * gridDim.x;\n\
+         \x20   for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {{\n\
+         \x20       c[i] = 0.0f;\n\
+         \x20       a[i] = 0.0f;\n\
+         \x20       b[i] = 0.0f;\n\
+         \x20   }}\n\
+         }}\n"
+    );
+    let dir = std::env::temp_dir().join(format!(
+        "cuda-course-overwrites-inputs-{entry}-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("kernel.cu"), source).unwrap();
+    crate::nvcc::compile_ptx(
+        &dir,
+        std::path::Path::new("kernel.cu"),
+        &dir.join("kernel.ptx"),
+        "compute_75",
+    )
+    .unwrap_or_else(|err| panic!("the hostile kernel did not compile: {err}"));
+    let built = std::fs::read_to_string(dir.join("kernel.ptx")).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    built
 }
 
 /// What `ptx` lacks of what `exercise` is about (its catalogue's needs),

@@ -146,8 +146,9 @@ fn the_grader_s_batch_reports_each_run_as_alone() {
 }
 
 /// The grader's runs above 2^31 elements make a and b on the GPU: the same
-/// report as the host's inputs give, for the solution's kernel and for one
-/// that adds instead of multiplying, with inputs that round in f32 (above
+/// report as the host's inputs give, for the solution's kernel, for one
+/// that adds instead of multiplying, and for one that overwrites a and b to
+/// agree with a wrong c, with inputs that round in f32 (above
 /// 2^24) and change sign.
 #[test]
 #[cfg(solution)]

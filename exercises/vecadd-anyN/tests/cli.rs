@@ -183,8 +183,9 @@ fn the_grader_s_batch_reports_each_run_as_alone() {
 
 /// The grader's runs above 2^31 elements make a and b on the GPU and check
 /// c there: the same report as the host's inputs give, for the solution's
-/// kernel and for one that subtracts, across seeded inputs' period (1000003)
-/// and the readable inputs' (4096).
+/// kernel, for one that subtracts, and for one that overwrites a and b to
+/// agree with a wrong c, across seeded inputs' period (1000003) and the
+/// readable inputs' (4096).
 #[test]
 #[cfg(solution)]
 #[ignore = "needs an NVIDIA GPU"]
