@@ -41,25 +41,14 @@ pub fn try_filled<T: Send>(
     let len = usize::try_from(n).map_err(|_| too_big())?;
     let mut v = Vec::new();
     v.try_reserve_exact(len).map_err(|_| too_big())?;
-    if len < PARALLEL_FROM {
-        v.extend((0..n).map(value));
-        return Ok(v);
-    }
-    let share = share(len);
-    let value = &value;
-    std::thread::scope(|scope| {
-        for (k, part) in v.spare_capacity_mut()[..len].chunks_mut(share).enumerate() {
-            scope.spawn(move || {
-                let first = (k * share) as u64;
-                for (j, slot) in part.iter_mut().enumerate() {
-                    slot.write(value(first + j as u64));
-                }
-            });
+    in_parts_mut(&mut v.spare_capacity_mut()[..len], |first, part| {
+        for (j, slot) in part.iter_mut().enumerate() {
+            slot.write(value((first + j) as u64));
         }
     });
-    // SAFETY: the scope above wrote every one of the first `len` slots (the
-    // parts cover them all) and ended only after every thread did; a thread
-    // that panicked took the scope, and this function, with it.
+    // SAFETY: the parts above wrote every one of the first `len` slots
+    // (they cover them all) and `in_parts_mut` returned only after every
+    // part did; a part that panicked took this function with it.
     unsafe { v.set_len(len) };
     Ok(v)
 }
@@ -69,15 +58,8 @@ pub fn try_filled<T: Send>(
 /// memory already written (`try_filled`), the copy faults in no page.
 pub fn copied<T: Copy + Send + Sync + Default>(items: &[T], mut into: Vec<T>) -> Vec<T> {
     into.resize(items.len(), T::default());
-    if items.len() < PARALLEL_FROM {
-        into.copy_from_slice(items);
-        return into;
-    }
-    let share = share(items.len());
-    std::thread::scope(|scope| {
-        for (to, from) in into.chunks_mut(share).zip(items.chunks(share)) {
-            scope.spawn(move || to.copy_from_slice(from));
-        }
+    in_parts_mut(&mut into, |first, to| {
+        to.copy_from_slice(&items[first..first + to.len()]);
     });
     into
 }
@@ -87,16 +69,7 @@ pub fn copied<T: Copy + Send + Sync + Default>(items: &[T], mut into: Vec<T>) ->
 /// before each of its twelve timed pipelines, with the GPU held alone,
 /// and one core took 0.1 s a fill.
 pub fn fill<T: Copy + Send + Sync>(items: &mut [T], value: T) {
-    if items.len() < PARALLEL_FROM {
-        items.fill(value);
-        return;
-    }
-    let share = share(items.len());
-    std::thread::scope(|scope| {
-        for part in items.chunks_mut(share) {
-            scope.spawn(move || part.fill(value));
-        }
-    });
+    in_parts_mut(items, |_, part| part.fill(value));
 }
 
 /// Elements each core takes when `len` of them are shared among the cores.
@@ -129,6 +102,23 @@ pub fn in_parts<T: Sync, R: Send>(items: &[T], part: impl Fn(usize, &[T]) -> R +
             })
             .collect()
     })
+}
+
+/// `part(first, slice)` over the parts [`in_parts`] would make of
+/// `items`, each part free to write its own elements; returns once every
+/// part has.
+fn in_parts_mut<T: Send>(items: &mut [T], part: impl Fn(usize, &mut [T]) + Sync) {
+    if items.len() < PARALLEL_FROM {
+        part(0, items);
+        return;
+    }
+    let share = share(items.len());
+    let part = &part;
+    std::thread::scope(|scope| {
+        for (k, chunk) in items.chunks_mut(share).enumerate() {
+            scope.spawn(move || part(k * share, chunk));
+        }
+    });
 }
 
 #[cfg(test)]

@@ -129,6 +129,22 @@ pub fn compile_ptx(dir: &Path, source: &Path, ptx: &Path, arch: &str) -> Result<
     })
 }
 
+/// The PTX nvcc makes from `source` (an absolute path) for
+/// [`DEFAULT_ARCH`], compiled in a scratch folder it removes: for tests of
+/// kernels the course writes itself. A scratch folder that cannot be
+/// written is a panic, as in any test.
+#[cfg(any(test, feature = "testing"))]
+pub fn ptx_text(source: &Path) -> Result<String, BuildError> {
+    let stem = source.file_stem().unwrap_or_default().to_string_lossy();
+    let dir = env::temp_dir().join(format!("{stem}-ptx-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ptx = dir.join(format!("{stem}.ptx"));
+    let built = compile_ptx(&dir, source, &ptx, DEFAULT_ARCH)
+        .map(|()| std::fs::read_to_string(&ptx).unwrap());
+    std::fs::remove_dir_all(&dir).unwrap();
+    built
+}
+
 /// The architecture to compile for: [`ARCH_ENV`] if set, else [`DEFAULT_ARCH`].
 pub fn arch_from_env() -> Result<String, BuildError> {
     match env::var(ARCH_ENV) {
@@ -312,11 +328,7 @@ pub(crate) fn assert_ptx_is_nvcc_s(source: &Path, committed: &str) {
         eprintln!("skipped: no nvcc here");
         return;
     }
-    let stem = source.file_stem().unwrap_or_default().to_string_lossy();
-    let dir = std::env::temp_dir().join(format!("{stem}-ptx-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let ptx = dir.join(format!("{stem}.ptx"));
-    compile_ptx(&dir, source, &ptx, "compute_75").unwrap();
+    let built = ptx_text(source).unwrap();
     let instructions = |text: &str| -> Vec<String> {
         text.lines()
             .map(str::trim)
@@ -330,8 +342,6 @@ pub(crate) fn assert_ptx_is_nvcc_s(source: &Path, committed: &str) {
             .map(str::to_owned)
             .collect()
     };
-    let built = std::fs::read_to_string(&ptx).unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(
         instructions(&built),
         instructions(committed),

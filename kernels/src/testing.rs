@@ -310,7 +310,7 @@ pub fn overwrites_its_inputs(ptx: &str) -> String {
         .find_map(|l| l.trim().strip_prefix(".visible .entry "))
         .and_then(|l| l.split('(').next())
         .expect("the PTX has an entry");
-    let source = format!(
+    let text = format!(
         "extern \"C\" __global__ void {entry}(float* a, float* b, float* c, size_t n)\n\
          {{\n\
          \x20   const size_t stride = (size_t)blockDim.x * gridDim.x;\n\
@@ -321,22 +321,14 @@ pub fn overwrites_its_inputs(ptx: &str) -> String {
          \x20   }}\n\
          }}\n"
     );
-    let dir = std::env::temp_dir().join(format!(
-        "cuda-course-overwrites-inputs-{entry}-{}",
+    let source = std::env::temp_dir().join(format!(
+        "cuda-course-overwrites-inputs-{entry}-{}.cu",
         std::process::id()
     ));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("kernel.cu"), source).unwrap();
-    crate::nvcc::compile_ptx(
-        &dir,
-        std::path::Path::new("kernel.cu"),
-        &dir.join("kernel.ptx"),
-        "compute_75",
-    )
-    .unwrap_or_else(|err| panic!("the hostile kernel did not compile: {err}"));
-    let built = std::fs::read_to_string(dir.join("kernel.ptx")).unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
-    built
+    std::fs::write(&source, text).unwrap();
+    let built = crate::nvcc::ptx_text(&source);
+    std::fs::remove_file(&source).unwrap();
+    built.unwrap_or_else(|err| panic!("the hostile kernel did not compile: {err}"))
 }
 
 /// What `ptx` lacks of what `exercise` is about (its catalogue's needs),

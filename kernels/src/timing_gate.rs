@@ -139,12 +139,15 @@ mod guard {
     impl Drop for Alone {
         fn drop(&mut self) {
             if self.gated {
-                // Nothing of this process's left running on the GPU once
-                // it has said done: another process may time next. (An
-                // error here is the context's, and its next call says it.)
-                let _ = CurrentContext::synchronize();
                 let mut gate = GATE.lock().unwrap_or_else(PoisonError::into_inner);
                 if let Some(gate) = gate.as_mut() {
+                    if gate.depth == 1 {
+                        // Nothing of this process's left running on the GPU
+                        // once it says done: another process may time next.
+                        // (An error here is the context's, and its next
+                        // call says it.)
+                        let _ = CurrentContext::synchronize();
+                    }
                     gate.leave();
                 }
             }
