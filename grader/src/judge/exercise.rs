@@ -328,7 +328,8 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
             .into_iter()
             .map(|r| (r, ran(r.tag)))
             .collect();
-        let (check, sanitized) = points::memory_safety(&bench, &kernel_host, &sanitized, earns);
+        let (check, sanitized) =
+            points::memory_safety(&bench, exercise, &kernel_host, &sanitized, earns);
         graded.sanitizer = sanitized;
         points::set(&mut graded.checks, check);
     }

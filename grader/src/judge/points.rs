@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+use kernels::catalogue::ExerciseId;
 use kernels::catalogue::points::{MEMORY_SAFETY, SPEED};
 use serde_json::Value;
 
@@ -14,7 +15,7 @@ use crate::build::reference::Kept;
 use crate::confine::runner::{Ended, Limits};
 use crate::confine::sandbox::Isolation;
 use crate::plan::runs::{self as plan, Role};
-use crate::record::outcome::{CheckName, CheckOutcome, NotStarted, Verdict};
+use crate::record::outcome::{CheckName, CheckOutcome, NotStarted, Tool, Verdict};
 use crate::record::results::{Check, Run, Sanitized};
 use crate::run::job::{self, Job};
 use crate::run::lane::{ExerciseLane, Hangs, Lane, Use};
@@ -96,6 +97,7 @@ pub fn set(checks: &mut Vec<Check>, check: Check) {
 /// with the tools' records. Each comes with the kernel's plain run of it.
 pub fn memory_safety(
     bench: &Bench,
+    exercise: ExerciseId,
     kernel_host: &Result<(PathBuf, Kept), NotStarted>,
     runs: &[(&plan::Run, Option<&Run>)],
     counts: bool,
@@ -112,9 +114,16 @@ pub fn memory_safety(
             });
         }
     };
-    // Which tools can find anything in it; where it cannot be read now
+    // The tools that can find nothing in it; where it cannot be read now
     // (it was when the kernel ran), every tool runs.
     let ptx_text = crate::build::ptx_check::read(&ptx.path).ok();
+    let left_out: Vec<(Tool, &str)> = sanitizer::TOOLS
+        .iter()
+        .filter_map(|&tool| {
+            let why = sanitizer::not_needed(tool, ptx_text.as_deref()?, exercise)?;
+            Some((tool, why))
+        })
+        .collect();
     let mut sanitized = Vec::new();
     for (run, ran) in runs {
         // A kernel that did not finish the run plain would not under the
@@ -147,7 +156,7 @@ pub fn memory_safety(
                 .as_deref()
                 .zip(racechecked.as_ref().map(|(_, blocks)| *blocks)),
             &[(kernels::KERNEL_PTX_ENV, ptx.path.as_path())],
-            ptx_text.as_deref(),
+            &left_out,
             bench.limits,
             run.tag,
         ));
@@ -422,7 +431,13 @@ mod tests {
         ));
         let (lane, hangs) = (Lane::new(1, None), Hangs::default());
         let bench = bench(&lane, &hangs, false, 1);
-        let (point, tools) = memory_safety(&bench, &host, &[(first, Some(&ran))], true);
+        let (point, tools) = memory_safety(
+            &bench,
+            ExerciseId::VecaddAnyN,
+            &host,
+            &[(first, Some(&ran))],
+            true,
+        );
         assert!(tools.is_empty());
         assert!(point.assessed && !point.passed && point.points == 0);
         assert_eq!(point.outcome, CheckOutcome::TimedOut { run: first.tag });

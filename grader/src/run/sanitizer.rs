@@ -15,6 +15,8 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use kernels::catalogue::ExerciseId;
+
 use crate::confine::runner::{self, Ended, Limits};
 use crate::confine::sandbox::{Extras, Isolation};
 use crate::plan::runs::Tag;
@@ -31,30 +33,31 @@ pub const TOOLS: [Tool; 4] = [
     Tool::Synccheck,
 ];
 
-/// Why `tool` can find nothing in a kernel whose PTX is `ptx`, or None
-/// where it may. racecheck watches shared memory only, and synccheck only
-/// barriers and warp-synchronous instructions (`bar.sync`, `barrier`,
-/// `bar.warp.sync`, `shfl.sync`, `vote.sync` and the like): a kernel whose
-/// PTX says neither `.shared` nor, for synccheck, `bar` or `.sync`
-/// anywhere, inline assembly and names included, gives them nothing to
-/// look at. On an H200, graded one at a time, the two took 12.4 s of the
-/// solutions' 54.2 s of tools over the four exercises whose kernels are
-/// so (vecadd-anyN, dot-gm, matmul-naive, streams-overlap).
+/// Why `tool` can find nothing in `exercise`'s kernel whose PTX is `ptx`,
+/// or None where it may. racecheck watches shared memory only, and
+/// synccheck only barriers and warp-synchronous instructions (`bar.sync`,
+/// `barrier`, `bar.warp.sync`, `shfl.sync`, `vote.sync` and the like): a
+/// kernel whose PTX says neither `.shared` nor, for synccheck, `bar` or
+/// `.sync` anywhere, inline assembly and names included, gives them
+/// nothing to look at. On an H200, graded one at a time, the two took 12.4
+/// s of the solutions' 54.2 s of tools over the four exercises whose
+/// kernels are so (vecadd-anyN, dot-gm, matmul-naive, streams-overlap).
 ///
 /// Threat model: the PTX is the student's, and a tool not run can only
 /// find nothing, so the question is whether a kernel could hide a hazard
 /// from this test. Every PTX instruction or declaration that reaches
 /// shared memory names the state space (`.shared`, `cvta.shared`,
-/// `ld.shared`, `.extern .shared` for the launch's dynamic shared memory),
-/// and every barrier or warp-synchronous instruction has `bar` or `.sync`
-/// in its name. What is left is a generic address made up as an integer
-/// inside the shared window: where the launch gives no shared memory (all
-/// four exercises above) any such access is out of bounds, which memcheck
-/// reports; the text test reads more than the instructions (comments,
+/// `ld.shared`, `.extern .shared`), and every barrier or warp-synchronous
+/// instruction has `bar` or `.sync` in its name. What is left is a generic
+/// address made up as an integer inside the shared window: where the
+/// course's launch gives the kernel no shared memory any such access is
+/// out of bounds, which memcheck reports; where it gives dynamic shared
+/// memory ([`launch_gives_shared_memory`]: dot-sm, dot-atomic) racecheck
+/// always runs. The text test reads more than the instructions (comments,
 /// names, debug strings), so it errs toward running a tool.
-pub fn not_needed(tool: Tool, ptx: &str) -> Option<&'static str> {
+pub fn not_needed(tool: Tool, ptx: &str, exercise: ExerciseId) -> Option<&'static str> {
     match tool {
-        Tool::Racecheck if !ptx.contains(".shared") => {
+        Tool::Racecheck if !ptx.contains(".shared") && !launch_gives_shared_memory(exercise) => {
             Some("the kernel's PTX uses no shared memory, the only memory racecheck watches")
         }
         Tool::Synccheck if !ptx.contains("bar") && !ptx.contains(".sync") => Some(
@@ -65,14 +68,22 @@ pub fn not_needed(tool: Tool, ptx: &str) -> Option<&'static str> {
     }
 }
 
+/// Whether the course's host code, which the tools run the student's
+/// kernel in, launches `exercise`'s kernel with dynamic shared memory (the
+/// third value in `<<< >>>`): dot-sm's and dot-atomic's, whose reductions
+/// take a float a thread.
+pub fn launch_gives_shared_memory(exercise: ExerciseId) -> bool {
+    matches!(exercise, ExerciseId::DotSm | ExerciseId::DotAtomic)
+}
+
 /// Runs each tool over `binary args`, the planned run `run` (the grader
 /// passes the course's reference binary with the student's PTX among
 /// `files`, so the findings are the kernel's); racecheck over
 /// `racechecked` instead where given: the arguments of a few of the run's
-/// blocks, and how many (`plan::runs::Params::racechecked`). A tool that
-/// can find nothing in the kernel's PTX (`ptx`, where it could be read:
-/// [`not_needed`]) is not run, and is recorded clean with why. `timeout`
-/// is stretched, since the tools slow a run down many times.
+/// blocks, and how many (`plan::runs::Params::racechecked`). A tool in
+/// `left_out`, which can find nothing in the kernel ([`not_needed`]), is
+/// not run, and is recorded clean with why. `timeout` is stretched, since
+/// the tools slow a run down many times.
 #[allow(clippy::too_many_arguments)]
 pub fn sanitize(
     isolation: &Isolation,
@@ -81,7 +92,7 @@ pub fn sanitize(
     args: &[&str],
     racechecked: Option<(&[&str], u32)>,
     files: &[(&str, &Path)],
-    ptx: Option<&str>,
+    left_out: &[(Tool, &str)],
     limits: Limits,
     run: Tag,
 ) -> Vec<Sanitized> {
@@ -99,7 +110,7 @@ pub fn sanitize(
     TOOLS
         .iter()
         .map(|tool| {
-            if let Some(why) = ptx.and_then(|ptx| not_needed(*tool, ptx)) {
+            if let Some((_, why)) = left_out.iter().find(|(t, _)| t == tool) {
                 return Sanitized {
                     tool: *tool,
                     clean: true,
@@ -107,7 +118,7 @@ pub fn sanitize(
                     finding: None,
                     run: Some(run),
                     blocks: None,
-                    not_run: Some(why.to_owned()),
+                    not_run: Some((*why).to_owned()),
                     seconds: 0.0,
                 };
             }
@@ -380,6 +391,7 @@ Racecheck-specific options:
         let folder = concat!(env!("CARGO_MANIFEST_DIR"), "/../emulator/tests/ptx/nvcc13");
         let mut seen = 0;
         for exercise in kernels::catalogue::EXERCISES {
+            let id = ExerciseId::from_name(exercise.name).unwrap();
             let ptx = std::fs::read_to_string(format!("{folder}/{}.ptx", exercise.name)).unwrap();
             let shares = matches!(
                 exercise.name,
@@ -391,7 +403,7 @@ Racecheck-specific options:
                     Tool::Memcheck | Tool::Initcheck => true,
                 };
                 assert_eq!(
-                    not_needed(tool, &ptx).is_none(),
+                    not_needed(tool, &ptx, id).is_none(),
                     needed,
                     "{} {tool}",
                     exercise.name
@@ -403,6 +415,7 @@ Racecheck-specific options:
         // Each way a kernel reaches shared memory, or synchronizes, keeps
         // its tool, inline assembly included.
         let vecadd = std::fs::read_to_string(format!("{folder}/vecadd-anyN.ptx")).unwrap();
+        let vecadd_id = ExerciseId::VecaddAnyN;
         let with = |line: &str| vecadd.replacen("\tret;", &format!("\t{line}\n\tret;"), 1);
         assert_ne!(with("x"), vecadd, "the PTX has a ret to insert before");
         for shared in [
@@ -411,14 +424,18 @@ Racecheck-specific options:
             "cvta.shared.u64 %rd9, %rd1;",
             "atom.shared.add.u32 %r9, [%r1], 1;",
         ] {
-            assert_eq!(not_needed(Tool::Racecheck, &with(shared)), None, "{shared}");
+            assert_eq!(
+                not_needed(Tool::Racecheck, &with(shared), vecadd_id),
+                None,
+                "{shared}"
+            );
         }
         let declared = vecadd.replacen(
             ".visible .entry",
             ".extern .shared .align 4 .b8 s[];\n.visible .entry",
             1,
         );
-        assert_eq!(not_needed(Tool::Racecheck, &declared), None);
+        assert_eq!(not_needed(Tool::Racecheck, &declared, vecadd_id), None);
         for sync in [
             "bar.sync 0;",
             "barrier.sync 0;",
@@ -427,11 +444,70 @@ Racecheck-specific options:
             "vote.sync.all.pred %p9, %p1, -1;",
             "match.any.sync.b32 %r9, %r1, -1;",
         ] {
-            assert_eq!(not_needed(Tool::Synccheck, &with(sync)), None, "{sync}");
+            assert_eq!(
+                not_needed(Tool::Synccheck, &with(sync), vecadd_id),
+                None,
+                "{sync}"
+            );
         }
         // And without any of them, both are left out.
-        assert!(not_needed(Tool::Racecheck, &with("add.s32 %r9, %r1, 1;")).is_some());
-        assert!(not_needed(Tool::Synccheck, &with("add.s32 %r9, %r1, 1;")).is_some());
+        let plain = with("add.s32 %r9, %r1, 1;");
+        assert!(not_needed(Tool::Racecheck, &plain, vecadd_id).is_some());
+        assert!(not_needed(Tool::Synccheck, &plain, vecadd_id).is_some());
+        // Where the launch gives shared memory, racecheck runs over any
+        // kernel: one could reach it by an address it makes up.
+        assert_eq!(not_needed(Tool::Racecheck, &plain, ExerciseId::DotSm), None);
+        assert_eq!(
+            not_needed(Tool::Racecheck, &plain, ExerciseId::DotAtomic),
+            None
+        );
+    }
+
+    #[test]
+    fn the_launches_that_give_shared_memory_are_the_course_s() {
+        // The course's host code (the solutions' main.rs, which the
+        // reference binary is built from): each launch's third value.
+        for exercise in kernels::catalogue::EXERCISES {
+            let id = ExerciseId::from_name(exercise.name).unwrap();
+            let main = std::fs::read_to_string(format!(
+                "{}/../solutions/{}/src/main.rs",
+                env!("CARGO_MANIFEST_DIR"),
+                exercise.name
+            ))
+            .unwrap();
+            let thirds: Vec<String> = main
+                .split("launch!(")
+                .skip(1)
+                .map(|launch| {
+                    let inside =
+                        &launch[launch.find("<<<").unwrap() + 3..launch.find(">>>").unwrap()];
+                    // Split at top-level commas: (x, y) shapes hold commas.
+                    let mut depth = 0;
+                    let mut parts = vec![String::new()];
+                    for ch in inside.chars() {
+                        match ch {
+                            '(' => depth += 1,
+                            ')' => depth -= 1,
+                            ',' if depth == 0 => {
+                                parts.push(String::new());
+                                continue;
+                            }
+                            _ => {}
+                        }
+                        parts.last_mut().unwrap().push(ch);
+                    }
+                    parts[2].trim().to_owned()
+                })
+                .collect();
+            assert!(!thirds.is_empty(), "{}", exercise.name);
+            let shares = thirds.iter().any(|third| third != "0");
+            assert_eq!(
+                shares,
+                launch_gives_shared_memory(id),
+                "{}: {thirds:?}",
+                exercise.name
+            );
+        }
     }
 
     #[test]
