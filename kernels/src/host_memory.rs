@@ -66,8 +66,9 @@ pub fn copied<T: Copy + Send + Sync + Default>(items: &[T], mut into: Vec<T>) ->
 
 /// Sets every element of `items` to `value`, shared among the cores above
 /// `PARALLEL_FROM` elements: streams-overlap fills its gigabyte of output
-/// before each of its twelve timed pipelines, with the GPU held alone,
-/// and one core took 0.1 s a fill.
+/// before each of its twelve timed pipelines, with the GPU held alone; on
+/// one core that window took 2.2 s on an H200, shared 0.7 s
+/// (`scripts/perf/README.md`, 2026-11-29).
 pub fn fill<T: Copy + Send + Sync>(items: &mut [T], value: T) {
     in_parts_mut(items, |_, part| part.fill(value));
 }

@@ -9,10 +9,11 @@ Usage: alone-gaps.py TIMELINE [TOP]
 
 The times alone are the gated runs' windows (phase `alone`) and the runs
 alone for their whole process (phase `timed runs`). Prints their sum, the
-stretch from the first to the last, the gaps between one's end and the
-next one's start (each with when it began), their sum, and how many gaps
-were under half a second: a gap is time with no run alone, while runs
-waited to be (or none was waiting).
+stretch from the first to the last, the longest of them (the course's
+streams windows at the run past the grid among them), the gaps between
+one's end and the next one's start (each with when it began), their sum,
+and how many gaps were under half a second: a gap is time with no run
+alone, while runs waited to be (or none was waiting).
 """
 import sys
 
@@ -20,15 +21,20 @@ path = sys.argv[1]
 top = int(sys.argv[2]) if len(sys.argv) > 2 else 8
 rows = [line.rstrip("\n").split("\t") for line in open(path)][1:]
 alone = sorted(
-    (float(r[3]), float(r[4])) for r in rows if r[1] in ("alone", "timed runs")
+    (float(r[3]), float(r[4]), r[1]) for r in rows if r[1] in ("alone", "timed runs")
 )
 if not alone:
     sys.exit(f"alone-gaps: no time alone in {path}")
 gaps = [(nxt[0] - cur[1], cur[1]) for cur, nxt in zip(alone, alone[1:])]
-total = sum(end - start for start, end in alone)
+total = sum(end - start for start, end, _ in alone)
 print(
     f"alone-gaps: {len(alone)} times alone, {total:.1f} s in all, "
     f"from {alone[0][0]:.1f} s to {alone[-1][1]:.1f} s"
+)
+windows = sorted(((end - start, start, phase) for start, end, phase in alone), reverse=True)
+print(
+    "alone-gaps: the longest times alone: "
+    + ", ".join(f"{s:.2f} s at {at:.1f} s ({phase})" for s, at, phase in windows[:top])
 )
 longest = ", ".join(f"{g:.2f} s at {at:.1f} s" for g, at in sorted(gaps, reverse=True)[:top])
 short = [g for g, _ in gaps if g < 0.5]

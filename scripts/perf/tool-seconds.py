@@ -1,0 +1,28 @@
+#!/usr/bin/env python3
+"""compute-sanitizer's time in a grading (issue 26), from results.json:
+each exercise's tools, their records, how many were left out as they could
+find nothing (`not_run`), and their wall seconds, summed over every student.
+
+Usage: tool-seconds.py RESULTS_JSON
+"""
+import collections
+import json
+import sys
+
+results = json.load(open(sys.argv[1]))
+seconds = collections.defaultdict(float)
+records = collections.Counter()
+left_out = collections.Counter()
+for student in results["students"].values():
+    for exercise, graded in student["exercises"].items():
+        for record in graded.get("sanitizer") or []:
+            key = (exercise, record["tool"])
+            seconds[key] += record.get("seconds", 0.0)
+            records[key] += 1
+            left_out[key] += record.get("not_run") is not None
+for key in sorted(records):
+    print(f"{key[0]} {key[1]}: {records[key]} records, {left_out[key]} not run, {seconds[key]:.1f} s")
+print(
+    f"tool-seconds: {sum(records.values())} records, {sum(left_out.values())} not run, "
+    f"{sum(seconds.values()):.1f} s in all"
+)
