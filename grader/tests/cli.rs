@@ -379,10 +379,19 @@ fn fake_sanitizer(dir: &Path, body: &str) -> PathBuf {
 #[cfg(unix)]
 fn memory_safety_is_a_point_lost_to_what_compute_sanitizer_found() {
     // A fake compute-sanitizer: memcheck finds two errors, racecheck none.
+    // Given a batch of runs, it answers each with its frame, as the course's
+    // binary would.
     let dir = tempfile::tempdir().unwrap();
     let fake = fake_sanitizer(
         dir.path(),
-        "if [ \"$2\" = memcheck ]; then echo '========= ERROR SUMMARY: 2 errors'; exit 9; fi\n\
+        "if [ -n \"$CUDA_COURSE_BATCH\" ]; then\n\
+           nonce=$(head -n 1 \"$CUDA_COURSE_BATCH\"); k=0\n\
+           tail -n +2 \"$CUDA_COURSE_BATCH\" | while read -r _; do\n\
+             printf '\\n%s %s 0 900 {}\\n' \"$nonce\" $k; printf '\\n%s %s\\n' \"$nonce\" $k >&2\n\
+             k=$((k + 1))\n\
+           done\n\
+         fi\n\
+         if [ \"$2\" = memcheck ]; then echo '========= ERROR SUMMARY: 2 errors'; exit 9; fi\n\
          echo '========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)'",
     );
     let submissions = class(dir.path());
@@ -400,8 +409,9 @@ fn memory_safety_is_a_point_lost_to_what_compute_sanitizer_found() {
         .env("GRADER_TIMELINE", &timeline)
         .assert()
         .success();
-    // The timeline has a line for each tool's run, as results.json has
-    // (every student's).
+    // The timeline has a line for each tool's process: for each exercise's
+    // tool, one over all its runs, which stands where it found nothing
+    // (racecheck's), and a process a run after it where not (memcheck's).
     let timeline = fs::read_to_string(&timeline).unwrap();
     let tools: Vec<Vec<&str>> = timeline
         .lines()
@@ -411,21 +421,42 @@ fn memory_safety_is_a_point_lost_to_what_compute_sanitizer_found() {
         .collect();
     let recorded: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
-    let sanitized: usize = recorded["students"]
+    let mut processes = 0;
+    let mut batched = 0;
+    for exercise in recorded["students"]
         .as_object()
         .unwrap()
         .values()
         .flat_map(|student| student["exercises"].as_object().unwrap().values())
-        .flat_map(|exercise| {
-            exercise["sanitizer"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-        })
-        // A tool left out as it could find nothing (`not_run`) made no run.
-        .filter(|record| record["not_run"].is_null())
-        .count();
-    assert!(sanitized > 0 && tools.len() == sanitized, "{timeline}");
+    {
+        let records = exercise["sanitizer"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        for tool in ["memcheck", "racecheck", "initcheck", "synccheck"] {
+            // A tool left out as it could find nothing (`not_run`) made no run.
+            let made: Vec<&serde_json::Value> = records
+                .iter()
+                .filter(|r| r["tool"] == tool && r["not_run"].is_null())
+                .collect();
+            let in_one = made.iter().filter(|r| r["in_one_process"] == true).count();
+            assert!(in_one == 0 || in_one == made.len(), "{records:?}");
+            // memcheck found errors: its batch did not stand.
+            assert_eq!(
+                in_one > 0,
+                tool != "memcheck" && made.len() > 1,
+                "{records:?}"
+            );
+            batched += in_one;
+            processes += match made.len() {
+                0 => 0,
+                1 => 1,
+                n if in_one == n => 1,
+                n => 1 + n,
+            };
+        }
+    }
+    assert!(batched > 0 && tools.len() == processes, "{timeline}");
     // And a line for each exercise submitted, spanning its runs.
     let exercises = recorded["students"]
         .as_object()
@@ -471,6 +502,64 @@ fn memory_safety_is_a_point_lost_to_what_compute_sanitizer_found() {
         results(out)["students"]["solutions"]["exercises"]["dot-sm"]["max_points"].as_u64()
     };
     assert_eq!(max(&out).unwrap(), max(&skipped).unwrap() + 1);
+}
+
+#[test]
+#[cfg(unix)]
+fn each_tool_goes_over_an_exercise_s_runs_in_one_process_of_the_course_s_binary() {
+    // A compute-sanitizer that makes the program it is given (the course's
+    // binary, on the CPU emulator here, which the hidden GPU would hide too)
+    // and finds nothing: the frames that say each run of the batch was
+    // made are the binary's own.
+    let dir = tempfile::tempdir().unwrap();
+    let submissions = class(dir.path());
+    let bundle = dir.path().join("bundle");
+    build(
+        &submissions,
+        &bundle,
+        &["--exercise", "vecadd-anyN", "--seed", "3"],
+    );
+    let fake = fake_sanitizer(
+        dir.path(),
+        &format!(
+            "shift 2\nunset CUDA_VISIBLE_DEVICES\nLD_LIBRARY_PATH='{}' \"$@\"\n\
+             echo '========= ERROR SUMMARY: 0 errors'",
+            bundle.join("emulator").display()
+        ),
+    );
+    let out = dir.path().join("out");
+    run_hiding_the_gpu(&bundle, &out, &["--no-sandbox"])
+        .env("COMPUTE_SANITIZER", &fake)
+        .assert()
+        .success();
+    let recorded: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let solutions = &recorded["students"]["solutions"]["exercises"]["vecadd-anyN"]["sanitizer"];
+    // memcheck and initcheck over both runs (racecheck and synccheck can
+    // find nothing in vecadd's kernel), each from one process.
+    let made: Vec<(&str, &str, bool)> = solutions
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["not_run"].is_null())
+        .map(|r| {
+            (
+                r["tool"].as_str().unwrap(),
+                r["run"].as_str().unwrap(),
+                r["in_one_process"] == true,
+            )
+        })
+        .collect();
+    assert_eq!(
+        made,
+        [
+            ("memcheck", "one-element", true),
+            ("initcheck", "one-element", true),
+            ("memcheck", "grid-smaller-than-n", true),
+            ("initcheck", "grid-smaller-than-n", true),
+        ],
+        "{solutions}"
+    );
 }
 
 #[test]

@@ -124,43 +124,41 @@ pub fn memory_safety(
             Some((tool, why))
         })
         .collect();
-    let mut sanitized = Vec::new();
-    for (run, ran) in runs {
-        // A kernel that did not finish the run plain would not under the
-        // tools either, which slow it down many times: 4 × 10 × the
-        // timeout of the node's time for nothing.
-        if ran.is_some_and(|r| matches!(r.verdict, Verdict::TimedOut { .. })) {
-            return lost(CheckOutcome::TimedOut { run: run.tag });
-        }
-        let run_args = made_once(run.args());
-        let args: Vec<&str> = run_args.iter().map(String::as_str).collect();
-        let racechecked = run.params.racechecked().map(|(params, blocks)| {
-            let cut = plan::Run {
-                params,
-                ..(*run).clone()
-            };
-            (made_once(cut.args()), blocks)
-        });
-        let racechecked_args: Option<Vec<&str>> = racechecked
-            .as_ref()
-            .map(|(args, _)| args.iter().map(String::as_str).collect());
-        sanitized.extend(sanitizer::sanitize(
-            bench.isolation,
-            ExerciseLane {
-                lane: bench.lane,
-                hangs: bench.hangs,
-            },
-            reference,
-            &args,
-            racechecked_args
-                .as_deref()
-                .zip(racechecked.as_ref().map(|(_, blocks)| *blocks)),
-            &[(kernels::KERNEL_PTX_ENV, ptx.path.as_path())],
-            &left_out,
-            bench.limits,
-            run.tag,
-        ));
+    // A kernel that did not finish a run plain would not under the tools
+    // either, which slow it down many times: 4 × 10 × the timeout of the
+    // node's time for nothing.
+    if let Some((run, _)) = runs
+        .iter()
+        .find(|(_, ran)| ran.is_some_and(|r| matches!(r.verdict, Verdict::TimedOut { .. })))
+    {
+        return lost(CheckOutcome::TimedOut { run: run.tag });
     }
+    let tool_runs: Vec<sanitizer::ToolRun> = runs
+        .iter()
+        .map(|(run, _)| sanitizer::ToolRun {
+            tag: run.tag,
+            args: made_once(run.args()),
+            racechecked: run.params.racechecked().map(|(params, blocks)| {
+                let cut = plan::Run {
+                    params,
+                    ..(*run).clone()
+                };
+                (made_once(cut.args()), blocks)
+            }),
+        })
+        .collect();
+    let sanitized = sanitizer::sanitize(
+        bench.isolation,
+        ExerciseLane {
+            lane: bench.lane,
+            hangs: bench.hangs,
+        },
+        reference,
+        &tool_runs,
+        &[(kernels::KERNEL_PTX_ENV, ptx.path.as_path())],
+        &left_out,
+        bench.limits,
+    );
     let clean = sanitized.iter().all(|s| s.clean);
     let mut point = check(
         CheckName::MemorySafety,

@@ -662,6 +662,7 @@ mod tests {
             run: Some(run),
             blocks: None,
             not_run: not_run.map(str::to_owned),
+            in_one_process: false,
             seconds: 0.0,
         }
     }

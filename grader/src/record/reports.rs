@@ -523,6 +523,7 @@ mod tests {
                     run: None,
                     blocks: None,
                     not_run: None,
+                    in_one_process: false,
                     seconds: 0.0,
                 },
                 Sanitized {
@@ -533,6 +534,7 @@ mod tests {
                     run: None,
                     blocks: None,
                     not_run: None,
+                    in_one_process: false,
                     seconds: 0.0,
                 },
             ],

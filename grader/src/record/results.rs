@@ -225,6 +225,11 @@ pub struct Sanitized {
     /// (`run::sanitizer::not_needed`), so it is clean.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_run: Option<String>,
+    /// The tool went over all the exercise's sanitized runs in one process
+    /// of the course's binary and found nothing (`run::sanitizer`);
+    /// `seconds` is that process's wall time shared out evenly among them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub in_one_process: bool,
     /// The tool's wall time, in seconds, for the throughput budget.
     #[serde(default)]
     pub seconds: f64,
@@ -459,6 +464,7 @@ mod tests {
                 run: None,
                 blocks: None,
                 not_run: None,
+                in_one_process: false,
                 seconds: 0.0,
             }],
             checks: vec![Check {

@@ -8,7 +8,7 @@
 //! its own afterwards, exactly as without batches, so every verdict but a
 //! pass comes from a process of its own, and a pass is the same in both.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use kernels::batch::{self, Frame};
@@ -49,19 +49,13 @@ pub fn make(
         Some(ptx) if jobs.iter().all(|j| same_binary_and_ptx(j, first)) => ptx,
         _ => return none(),
     };
-    let mut random = [0u8; 16];
-    if os_random(&mut random).is_err() {
-        return none();
-    }
-    let nonce: String = random.iter().map(|b| format!("{b:02x}")).collect();
     let runs: Vec<Vec<String>> = jobs.iter().map(|j| job::args(j.run)).collect();
-    let file = std::env::temp_dir().join(format!("cuda-course-batch-{nonce}"));
-    if std::fs::write(&file, batch::file(&nonce, &runs)).is_err() {
+    let Some(file) = BatchFile::write(&runs) else {
         return none();
-    }
+    };
     let files = [
         (kernels::KERNEL_PTX_ENV, ptx.path.as_path()),
-        (batch::VARIABLE, file.as_path()),
+        (batch::VARIABLE, file.path.as_path()),
     ];
     let extras = Extras {
         files: &files,
@@ -74,8 +68,8 @@ pub fn make(
         isolation.run_command_with(first.binary, &[], &[], extras),
         limits,
     );
-    let _ = std::fs::remove_file(&file);
-    let frames = batch::read(&nonce, jobs.len(), &outcome.stdout, &outcome.stderr);
+    let frames = batch::read(&file.nonce, jobs.len(), &outcome.stdout, &outcome.stderr);
+    drop(file);
     let mut frames = frames.into_iter();
     jobs.iter()
         .map(|job| {
@@ -86,6 +80,32 @@ pub fn make(
                 .map(|frame| made(job, frame, isolation))
         })
         .collect()
+}
+
+/// A batch file (`kernels::batch::file`) in the temporary folder, under a
+/// nonce of its own drawn from the OS; removed when dropped.
+pub struct BatchFile {
+    pub nonce: String,
+    pub path: PathBuf,
+}
+
+impl BatchFile {
+    /// The file for `runs` (each its arguments), or None where no nonce
+    /// could be drawn or no file written.
+    pub fn write(runs: &[Vec<String>]) -> Option<BatchFile> {
+        let mut random = [0u8; 16];
+        os_random(&mut random).ok()?;
+        let nonce: String = random.iter().map(|b| format!("{b:02x}")).collect();
+        let path = std::env::temp_dir().join(format!("cuda-course-batch-{nonce}"));
+        std::fs::write(&path, batch::file(&nonce, runs)).ok()?;
+        Some(BatchFile { nonce, path })
+    }
+}
+
+impl Drop for BatchFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
 }
 
 /// Whether `job` is a run of the course's binary (never the student's,

@@ -15,13 +15,15 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use kernels::batch;
 use kernels::catalogue::ExerciseId;
 
-use crate::confine::runner::{self, Ended, Limits};
+use crate::confine::runner::{self, Ended, Limits, Outcome};
 use crate::confine::sandbox::{Extras, Isolation};
 use crate::plan::runs::Tag;
 use crate::record::outcome::Tool;
 use crate::record::results::Sanitized;
+use crate::run::batch::BatchFile;
 use crate::run::gate::GateEnd;
 use crate::run::lane::{Ending, ExerciseLane, Use};
 
@@ -76,104 +78,244 @@ pub fn launch_gives_shared_memory(exercise: ExerciseId) -> bool {
     matches!(exercise, ExerciseId::DotSm | ExerciseId::DotAtomic)
 }
 
-/// Runs each tool over `binary args`, the planned run `run` (the grader
-/// passes the course's reference binary with the student's PTX among
-/// `files`, so the findings are the kernel's); racecheck over
-/// `racechecked` instead where given: the arguments of a few of the run's
-/// blocks, and how many (`plan::runs::Params::racechecked`). A tool in
-/// `left_out`, which can find nothing in the kernel ([`not_needed`]), is
-/// not run, and is recorded clean with why. `timeout` is stretched, since
-/// the tools slow a run down many times.
-#[allow(clippy::too_many_arguments)]
+/// One planned run the tools go over: its tag, its arguments (made once),
+/// and racecheck's instead where it goes over a few of the run's blocks,
+/// with how many (`plan::runs::Params::racechecked`).
+pub struct ToolRun {
+    pub tag: Tag,
+    pub args: Vec<String>,
+    pub racechecked: Option<(Vec<String>, u32)>,
+}
+
+impl ToolRun {
+    /// The arguments `tool` goes over, and how many blocks where not all.
+    fn for_tool(&self, tool: Tool) -> (&[String], Option<u32>) {
+        match &self.racechecked {
+            Some((args, blocks)) if tool == Tool::Racecheck => (args, Some(*blocks)),
+            _ => (&self.args, None),
+        }
+    }
+}
+
+/// Runs each tool over `binary` at each of `runs` (the grader passes the
+/// course's reference binary with the student's PTX among `files`, so the
+/// findings are the kernel's); the records in the runs' order, each run's
+/// tools in [`TOOLS`]' order. A tool in `left_out`, which can find nothing
+/// in the kernel ([`not_needed`]), is not run, and is recorded clean with
+/// why. `timeout` is stretched, since the tools slow a run down many times.
+///
+/// Each tool first goes over all the runs in one process of the course's
+/// binary (`kernels::batch`): what a tool process costs is mostly its
+/// start, a context the driver makes one at a time across the machine
+/// (on an H200, 64 memcheck runs from 16 workers took 5.8 s a process a
+/// run and 3.0 s two runs a process, `scripts/perf/README.md`). That
+/// process stands only where the tool found nothing and every run of the
+/// batch was made; anything else (a finding, a run the batch never made,
+/// a tool that could not start or ran out of time, a kernel's `printf`
+/// among the frames) is answered by a process a run, exactly as without
+/// batches, so every finding, and every record but a clean one, is a
+/// process of its own's. Threat model: the frames that say every run was
+/// made carry the batch's nonce, which the student's kernel cannot read
+/// (`kernels::batch`); the summary is the tool's last (`judge`), printed
+/// after the program ended; and each run of the batch loads its module and
+/// allocates its buffers afresh, freeing them before the next, so a clean
+/// process is each run's clean process: the tools track each allocation
+/// and each launch, not the process.
 pub fn sanitize(
     isolation: &Isolation,
     lane: ExerciseLane,
     binary: &Path,
-    args: &[&str],
-    racechecked: Option<(&[&str], u32)>,
+    runs: &[ToolRun],
     files: &[(&str, &Path)],
     left_out: &[(Tool, &str)],
     limits: Limits,
-    run: Tag,
 ) -> Vec<Sanitized> {
     // Found here, so that the sandbox can be given its absolute path.
     let program = std::env::var_os("COMPUTE_SANITIZER")
         .map(std::path::PathBuf::from)
         .or_else(|| crate::confine::sandbox::on_path("compute-sanitizer"))
         .unwrap_or_else(|| "compute-sanitizer".into());
-    let program = program.to_string_lossy();
-    let limits = Limits {
-        timeout: limits.timeout * 10,
-        ..limits
+    let tools = Tools {
+        program: &program.to_string_lossy(),
+        isolation,
+        lane,
+        binary,
+        files,
+        limits: Limits {
+            timeout: limits.timeout * 10,
+            ..limits
+        },
     };
-    let takes = takes_of(&program);
-    TOOLS
-        .iter()
-        .map(|tool| {
-            if let Some((_, why)) = left_out.iter().find(|(t, _)| t == tool) {
-                return Sanitized {
-                    tool: *tool,
-                    clean: true,
-                    summary: format!("not run: {why}"),
-                    finding: None,
-                    run: Some(run),
-                    blocks: None,
-                    not_run: Some((*why).to_owned()),
-                    seconds: 0.0,
-                };
-            }
-            let (args, blocks) = match racechecked {
-                Some((args, blocks)) if *tool == Tool::Racecheck => (args, Some(blocks)),
-                _ => (args, None),
-            };
-            let wrapper = wrapper(&program, *tool, takes);
-            let wrapper: Vec<&str> = wrapper.iter().map(String::as_str).collect();
-            // Never gated: the tools judge no time.
-            let tool_run = |_: Option<GateEnd>| {
-                let started = Instant::now();
-                let outcome = runner::run_command(
-                    isolation.run_command_with(
-                        binary,
-                        args,
-                        &wrapper,
-                        // One work queue: the tools judge no time, overlap
-                        // included.
-                        Extras {
-                            files,
-                            ..Extras::default()
-                        },
-                    ),
-                    limits,
-                );
-                (outcome, started.elapsed().as_secs_f64())
-            };
-            // The tools judge no time: they share the GPU, for long (the
-            // GPU drains for a run alone without waiting on them). A finding is the
-            // kernel's own accesses; a tool that could not start, was
-            // killed or ran out of time beside others runs again alone.
-            let (outcome, seconds) = lane.lane.run_confirmed(
-                "compute-sanitizer",
-                Use::SharedLong,
-                lane.hangs,
-                tool_run,
-                |(outcome, _)| match outcome.ended {
-                    Ended::DidNotStart(_) | Ended::Signalled(_) => Ending::Neighbours,
-                    Ended::TimedOut => Ending::OutOfTime,
-                    Ended::Exited(_) => Ending::Own,
+    tools.over(runs, left_out)
+}
+
+/// compute-sanitizer (`program`) over the course's `binary`: what every
+/// tool's runs share.
+struct Tools<'a> {
+    program: &'a str,
+    isolation: &'a Isolation,
+    lane: ExerciseLane<'a>,
+    binary: &'a Path,
+    files: &'a [(&'a str, &'a Path)],
+    limits: Limits,
+}
+
+impl Tools<'_> {
+    /// [`sanitize`]'s records.
+    fn over(&self, runs: &[ToolRun], left_out: &[(Tool, &str)]) -> Vec<Sanitized> {
+        let takes = takes_of(self.program);
+        let by_tool: Vec<Vec<Sanitized>> = TOOLS
+            .iter()
+            .map(|&tool| {
+                if let Some((_, why)) = left_out.iter().find(|(t, _)| *t == tool) {
+                    return runs
+                        .iter()
+                        .map(|run| Sanitized {
+                            tool,
+                            clean: true,
+                            summary: format!("not run: {why}"),
+                            finding: None,
+                            run: Some(run.tag),
+                            blocks: None,
+                            not_run: Some((*why).to_owned()),
+                            in_one_process: false,
+                            seconds: 0.0,
+                        })
+                        .collect();
+                }
+                let wrapper = wrapper(self.program, tool, takes);
+                let wrapper: Vec<&str> = wrapper.iter().map(String::as_str).collect();
+                if runs.len() > 1 {
+                    if let Some(clean) = self.in_one_process(tool, &wrapper, runs) {
+                        return clean;
+                    }
+                }
+                runs.iter()
+                    .map(|run| self.alone(tool, &wrapper, run))
+                    .collect()
+            })
+            .collect();
+        (0..runs.len())
+            .flat_map(|k| by_tool.iter().map(move |records| records[k].clone()))
+            .collect()
+    }
+
+    /// One process of `wrapper` (the tool) over the binary with `args` and
+    /// `files`, and its wall time. Never gated: the tools judge no time;
+    /// one work queue, as they judge no overlap either.
+    fn process(&self, args: &[&str], wrapper: &[&str], files: &[(&str, &Path)]) -> (Outcome, f64) {
+        let started = Instant::now();
+        let outcome = runner::run_command(
+            self.isolation.run_command_with(
+                self.binary,
+                args,
+                wrapper,
+                Extras {
+                    files,
+                    ..Extras::default()
                 },
-            );
-            Sanitized {
-                run: Some(run),
-                blocks,
-                seconds,
-                ..judge(
-                    *tool,
-                    &outcome.ended,
-                    &format!("{}{}", outcome.stdout, outcome.stderr),
-                    limits.timeout,
-                )
-            }
-        })
+            ),
+            self.limits,
+        );
+        (outcome, started.elapsed().as_secs_f64())
+    }
+
+    /// `tool` over every run in one process, where it found nothing and
+    /// every run was made; None where each run is to have a process.
+    fn in_one_process(
+        &self,
+        tool: Tool,
+        wrapper: &[&str],
+        runs: &[ToolRun],
+    ) -> Option<Vec<Sanitized>> {
+        // `--json`: each run's report on its frame's one line.
+        let lines: Vec<Vec<String>> = runs
+            .iter()
+            .map(|run| {
+                let mut line = run.for_tool(tool).0.to_vec();
+                line.push("--json".into());
+                line
+            })
+            .collect();
+        let file = BatchFile::write(&lines)?;
+        let mut files = self.files.to_vec();
+        files.push((batch::VARIABLE, file.path.as_path()));
+        // One try, shared: whatever it could not show, a process a run does.
+        let (outcome, seconds) =
+            self.lane
+                .lane
+                .run_as("compute-sanitizer", Use::SharedLong, |_| {
+                    self.process(&[], wrapper, &files)
+                });
+        let verdict = judge(
+            tool,
+            &outcome.ended,
+            &format!("{}{}", outcome.stdout, outcome.stderr),
+            self.limits.timeout,
+        );
+        let frames = batch::read(
+            &file.nonce,
+            runs.len(),
+            &without_tool_lines(&outcome.stdout),
+            &without_tool_lines(&outcome.stderr),
+        );
+        if !verdict.clean || frames.len() != runs.len() {
+            return None;
+        }
+        Some(
+            runs.iter()
+                .map(|run| Sanitized {
+                    run: Some(run.tag),
+                    blocks: run.for_tool(tool).1,
+                    in_one_process: true,
+                    seconds: seconds / runs.len() as f64,
+                    ..verdict.clone()
+                })
+                .collect(),
+        )
+    }
+
+    /// `tool` over `run` in a process of its own.
+    fn alone(&self, tool: Tool, wrapper: &[&str], run: &ToolRun) -> Sanitized {
+        let (args, blocks) = run.for_tool(tool);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        // The tools share the GPU, for long (the GPU drains for a run
+        // alone without waiting on them). A finding is the kernel's own
+        // accesses; a tool that could not start, was killed or ran out of
+        // time beside others runs again alone.
+        let (outcome, seconds) = self.lane.lane.run_confirmed(
+            "compute-sanitizer",
+            Use::SharedLong,
+            self.lane.hangs,
+            |_: Option<GateEnd>| self.process(&args, wrapper, self.files),
+            |(outcome, _)| match outcome.ended {
+                Ended::DidNotStart(_) | Ended::Signalled(_) => Ending::Neighbours,
+                Ended::TimedOut => Ending::OutOfTime,
+                Ended::Exited(_) => Ending::Own,
+            },
+        );
+        Sanitized {
+            run: Some(run.tag),
+            blocks,
+            seconds,
+            ..judge(
+                tool,
+                &outcome.ended,
+                &format!("{}{}", outcome.stdout, outcome.stderr),
+                self.limits.timeout,
+            )
+        }
+    }
+}
+
+/// `output` without compute-sanitizer's own lines (each starts with
+/// `=========`), which it writes among the program's: what is left is the
+/// batch's frames, or whatever else makes them unreadable.
+fn without_tool_lines(output: &str) -> String {
+    output
+        .lines()
+        .filter(|l| !l.starts_with("========="))
+        .map(|l| format!("{l}\n"))
         .collect()
 }
 
@@ -308,6 +450,7 @@ fn judge(tool: Tool, ended: &Ended, output: &str, timeout: Duration) -> Sanitize
         run: None,
         blocks: None,
         not_run: None,
+        in_one_process: false,
         seconds: 0.0,
     }
 }
@@ -369,6 +512,7 @@ fn tool_line(line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     const T: Duration = Duration::from_secs(1);
 
@@ -777,6 +921,182 @@ Racecheck-specific options:
         );
         assert!(!found.clean);
         assert_eq!(found.finding, None);
+    }
+
+    /// A compute-sanitizer in `dir` that logs each command line to `log`
+    /// (with a batch's run lines after it), then runs `batch` where it is
+    /// given a batch and `single` where not (`$nonce` is the batch's).
+    fn fake_tool(dir: &Path, batch: &str, single: &str) -> (PathBuf, PathBuf) {
+        let log = dir.join("log");
+        let fake = dir.join("compute-sanitizer");
+        let script = format!(
+            "#!/bin/sh\n\
+             echo \"$*\" >>'{log}'\n\
+             if [ -n \"${var}\" ]; then\n\
+               tail -n +2 \"${var}\" >>'{log}'\n\
+               nonce=$(head -n 1 \"${var}\")\n\
+               {batch}\n\
+             else\n\
+               {single}\n\
+             fi\n",
+            log = log.display(),
+            var = batch::VARIABLE,
+        );
+        std::fs::write(&fake, script).unwrap();
+        std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        (fake, log)
+    }
+
+    /// A batch's frame for run `k`, on stdout with its mark on stderr, as
+    /// the course's binary writes them.
+    fn frame(k: usize) -> String {
+        format!("printf '\\n%s {k} 0 900 {{}}\\n' \"$nonce\"; printf '\\n%s {k}\\n' \"$nonce\" >&2")
+    }
+
+    const CLEAN: &str = "echo '========= ERROR SUMMARY: 0 errors'";
+
+    /// The tools (but those in `left_out`) through `fake` over two runs:
+    /// one element, and the grid smaller than n, which racecheck goes
+    /// over three blocks of.
+    fn over_two_runs(fake: &Path, left_out: &[(Tool, &str)]) -> Vec<Sanitized> {
+        use crate::run::lane::{Hangs, Lane};
+        let (lane, hangs) = (Lane::new(1, None), Hangs::default());
+        let args = |a: &[&str]| a.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+        let runs = [
+            ToolRun {
+                tag: Tag::OneElement,
+                args: args(&["--n", "1"]),
+                racechecked: None,
+            },
+            ToolRun {
+                tag: Tag::GridSmallerThanN,
+                args: args(&["--n", "9"]),
+                racechecked: Some((args(&["--n", "9", "--blocks", "3"]), 3)),
+            },
+        ];
+        let tools = Tools {
+            program: &fake.to_string_lossy(),
+            isolation: &Isolation::Unsandboxed,
+            lane: ExerciseLane {
+                lane: &lane,
+                hangs: &hangs,
+            },
+            binary: Path::new("/course/binary"),
+            files: &[],
+            limits: Limits {
+                timeout: Duration::from_secs(3),
+                max_output: 1 << 16,
+            },
+        };
+        tools.over(&runs, left_out)
+    }
+
+    #[test]
+    fn a_clean_process_over_every_run_stands_for_each_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let racecheck_clean =
+            "echo '========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)'";
+        let batch = format!(
+            "{}\n{}\nif [ \"$2\" = racecheck ]; then {racecheck_clean}; else {CLEAN}; fi",
+            frame(0),
+            frame(1)
+        );
+        let (fake, log) = fake_tool(dir.path(), &batch, "exit 7");
+        let records = over_two_runs(&fake, &[]);
+        // The runs' order, each run's tools in order, all from one process
+        // a tool.
+        let order: Vec<(Tag, Tool)> = records.iter().map(|r| (r.run.unwrap(), r.tool)).collect();
+        let expected: Vec<(Tag, Tool)> = [Tag::OneElement, Tag::GridSmallerThanN]
+            .into_iter()
+            .flat_map(|tag| TOOLS.map(|tool| (tag, tool)))
+            .collect();
+        assert_eq!(order, expected);
+        assert!(
+            records
+                .iter()
+                .all(|r| r.clean && r.in_one_process && r.finding.is_none()),
+            "{records:?}"
+        );
+        // racecheck went over three blocks of the second run, in its batch.
+        let blocks: Vec<Option<u32>> = records.iter().map(|r| r.blocks).collect();
+        assert_eq!(blocks, [None, None, None, None, None, Some(3), None, None]);
+        let log = std::fs::read_to_string(log).unwrap();
+        let processes: Vec<&str> = log.lines().filter(|l| l.starts_with("--tool")).collect();
+        assert_eq!(processes.len(), 4, "{log}");
+        assert!(
+            log.contains(
+                "--tool racecheck /course/binary\n[\"--n\",\"1\",\"--json\"]\n\
+                 [\"--n\",\"9\",\"--blocks\",\"3\",\"--json\"]\n"
+            ) && log.contains(
+                "--tool memcheck /course/binary\n[\"--n\",\"1\",\"--json\"]\n\
+                 [\"--n\",\"9\",\"--json\"]\n"
+            ),
+            "{log}"
+        );
+    }
+
+    #[test]
+    fn anything_but_a_clean_process_over_every_run_is_made_a_process_a_run() {
+        let others: Vec<(Tool, &str)> = TOOLS[1..].iter().map(|&t| (t, "left out")).collect();
+        // Alone, the first run is clean and the second has two errors.
+        let single = format!(
+            "if [ \"$5\" = 1 ]; then {CLEAN}; else echo '========= ERROR SUMMARY: 2 errors'; fi"
+        );
+        let cases = [
+            (
+                "a finding",
+                format!(
+                    "{}\n{}\necho '========= ERROR SUMMARY: 1 error'",
+                    frame(0),
+                    frame(1)
+                ),
+            ),
+            (
+                "the second run never made",
+                format!("{}\n{CLEAN}", frame(0)),
+            ),
+            (
+                "a kernel's printf among the frames",
+                format!("{}\necho hello\n{}\n{CLEAN}", frame(0), frame(1)),
+            ),
+            (
+                "frames of another nonce",
+                format!(
+                    "nonce=0123456789abcdef\n{}\n{}\n{CLEAN}",
+                    frame(0),
+                    frame(1)
+                ),
+            ),
+            (
+                "out of time",
+                format!("{}\n{}\n{CLEAN}\nsleep 10", frame(0), frame(1)),
+            ),
+        ];
+        for (case, batch) in cases {
+            let dir = tempfile::tempdir().unwrap();
+            let (fake, log) = fake_tool(dir.path(), &batch, &single);
+            let records = over_two_runs(&fake, &others);
+            let memcheck: Vec<&Sanitized> = records
+                .iter()
+                .filter(|r| r.tool == Tool::Memcheck)
+                .collect();
+            assert!(
+                memcheck.len() == 2
+                    && memcheck[0].clean
+                    && !memcheck[1].clean
+                    && memcheck[1].summary == "ERROR SUMMARY: 2 errors"
+                    && memcheck.iter().all(|r| !r.in_one_process),
+                "{case}: {records:?}"
+            );
+            // The batch, then a process a run.
+            let log = std::fs::read_to_string(log).unwrap();
+            assert_eq!(
+                log.lines().filter(|l| l.starts_with("--tool")).count(),
+                3,
+                "{case}: {log}"
+            );
+        }
     }
 
     #[test]
