@@ -40,6 +40,19 @@ fn build(submissions: &Path, bundle: &Path, flags: &[&str]) {
         .success();
 }
 
+/// The grader's class (`class`) in `root`, built for `exercise` alone
+/// under `seed` into `root/bundle`.
+fn class_bundle(root: &Path, exercise: &str, seed: u64) -> PathBuf {
+    let submissions = class(root);
+    let bundle = root.join("bundle");
+    build(
+        &submissions,
+        &bundle,
+        &["--exercise", exercise, "--seed", &seed.to_string()],
+    );
+    bundle
+}
+
 /// `grader run BUNDLE --out OUT FLAGS` with no GPU visible, as on a GPU
 /// node (see [`hiding_the_gpu`]).
 fn run_hiding_the_gpu(bundle: &Path, out: &Path, flags: &[&str]) -> Command {
@@ -394,13 +407,7 @@ fn memory_safety_is_a_point_lost_to_what_compute_sanitizer_found() {
          if [ \"$2\" = memcheck ]; then echo '========= ERROR SUMMARY: 2 errors'; exit 9; fi\n\
          echo '========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)'",
     );
-    let submissions = class(dir.path());
-    let bundle = dir.path().join("bundle");
-    build(
-        &submissions,
-        &bundle,
-        &["--exercise", "dot-sm", "--seed", "3"],
-    );
+    let bundle = class_bundle(dir.path(), "dot-sm", 3);
     let out = dir.path().join("out");
     // By default: the memory-safety point, lost to memcheck's findings.
     let timeline = dir.path().join("timeline.tsv");
@@ -512,13 +519,7 @@ fn each_tool_goes_over_an_exercise_s_runs_in_one_process_of_the_course_s_binary(
     // and finds nothing: the frames that say each run of the batch was
     // made are the binary's own.
     let dir = tempfile::tempdir().unwrap();
-    let submissions = class(dir.path());
-    let bundle = dir.path().join("bundle");
-    build(
-        &submissions,
-        &bundle,
-        &["--exercise", "vecadd-anyN", "--seed", "3"],
-    );
+    let bundle = class_bundle(dir.path(), "vecadd-anyN", 3);
     let fake = fake_sanitizer(
         dir.path(),
         &format!(
@@ -574,13 +575,7 @@ fn racecheck_goes_over_a_few_of_memspace_timing_s_blocks_and_the_other_tools_ove
          echo \"========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings) $*\"\n\
          else echo \"========= ERROR SUMMARY: 0 errors $*\"; fi",
     );
-    let submissions = class(dir.path());
-    let bundle = dir.path().join("bundle");
-    build(
-        &submissions,
-        &bundle,
-        &["--exercise", "memspace-timing", "--seed", "5"],
-    );
+    let bundle = class_bundle(dir.path(), "memspace-timing", 5);
     let out = dir.path().join("out");
     run_hiding_the_gpu(&bundle, &out, &[])
         .env("COMPUTE_SANITIZER", &fake)
@@ -637,13 +632,7 @@ fn racecheck_goes_over_a_few_of_memspace_timing_s_blocks_and_the_other_tools_ove
 #[test]
 fn a_class_graded_on_the_emulator_passes_the_solution_and_names_the_race_with_its_line() {
     let dir = tempfile::tempdir().unwrap();
-    let submissions = class(dir.path());
-    let bundle = dir.path().join("bundle");
-    build(
-        &submissions,
-        &bundle,
-        &["--exercise", "dot-sm", "--seed", "4"],
-    );
+    let bundle = class_bundle(dir.path(), "dot-sm", 4);
     assert!(bundle.join("emulator/libcuda.so.1").is_file());
     let out = dir.path().join("out");
     let graded = grader()
