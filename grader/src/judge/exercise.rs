@@ -279,8 +279,9 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
     // exercise's then ask for the GPU alone early, one drain after
     // another, rather than each after its student's binary's runs, behind
     // the tools of exercises already past theirs (on an H200 at --jobs 16,
-    // the last timed runs waited 26 s for them, `scripts/perf/README.md`,
-    // 2026-11-29, night).
+    // the last timed runs waited 26 s for them; in two clean phases after,
+    // `scripts/perf/README.md`, 2026-11-29, night). The records keep the
+    // plan's order.
     let mut timed_first = None;
     if let (Some(run), Ok((reference, ptx))) = (timed, &kernel_host) {
         if let Some(index) = plan.iter().position(|r| r == run) {

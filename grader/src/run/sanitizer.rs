@@ -122,7 +122,14 @@ impl ToolRun {
 /// after the program ended; and each run of the batch loads its module and
 /// allocates its buffers afresh, freeing them before the next, so a clean
 /// process is each run's clean process: the tools track each allocation
-/// and each launch, not the process.
+/// and each launch, not the process. What can differ is where the second
+/// run's buffers lie once the first run's are freed: an access that lands
+/// inside another of the run's own live buffers is unseen in any process,
+/// and which buffer a wild offset lands in depends on that layout. So a
+/// batch could hide a finding only from a kernel that reaches past its
+/// buffers by far (memcheck checks each allocation's exact size, so an
+/// access just past an end is found wherever the next buffer lies), and
+/// can never give one to a correct kernel.
 pub fn sanitize(
     isolation: &Isolation,
     lane: ExerciseLane,
