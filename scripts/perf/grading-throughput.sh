@@ -43,7 +43,10 @@ fi
 
 # The synthetic bundle: the same files, each item listed COPIES times
 # (bundle.json), and the sequential grading's list (sequential.json).
-cp -r "$bundle" "$work/bundle"
+# The folder's contents, also where BUNDLE is a link to it: a link copied
+# as a link had the lists below written into the linked bundle itself.
+mkdir "$work/bundle"
+cp -r "$bundle/." "$work/bundle/"
 python3 - "$work/bundle" "$copies" "${THROUGHPUT_STUDENTS:-}" "${THROUGHPUT_SEQUENTIAL:-all}" <<'COPY'
 import json, re, sys
 folder, copies, keep, sequential = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
