@@ -180,49 +180,70 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
     // GPU in the same state.
     let timed = plan.iter().find(|r| r.timed).filter(|_| !context.emulate);
     let mut course_timed = None;
-    // The kernel's run at `run` (the plan's `index`) in the course's host
-    // code, judged: from the batch, or made in a process of its own.
-    let mut kernel_run = |index: usize, run: &plan::Run, (reference, ptx): (&PathBuf, &Kept)| {
-        let job = Job {
-            run,
-            role: Role::KernelInCourseHost,
-            binary: reference,
-            ptx: Some(ptx),
-            tracer: None,
-        };
-        // A kernel that has hung alone gets less time in its later
-        // runs (the runs above 2^31 elements keep the whole timeout).
-        let timeout = if hangs.seen() && run.memory == 0 {
-            context.limits.timeout.min(AFTER_A_HANG)
-        } else {
-            context.limits.timeout
-        };
-        let kernel_limits = Limits {
-            timeout,
-            ..context.limits
-        };
-        let made = take(&mut kernel_batch, index)
-            .unwrap_or_else(|| make(context, exercise, &hangs, &job, kernel_limits));
-        let limits = (timeout.as_secs_f64(), context.emulate);
-        let judged = crate::judge::run::judge(
-            exercise,
-            &job,
-            made,
-            KERNEL_SHARE.min(run.points),
-            counts,
-            limits,
-            None,
-        );
-        if timed == Some(run) && points::theirs_ms(&judged).is_some() {
-            course_timed = Some(points::course_ms(&bench, reference, run));
+    for (index, (run, short)) in plan.iter().zip(short).enumerate() {
+        let kernel_points = KERNEL_SHARE.min(run.points);
+        if let Some(shortfall) = short {
+            let skip = Skip::Memory { shortfall };
+            graded
+                .runs
+                .push(results::skipped(exercise.name(), run, skip));
+            continue;
         }
-        judged
-    };
-    // The student's binary's run at `run` (the plan's `index`), judged
-    // against the canary's result from the course's host code.
-    let mut host_run = |index: usize, run: &plan::Run| {
-        let host_points = run.points - KERNEL_SHARE.min(run.points);
-        match (&tracer, &canary) {
+        if run.memory > 0 && !counts {
+            // Tens of seconds of the node's time that could earn nothing.
+            graded.runs.push(not_run(
+                run,
+                Role::KernelInCourseHost,
+                kernel_points,
+                NotStarted::PtxLacks,
+            ));
+            continue;
+        }
+        graded.runs.push(match &kernel_host {
+            Ok((reference, ptx)) => {
+                let job = Job {
+                    run,
+                    role: Role::KernelInCourseHost,
+                    binary: reference,
+                    ptx: Some(ptx),
+                    tracer: None,
+                };
+                // A kernel that has hung alone gets less time in its later
+                // runs (the runs above 2^31 elements keep the whole timeout).
+                let timeout = if hangs.seen() && run.memory == 0 {
+                    context.limits.timeout.min(AFTER_A_HANG)
+                } else {
+                    context.limits.timeout
+                };
+                let kernel_limits = Limits {
+                    timeout,
+                    ..context.limits
+                };
+                let made = take(&mut kernel_batch, index)
+                    .unwrap_or_else(|| make(context, exercise, &hangs, &job, kernel_limits));
+                let limits = (timeout.as_secs_f64(), context.emulate);
+                let judged = crate::judge::run::judge(
+                    exercise,
+                    &job,
+                    made,
+                    kernel_points,
+                    counts,
+                    limits,
+                    None,
+                );
+                if timed == Some(run) && points::theirs_ms(&judged).is_some() {
+                    course_timed = Some(points::course_ms(&bench, reference, run));
+                }
+                judged
+            }
+            Err(why) => not_run(run, Role::KernelInCourseHost, kernel_points, why.clone()),
+        });
+        let host_points = run.points - kernel_points;
+        if host_points == 0 {
+            // A kernel-only run: the student's binary is not asked.
+            continue;
+        }
+        graded.runs.push(match (&tracer, &canary) {
             (Ok(tracer), Ok((canary_binary, canary_ptx, reference))) => {
                 // The canary's result, from the course's host code.
                 let course = Job {
@@ -273,73 +294,6 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
             (Err(why), _) | (_, Err(why)) => {
                 not_run(run, Role::StudentHost, host_points, why.clone())
             }
-        }
-    };
-    // The speed point's runs first of the runs made a process each: every
-    // exercise's then ask for the GPU alone early, one drain after
-    // another, rather than each after its student's binary's runs, behind
-    // the tools of exercises already past theirs (on an H200 at --jobs 16,
-    // the last timed runs waited 26 s for them; in two clean phases after,
-    // `scripts/perf/README.md`, 2026-11-29, night). The records keep the
-    // plan's order.
-    let mut timed_first = None;
-    if let (Some(run), Ok((reference, ptx))) = (timed, &kernel_host) {
-        if let Some(index) = plan.iter().position(|r| r == run) {
-            if short[index].is_none() && (run.memory == 0 || counts) {
-                timed_first = Some((index, kernel_run(index, run, (reference, ptx))));
-            }
-        }
-    }
-    // And so are the student's binary's runs that have the GPU alone for
-    // their whole process (streams' overlap).
-    let mut host_first = Vec::new();
-    for (index, run) in plan.iter().enumerate() {
-        let host_points = run.points - KERNEL_SHARE.min(run.points);
-        if host_points > 0
-            && short[index].is_none()
-            && (run.memory == 0 || counts)
-            && using(exercise, run, Role::StudentHost, context.emulate) == Use::Alone
-        {
-            host_first.push((index, host_run(index, run)));
-        }
-    }
-    for (index, (run, short)) in plan.iter().zip(short).enumerate() {
-        let kernel_points = KERNEL_SHARE.min(run.points);
-        if let Some(shortfall) = short {
-            let skip = Skip::Memory { shortfall };
-            graded
-                .runs
-                .push(results::skipped(exercise.name(), run, skip));
-            continue;
-        }
-        if run.memory > 0 && !counts {
-            // Tens of seconds of the node's time that could earn nothing.
-            graded.runs.push(not_run(
-                run,
-                Role::KernelInCourseHost,
-                kernel_points,
-                NotStarted::PtxLacks,
-            ));
-            continue;
-        }
-        let first = timed_first.take_if(|(first, _)| *first == index);
-        graded.runs.push(match (&kernel_host, first) {
-            (_, Some((_, judged))) => judged,
-            (Ok((reference, ptx)), None) => kernel_run(index, run, (reference, ptx)),
-            (Err(why), None) => not_run(run, Role::KernelInCourseHost, kernel_points, why.clone()),
-        });
-        let host_points = run.points - kernel_points;
-        if host_points == 0 {
-            // A kernel-only run: the student's binary is not asked.
-            continue;
-        }
-        let first = host_first
-            .iter()
-            .position(|(first, _)| *first == index)
-            .map(|k| host_first.remove(k).1);
-        graded.runs.push(match first {
-            Some(judged) => judged,
-            None => host_run(index, run),
         });
     }
     graded.runs.extend(planned.skipped.into_iter().map(|s| {
@@ -420,12 +374,9 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
 /// The plan's runs at `chosen` (indices), made with `ptx` in the course's
 /// `binary`, all in one process (`run::batch`): by plan index, each run's
 /// [`Made`] where its exit code is one `takes` takes, None where it is to be
-/// made alone. It is a short share (`Use::Shared`), a second or two: held
-/// off as a tool is (`Use::SharedLong`), behind every timed run in flight,
-/// half the exercises' batches waited for the timed runs of the other
-/// half to end, 41 s on an H200 at `--jobs 16`, and then made their own
-/// timed runs wait for the tools started meanwhile, 26 s
-/// (`scripts/perf/README.md`, 2026-11-29, night).
+/// made alone. It shares the GPU for the batch's whole time, so
+/// it is held off while a run waits to be alone, as a tool is
+/// (`Use::SharedLong`).
 fn batched(
     context: &Context,
     exercise: ExerciseId,
@@ -453,16 +404,18 @@ fn batched(
         timeout: context.limits.timeout.min(crate::run::batch::TIMEOUT),
         ..context.limits
     };
-    let made = context.lane.run_as("runs in batches", Use::Shared, |_| {
-        crate::run::batch::make(
-            &jobs,
-            takes,
-            context.isolation,
-            limits,
-            context.driver,
-            reads_overlap(exercise),
-        )
-    });
+    let made = context
+        .lane
+        .run_as("runs in batches", Use::SharedLong, |_| {
+            crate::run::batch::make(
+                &jobs,
+                takes,
+                context.isolation,
+                limits,
+                context.driver,
+                reads_overlap(exercise),
+            )
+        });
     for (&i, made) in chosen.iter().zip(made) {
         by_index[i] = made;
     }
