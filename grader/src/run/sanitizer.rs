@@ -104,13 +104,11 @@ impl ToolRun {
 /// in the kernel ([`not_needed`]), is not run, and is recorded clean with
 /// why. `timeout` is stretched, since the tools slow a run down many times.
 ///
-/// The tools go at once. Each first goes over all the runs in one process
-/// of the course's binary (`kernels::batch`): what a tool process costs is
-/// mostly its start, a context the driver makes one at a time across the
-/// machine (on an H200, 64 memcheck runs from 16 workers took 5.8 s a
-/// process a run and 3.0 s two runs a process, `scripts/perf/README.md`);
-/// racecheck over a cut of a run's blocks, seconds a run, goes a process
-/// a run from the first, the runs at once. That
+/// Each tool first goes over all the runs in one process of the course's
+/// binary (`kernels::batch`): what a tool process costs is mostly its
+/// start, a context the driver makes one at a time across the machine
+/// (on an H200, 64 memcheck runs from 16 workers took 5.8 s a process a
+/// run and 3.0 s two runs a process, `scripts/perf/README.md`). That
 /// process stands only where the tool found nothing and every run of the
 /// batch was made; anything else (a finding, a run the batch never made,
 /// a tool that could not start or ran out of time, a kernel's `printf`
@@ -158,22 +156,6 @@ pub fn sanitize(
     tools.over(runs, left_out)
 }
 
-/// `tool`'s record at `run` where it was left out, as it could find
-/// nothing (`why`).
-fn not_run(tool: Tool, run: &ToolRun, why: &str) -> Sanitized {
-    Sanitized {
-        tool,
-        clean: true,
-        summary: format!("not run: {why}"),
-        finding: None,
-        run: Some(run.tag),
-        blocks: None,
-        not_run: Some(why.to_owned()),
-        in_one_process: false,
-        seconds: 0.0,
-    }
-}
-
 /// compute-sanitizer (`program`) over the course's `binary`: what every
 /// tool's runs share.
 struct Tools<'a> {
@@ -186,64 +168,43 @@ struct Tools<'a> {
 }
 
 impl Tools<'_> {
-    /// [`sanitize`]'s records. The tools go at once, each in a thread of
-    /// its own under a share of its own (the lane's cap holds them to one
-    /// at a time at `--jobs 1`): an exercise's tools then take as long as
-    /// its longest, not their sum.
+    /// [`sanitize`]'s records.
     fn over(&self, runs: &[ToolRun], left_out: &[(Tool, &str)]) -> Vec<Sanitized> {
         let takes = takes_of(self.program);
-        let by_tool: Vec<Vec<Sanitized>> = std::thread::scope(|scope| {
-            let each: Vec<_> = TOOLS
-                .iter()
-                .map(|&tool| {
-                    let why = left_out
+        let by_tool: Vec<Vec<Sanitized>> = TOOLS
+            .iter()
+            .map(|&tool| {
+                if let Some((_, why)) = left_out.iter().find(|(t, _)| *t == tool) {
+                    return runs
                         .iter()
-                        .find(|(t, _)| *t == tool)
-                        .map(|(_, why)| *why);
-                    scope.spawn(move || match why {
-                        Some(why) => runs.iter().map(|run| not_run(tool, run, why)).collect(),
-                        None => self.tool_over(tool, &wrapper(self.program, tool, takes), runs),
-                    })
-                })
-                .collect();
-            each.into_iter()
-                .map(|tool| {
-                    tool.join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                })
-                .collect()
-        });
+                        .map(|run| Sanitized {
+                            tool,
+                            clean: true,
+                            summary: format!("not run: {why}"),
+                            finding: None,
+                            run: Some(run.tag),
+                            blocks: None,
+                            not_run: Some((*why).to_owned()),
+                            in_one_process: false,
+                            seconds: 0.0,
+                        })
+                        .collect();
+                }
+                let wrapper = wrapper(self.program, tool, takes);
+                let wrapper: Vec<&str> = wrapper.iter().map(String::as_str).collect();
+                if runs.len() > 1 {
+                    if let Some(clean) = self.in_one_process(tool, &wrapper, runs) {
+                        return clean;
+                    }
+                }
+                runs.iter()
+                    .map(|run| self.alone(tool, &wrapper, run))
+                    .collect()
+            })
+            .collect();
         (0..runs.len())
             .flat_map(|k| by_tool.iter().map(move |records| records[k].clone()))
             .collect()
-    }
-
-    /// `tool`'s records over `runs`: from one process over all of them,
-    /// where it stands; otherwise from a process a run, the runs at once.
-    /// racecheck where it goes over a cut of a run's blocks (memspace-timing)
-    /// takes seconds a run, a process's start little of it: there each run
-    /// has its process from the first, at once.
-    fn tool_over(&self, tool: Tool, wrapper: &[String], runs: &[ToolRun]) -> Vec<Sanitized> {
-        let wrapper: Vec<&str> = wrapper.iter().map(String::as_str).collect();
-        let long = tool == Tool::Racecheck && runs.iter().any(|r| r.racechecked.is_some());
-        if runs.len() > 1 && !long {
-            if let Some(clean) = self.in_one_process(tool, &wrapper, runs) {
-                return clean;
-            }
-        }
-        let wrapper = &wrapper;
-        std::thread::scope(|scope| {
-            let each: Vec<_> = runs
-                .iter()
-                .map(|run| scope.spawn(move || self.alone(tool, wrapper, run)))
-                .collect();
-            each.into_iter()
-                .map(|run| {
-                    run.join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-                })
-                .collect()
-        })
     }
 
     /// One process of `wrapper` (the tool) over the binary with `args` and
@@ -975,13 +936,11 @@ Racecheck-specific options:
     fn fake_tool(dir: &Path, batch: &str, single: &str) -> (PathBuf, PathBuf) {
         let log = dir.join("log");
         let fake = dir.join("compute-sanitizer");
-        // Each process's lines in one write: the tools go at once.
         let script = format!(
             "#!/bin/sh\n\
-             entry=\"$*\"\n\
-             [ -n \"${var}\" ] && entry=\"$entry\n$(tail -n +2 \"${var}\")\"\n\
-             printf '%s\\n' \"$entry\" >>'{log}'\n\
+             echo \"$*\" >>'{log}'\n\
              if [ -n \"${var}\" ]; then\n\
+               tail -n +2 \"${var}\" >>'{log}'\n\
                nonce=$(head -n 1 \"${var}\")\n\
                {batch}\n\
              else\n\
@@ -1043,50 +1002,43 @@ Racecheck-specific options:
     #[test]
     fn a_clean_process_over_every_run_stands_for_each_run() {
         let dir = tempfile::tempdir().unwrap();
-        let summary = "if [ \"$2\" = racecheck ]; then \
-             echo '========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)'; \
-             else echo '========= ERROR SUMMARY: 0 errors'; fi";
-        let batch = format!("{}\n{}\n{summary}", frame(0), frame(1));
-        let (fake, log) = fake_tool(dir.path(), &batch, summary);
+        let racecheck_clean =
+            "echo '========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)'";
+        let batch = format!(
+            "{}\n{}\nif [ \"$2\" = racecheck ]; then {racecheck_clean}; else {CLEAN}; fi",
+            frame(0),
+            frame(1)
+        );
+        let (fake, log) = fake_tool(dir.path(), &batch, "exit 7");
         let records = over_two_runs(&fake, &[]);
-        // The runs' order, each run's tools in order.
+        // The runs' order, each run's tools in order, all from one process
+        // a tool.
         let order: Vec<(Tag, Tool)> = records.iter().map(|r| (r.run.unwrap(), r.tool)).collect();
         let expected: Vec<(Tag, Tool)> = [Tag::OneElement, Tag::GridSmallerThanN]
             .into_iter()
             .flat_map(|tag| TOOLS.map(|tool| (tag, tool)))
             .collect();
         assert_eq!(order, expected);
-        // Every tool from one process over both runs, but racecheck, which
-        // goes over a cut of the second run's blocks: a process a run.
-        let made: Vec<(bool, Option<u32>)> = records
-            .iter()
-            .map(|r| {
-                assert!(r.clean && r.finding.is_none(), "{r:?}");
-                (r.in_one_process, r.blocks)
-            })
-            .collect();
-        assert_eq!(
-            made,
-            [
-                (true, None),
-                (false, None),
-                (true, None),
-                (true, None),
-                (true, None),
-                (false, Some(3)),
-                (true, None),
-                (true, None)
-            ]
+        assert!(
+            records
+                .iter()
+                .all(|r| r.clean && r.in_one_process && r.finding.is_none()),
+            "{records:?}"
         );
+        // racecheck went over three blocks of the second run, in its batch.
+        let blocks: Vec<Option<u32>> = records.iter().map(|r| r.blocks).collect();
+        assert_eq!(blocks, [None, None, None, None, None, Some(3), None, None]);
         let log = std::fs::read_to_string(log).unwrap();
         let processes: Vec<&str> = log.lines().filter(|l| l.starts_with("--tool")).collect();
-        assert_eq!(processes.len(), 5, "{log}");
+        assert_eq!(processes.len(), 4, "{log}");
         assert!(
             log.contains(
+                "--tool racecheck /course/binary\n[\"--n\",\"1\",\"--json\"]\n\
+                 [\"--n\",\"9\",\"--blocks\",\"3\",\"--json\"]\n"
+            ) && log.contains(
                 "--tool memcheck /course/binary\n[\"--n\",\"1\",\"--json\"]\n\
                  [\"--n\",\"9\",\"--json\"]\n"
-            ) && log.contains("--tool racecheck /course/binary --n 1\n")
-                && log.contains("--tool racecheck /course/binary --n 9 --blocks 3\n"),
+            ),
             "{log}"
         );
     }
