@@ -226,8 +226,9 @@ pub struct Sanitized {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_run: Option<String>,
     /// The tool went over all the exercise's sanitized runs in one process
-    /// of the course's binary and found nothing (`run::sanitizer`);
-    /// `seconds` is that process's wall time shared out evenly among them.
+    /// of the course's binary and found nothing, or ran out of time there
+    /// (`run::sanitizer`); `seconds` is that process's wall time shared out
+    /// evenly among them.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub in_one_process: bool,
     /// The tool's wall time, in seconds, for the throughput budget.

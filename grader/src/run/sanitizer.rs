@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use kernels::batch;
 use kernels::catalogue::ExerciseId;
+use kernels::exit_code::Exit;
 
 use crate::confine::runner::{self, Ended, Limits, Outcome};
 use crate::confine::sandbox::{Extras, Isolation};
@@ -109,12 +110,12 @@ impl ToolRun {
 /// start, a context the driver makes one at a time across the machine
 /// (on an H200, 64 memcheck runs from 16 workers took 5.8 s a process a
 /// run and 3.0 s two runs a process, `scripts/perf/README.md`). That
-/// process stands only where the tool found nothing and every run of the
-/// batch was made; anything else (a finding, a run the batch never made,
-/// a tool that could not start or ran out of time, a kernel's `printf`
-/// among the frames) is answered by a process a run, exactly as without
-/// batches, so every finding, and every record but a clean one, is a
-/// process of its own's. Threat model: the frames that say every run was
+/// process stands where the tool found nothing and every run of the batch
+/// was made and passed or failed its check, and where it ran out of time;
+/// anything else (a finding, a run the batch never made or that stopped on
+/// a CUDA error, a tool that could not start, a kernel's `printf` among
+/// the frames) is answered by a process a run, exactly as without
+/// batches, so every finding is a process of its own's. Threat model: the frames that say every run was
 /// made carry the batch's nonce, which the student's kernel cannot read
 /// (`kernels::batch`); the summary is the tool's last (`judge`), printed
 /// after the program ended; and each run of the batch loads its module and
@@ -228,7 +229,14 @@ impl Tools<'_> {
     }
 
     /// `tool` over every run in one process, where it found nothing and
-    /// every run was made; None where each run is to have a process.
+    /// every run was made and passed or failed the check (a run that
+    /// stopped on a CUDA error, or before its kernel, may not have been
+    /// checked at all); None where each run is to have a process. A
+    /// process that ran out of time stands, for every run: the tool took
+    /// ten times the timeout over runs of a few thousand elements at
+    /// most, and a process a run after it would hold the GPU for as long
+    /// again, each run, a long share every run waiting to be alone waits
+    /// behind.
     fn in_one_process(
         &self,
         tool: Tool,
@@ -266,7 +274,10 @@ impl Tools<'_> {
             &without_tool_lines(&outcome.stdout),
             &without_tool_lines(&outcome.stderr),
         );
-        if !verdict.clean || frames.len() != runs.len() {
+        let checked = |code| code == Exit::Passed.code() || code == Exit::Failed.code();
+        let made = frames.len() == runs.len() && frames.iter().all(|f| checked(f.exit));
+        let timed_out = outcome.ended == Ended::TimedOut;
+        if !(verdict.clean && made || timed_out) {
             return None;
         }
         Some(
@@ -1076,8 +1087,12 @@ Racecheck-specific options:
                 ),
             ),
             (
-                "out of time",
-                format!("{}\n{}\n{CLEAN}\nsleep 10", frame(0), frame(1)),
+                "the second run stopped on a CUDA error",
+                format!(
+                    "{}\n{}\n{CLEAN}",
+                    frame(0),
+                    frame(1).replacen(" 0 900 ", " 3 900 ", 1)
+                ),
             ),
         ];
         for (case, batch) in cases {
@@ -1104,6 +1119,33 @@ Racecheck-specific options:
                 "{case}: {log}"
             );
         }
+    }
+
+    #[test]
+    fn a_process_over_every_run_that_ran_out_of_time_stands() {
+        // A process a run after it would hold the GPU as long again, each.
+        let others: Vec<(Tool, &str)> = TOOLS[1..].iter().map(|&t| (t, "left out")).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let batch = format!("{}\nsleep 10\n{}\n{CLEAN}", frame(0), frame(1));
+        let (fake, log) = fake_tool(dir.path(), &batch, CLEAN);
+        let records = over_two_runs(&fake, &others);
+        let memcheck: Vec<&Sanitized> = records
+            .iter()
+            .filter(|r| r.tool == Tool::Memcheck)
+            .collect();
+        assert!(
+            memcheck.len() == 2
+                && memcheck.iter().all(|r| !r.clean
+                    && r.in_one_process
+                    && r.summary == "did not finish within 3 s"),
+            "{records:?}"
+        );
+        let log = std::fs::read_to_string(log).unwrap();
+        assert_eq!(
+            log.lines().filter(|l| l.starts_with("--tool")).count(),
+            1,
+            "{log}"
+        );
     }
 
     #[test]
