@@ -23,6 +23,12 @@ impl Exit {
     pub fn code(self) -> i32 {
         self as i32
     }
+
+    /// Whether `code` is a run's that reached the course's check, passed or
+    /// failed: any other ended before the check had its say.
+    pub fn reached_the_check(code: i32) -> bool {
+        code == Exit::Passed.code() || code == Exit::Failed.code()
+    }
 }
 
 impl From<Exit> for std::process::ExitCode {

@@ -274,8 +274,8 @@ impl Tools<'_> {
             &without_tool_lines(&outcome.stdout),
             &without_tool_lines(&outcome.stderr),
         );
-        let checked = |code| code == Exit::Passed.code() || code == Exit::Failed.code();
-        let made = frames.len() == runs.len() && frames.iter().all(|f| checked(f.exit));
+        let made =
+            frames.len() == runs.len() && frames.iter().all(|f| Exit::reached_the_check(f.exit));
         let timed_out = outcome.ended == Ended::TimedOut;
         if !(verdict.clean && made || timed_out) {
             return None;
@@ -1010,6 +1010,22 @@ Racecheck-specific options:
         tools.over(&runs, left_out)
     }
 
+    /// memcheck alone (the other tools left out) through a fake that runs
+    /// `batch` given a batch and `single` given one run, over
+    /// [`over_two_runs`]' runs: its records, and how many processes it made.
+    fn memcheck_over_two_runs(batch: &str, single: &str) -> (Vec<Sanitized>, usize) {
+        let others: Vec<(Tool, &str)> = TOOLS[1..].iter().map(|&t| (t, "left out")).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let (fake, log) = fake_tool(dir.path(), batch, single);
+        let records = over_two_runs(&fake, &others)
+            .into_iter()
+            .filter(|r| r.tool == Tool::Memcheck)
+            .collect();
+        let log = std::fs::read_to_string(log).unwrap();
+        let processes = log.lines().filter(|l| l.starts_with("--tool")).count();
+        (records, processes)
+    }
+
     #[test]
     fn a_clean_process_over_every_run_stands_for_each_run() {
         let dir = tempfile::tempdir().unwrap();
@@ -1056,7 +1072,6 @@ Racecheck-specific options:
 
     #[test]
     fn anything_but_a_clean_process_over_every_run_is_made_a_process_a_run() {
-        let others: Vec<(Tool, &str)> = TOOLS[1..].iter().map(|&t| (t, "left out")).collect();
         // Alone, the first run is clean and the second has two errors.
         let single = format!(
             "if [ \"$5\" = 1 ]; then {CLEAN}; else echo '========= ERROR SUMMARY: 2 errors'; fi"
@@ -1096,56 +1111,33 @@ Racecheck-specific options:
             ),
         ];
         for (case, batch) in cases {
-            let dir = tempfile::tempdir().unwrap();
-            let (fake, log) = fake_tool(dir.path(), &batch, &single);
-            let records = over_two_runs(&fake, &others);
-            let memcheck: Vec<&Sanitized> = records
-                .iter()
-                .filter(|r| r.tool == Tool::Memcheck)
-                .collect();
+            let (memcheck, processes) = memcheck_over_two_runs(&batch, &single);
             assert!(
                 memcheck.len() == 2
                     && memcheck[0].clean
                     && !memcheck[1].clean
                     && memcheck[1].summary == "ERROR SUMMARY: 2 errors"
                     && memcheck.iter().all(|r| !r.in_one_process),
-                "{case}: {records:?}"
+                "{case}: {memcheck:?}"
             );
             // The batch, then a process a run.
-            let log = std::fs::read_to_string(log).unwrap();
-            assert_eq!(
-                log.lines().filter(|l| l.starts_with("--tool")).count(),
-                3,
-                "{case}: {log}"
-            );
+            assert_eq!(processes, 3, "{case}");
         }
     }
 
     #[test]
     fn a_process_over_every_run_that_ran_out_of_time_stands() {
         // A process a run after it would hold the GPU as long again, each.
-        let others: Vec<(Tool, &str)> = TOOLS[1..].iter().map(|&t| (t, "left out")).collect();
-        let dir = tempfile::tempdir().unwrap();
         let batch = format!("{}\nsleep 10\n{}\n{CLEAN}", frame(0), frame(1));
-        let (fake, log) = fake_tool(dir.path(), &batch, CLEAN);
-        let records = over_two_runs(&fake, &others);
-        let memcheck: Vec<&Sanitized> = records
-            .iter()
-            .filter(|r| r.tool == Tool::Memcheck)
-            .collect();
+        let (memcheck, processes) = memcheck_over_two_runs(&batch, CLEAN);
         assert!(
             memcheck.len() == 2
                 && memcheck.iter().all(|r| !r.clean
                     && r.in_one_process
                     && r.summary == "did not finish within 3 s"),
-            "{records:?}"
+            "{memcheck:?}"
         );
-        let log = std::fs::read_to_string(log).unwrap();
-        assert_eq!(
-            log.lines().filter(|l| l.starts_with("--tool")).count(),
-            1,
-            "{log}"
-        );
+        assert_eq!(processes, 1);
     }
 
     #[test]
