@@ -262,12 +262,7 @@ impl Tools<'_> {
                 .run_as("compute-sanitizer", Use::SharedLong, |_| {
                     self.process(&[], wrapper, &files)
                 });
-        let verdict = judge(
-            tool,
-            &outcome.ended,
-            &format!("{}{}", outcome.stdout, outcome.stderr),
-            self.limits.timeout,
-        );
+        let verdict = judged(tool, &outcome, self.limits);
         let frames = batch::read(
             &file.nonce,
             runs.len(),
@@ -316,12 +311,7 @@ impl Tools<'_> {
             run: Some(run.tag),
             blocks,
             seconds,
-            ..judge(
-                tool,
-                &outcome.ended,
-                &format!("{}{}", outcome.stdout, outcome.stderr),
-                self.limits.timeout,
-            )
+            ..judged(tool, &outcome, self.limits)
         }
     }
 }
@@ -408,6 +398,36 @@ fn wrapper(program: &str, tool: Tool, takes: Takes) -> Vec<String> {
         ]);
     }
     wrapper
+}
+
+/// The tool's verdict on its process: [`judge`] of what it printed, never
+/// clean where either stream passed the output cap.
+///
+/// Threat model: the summary is the tool's last line, after everything the
+/// program printed, and the grader keeps only the first `max_output` bytes
+/// of a stream. Cut there, the last summary left is one the program
+/// printed: a kernel that writes out of bounds, then `printf`s "=========
+/// ERROR SUMMARY: 0 errors" past the cap, would read clean. A correct
+/// kernel loses nothing to this: its plain run with the same arguments
+/// prints as much, under the same cap, and fails as flooded already.
+fn judged(tool: Tool, outcome: &Outcome, limits: Limits) -> Sanitized {
+    let verdict = judge(
+        tool,
+        &outcome.ended,
+        &format!("{}{}", outcome.stdout, outcome.stderr),
+        limits.timeout,
+    );
+    if !outcome.flooded || !verdict.clean {
+        return verdict;
+    }
+    Sanitized {
+        clean: false,
+        summary: format!(
+            "no summary: the run printed more than {} KiB, and the tool's summary, printed last, was cut off",
+            limits.max_output >> 10
+        ),
+        ..verdict
+    }
 }
 
 /// The tool's verdict from what it printed: clean when its summary counts
@@ -1024,6 +1044,37 @@ Racecheck-specific options:
         let log = std::fs::read_to_string(log).unwrap();
         let processes = log.lines().filter(|l| l.starts_with("--tool")).count();
         (records, processes)
+    }
+
+    #[test]
+    fn a_summary_printed_past_the_output_cap_is_not_clean() {
+        // A kernel that writes out of bounds, then prints the tool's clean
+        // summary past the cap (64 KiB here), under the tool and under its
+        // batch; the tool's own summary, last, counts an error.
+        let forged = "'========= ERROR SUMMARY: 0 errors'";
+        let flood = format!(
+            "echo '========= Invalid __global__ write of size 4 bytes'; \
+             yes {forged} | head -n 5000; \
+             echo '========= ERROR SUMMARY: 1 error'"
+        );
+        let batch = format!("{}\n{}\n{flood}", frame(0), frame(1));
+        let (records, processes) = memcheck_over_two_runs(&batch, &flood);
+        assert_eq!(processes, 3, "the batch, then a process a run");
+        assert_eq!(records.len(), 2);
+        for record in &records {
+            assert!(!record.clean && !record.in_one_process, "{record:?}");
+            assert!(
+                record.summary.contains("more than 64 KiB") && record.summary.contains("cut off"),
+                "{record:?}"
+            );
+        }
+        // Under the cap, the same lines are the tool's: clean where its
+        // summary is.
+        let (records, _) = memcheck_over_two_runs(
+            &format!("{}\n{}\nyes {forged} | head -n 50", frame(0), frame(1)),
+            "exit 7",
+        );
+        assert!(records.iter().all(|r| r.clean), "{records:?}");
     }
 
     #[test]
