@@ -133,7 +133,7 @@ impl ToolRun {
 /// A tool that goes over a cut of a run (racecheck over memspace-timing's
 /// blocks, `plan::runs::Params::racechecked`) goes a process a run from
 /// the start. Its cost is the kernel's time under the tool, 1.4 s a launch
-/// of one block, not the process's start (0.4 s), and the processes share
+/// of one block, where a whole plain process takes 0.4 s, and the processes share
 /// the GPU in turns, so several of them hold it for their whole time: four
 /// such processes over both runs, 26 s each at `--jobs 16`, kept the last
 /// speed runs waiting to be alone for 18 to 20 s, and every tool asked
@@ -203,11 +203,7 @@ impl Tools<'_> {
                 }
                 let wrapper = wrapper(self.program, tool, takes);
                 let wrapper: Vec<&str> = wrapper.iter().map(String::as_str).collect();
-                // A tool over a cut of a run (racecheck over memspace-timing's
-                // blocks) goes a process a run: there the kernel's time under
-                // the tool is the cost, not the start, and one process over
-                // both runs would be the longest share every run waiting for
-                // the GPU alone waits behind.
+                // Over a cut of a run, a process a run ([`sanitize`]).
                 let cut = runs.iter().any(|run| run.for_tool(tool).1.is_some());
                 if runs.len() > 1 && !cut {
                     if let Some(clean) = self.in_one_process(tool, &wrapper, runs) {
