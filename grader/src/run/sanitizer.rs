@@ -136,7 +136,7 @@ impl ToolRun {
 /// of one block, where a whole plain process takes 0.4 s, and the processes share
 /// the GPU in turns, so several of them hold it for their whole time: four
 /// such processes over both runs, 26 s each at `--jobs 16`, kept the last
-/// speed runs waiting to be alone for 18 to 20 s, and every tool asked
+/// speed runs waiting to be alone up to 19 s, and every tool asked
 /// meanwhile with them (an H200, 2026-11-29, `scripts/perf/README.md`). A
 /// process a run halves that longest share.
 pub fn sanitize(
