@@ -8,7 +8,7 @@
 
 use std::collections::BTreeSet;
 
-use kernels::catalogue::ExerciseId;
+use kernels::catalogue::{ExerciseId, RunTag as Tag};
 use kernels::trace_record::{Call, Direction};
 use serde_json::Value;
 
@@ -16,9 +16,12 @@ use crate::plan::demands::Demand;
 use crate::record::outcome::{Evidence, Failure, Overlap};
 use crate::run::trace::Trace;
 
-/// Why a run of `exercise` whose report passed does not count, from its
-/// trace and its report; None when they show the work.
-pub fn judge(exercise: ExerciseId, trace: &Trace, report: &Value) -> Option<Failure> {
+/// Why the run `tag` of `exercise` whose report passed does not count, from
+/// its trace and its report; None when they show the work. The overlap in
+/// time is asked only at the run it is timed at
+/// (`plan::exercise::overlap_timed_at`), which had the GPU alone: a run
+/// beside others reads no time.
+pub fn judge(exercise: ExerciseId, tag: Tag, trace: &Trace, report: &Value) -> Option<Failure> {
     let demands = crate::plan::exercise::demands(exercise);
     for demand in demands {
         let found = match demand {
@@ -32,7 +35,7 @@ pub fn judge(exercise: ExerciseId, trace: &Trace, report: &Value) -> Option<Fail
             return Some(Failure::Trace { evidence });
         }
     }
-    if demands.contains(&Demand::OverlapInTime) {
+    if crate::plan::exercise::overlap_timed_at(exercise, tag) {
         return overlapped_in_time(report)
             .err()
             .map(|overlap| Failure::NoOverlap { overlap });
@@ -349,15 +352,32 @@ mod tests {
         let back = "cuMemcpyDtoH_v2 0 stream=0x0 bytes=16 dir=dtoh pinned=0";
         let report = &Value::Null;
         assert_eq!(
-            judge(ExerciseId::VecaddAnyN, &pid_2(&[launched, back]), report),
+            judge(
+                ExerciseId::VecaddAnyN,
+                Tag::OneElement,
+                &pid_2(&[launched, back]),
+                report
+            ),
             None
         );
-        let never = judge(ExerciseId::VecaddAnyN, &pid_2(&[back]), report).unwrap();
+        let never = judge(
+            ExerciseId::VecaddAnyN,
+            Tag::OneElement,
+            &pid_2(&[back]),
+            report,
+        )
+        .unwrap();
         assert!(
             matches!(&never, Failure::Trace { evidence: Evidence::NeverLaunched { kernels } } if kernels == &["vecadd"]),
             "{never:?}"
         );
-        let before = judge(ExerciseId::VecaddAnyN, &pid_2(&[back, launched]), report).unwrap();
+        let before = judge(
+            ExerciseId::VecaddAnyN,
+            Tag::OneElement,
+            &pid_2(&[back, launched]),
+            report,
+        )
+        .unwrap();
         assert!(
             matches!(
                 before,
@@ -376,7 +396,13 @@ mod tests {
             "cuLaunchKernel 0 stream=0x5a kernel=transform grid=4,1,1 block=256,1,1",
             "cuMemcpyDtoH_v2 0 stream=0x0 bytes=16 dir=dtoh pinned=0",
         ];
-        let why = judge(ExerciseId::StreamsOverlap, &pid_2(&lines), &Value::Null).unwrap();
+        let why = judge(
+            ExerciseId::StreamsOverlap,
+            Tag::UnevenChunks,
+            &pid_2(&lines),
+            &Value::Null,
+        )
+        .unwrap();
         assert!(
             matches!(
                 why,
@@ -397,6 +423,64 @@ mod tests {
             "parameters": {"chunks": chunks},
             "results": {"serial_ms": serial, "overlapped_ms": overlapped},
         })
+    }
+
+    #[test]
+    fn overlap_in_time_is_asked_only_at_the_run_it_is_timed_at() {
+        // A pipeline whose copies could overlap, two streams each way.
+        let lines = [
+            "cuMemcpyHtoDAsync_v2 0 stream=0xa bytes=64 dir=htod pinned=1",
+            "cuMemcpyHtoDAsync_v2 0 stream=0xb bytes=64 dir=htod pinned=1",
+            "cuLaunchKernel 0 stream=0xa kernel=transform grid=4,1,1 block=256,1,1",
+            "cuLaunchKernel 0 stream=0xb kernel=transform grid=4,1,1 block=256,1,1",
+            "cuMemcpyDtoHAsync_v2 0 stream=0xa bytes=64 dir=dtoh pinned=1",
+            "cuMemcpyDtoHAsync_v2 0 stream=0xb bytes=64 dir=dtoh pinned=1",
+        ];
+        let gpu = "NVIDIA H100 80GB HBM3";
+        let (fast, slow) = (
+            streams_report(gpu, 7, 10.0, 6.5),
+            streams_report(gpu, 7, 10.0, 9.9),
+        );
+        let judged = |tag, report| judge(ExerciseId::StreamsOverlap, tag, &pid_2(&lines), report);
+        assert_eq!(judged(Tag::UnevenChunks, &fast), None);
+        assert!(
+            matches!(
+                judged(Tag::UnevenChunks, &slow),
+                Some(Failure::NoOverlap {
+                    overlap: Overlap::TooSlow { .. }
+                })
+            ),
+            "{:?}",
+            judged(Tag::UnevenChunks, &slow)
+        );
+        // Made beside other runs, the run past the grid reads no time.
+        assert_eq!(judged(Tag::ChunksPastTheGrid, &slow), None);
+    }
+
+    #[test]
+    fn the_run_the_overlap_is_timed_at_has_chunks_enough_to_be_asked() {
+        for seed in 0..50 {
+            let runs = crate::plan::exercise::plan(ExerciseId::StreamsOverlap, seed);
+            let timed: Vec<_> = runs
+                .iter()
+                .filter(|r| {
+                    crate::plan::exercise::overlap_timed_at(ExerciseId::StreamsOverlap, r.tag)
+                })
+                .collect();
+            assert_eq!(timed.len(), 1, "seed {seed}");
+            assert!(timed[0].arg("chunks").unwrap() >= OVERLAP_CHUNKS);
+        }
+        // No other exercise's run is.
+        for exercise in kernels::catalogue::EXERCISES {
+            let id = ExerciseId::from_name(exercise.name).unwrap();
+            if id != ExerciseId::StreamsOverlap {
+                let plan = crate::plan::exercise::plan(id, 7);
+                assert!(
+                    plan.iter()
+                        .all(|r| !crate::plan::exercise::overlap_timed_at(id, r.tag))
+                );
+            }
+        }
     }
 
     #[test]

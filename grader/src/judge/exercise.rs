@@ -445,7 +445,7 @@ fn made_as(
     using: Use,
 ) -> Made {
     let phase = match using {
-        // `using` gives no job a tool's long share.
+        // A long share: streams' untimed run of the student's binary.
         Use::Shared | Use::SharedLong => "runs",
         Use::Alone => "timed runs",
         Use::Gated => "gated runs",
@@ -505,10 +505,13 @@ fn canary_using(run: &plan::Run) -> Use {
 /// a time, alone while it times: for the course's binary, the speed
 /// point's run and streams' runs (whose feedback shows the overlap), which
 /// say when through the timing gate (`run::gate`); for the student's own
-/// binary, whose host code could say anything, streams' runs (the judge
-/// asks their overlap in time), alone for the whole process. The student's
-/// binary at the speed point's run reads no time (the speed point is the
-/// kernel's, in the course's binary) and shares the GPU. A run above 2^31
+/// binary, whose host code could say anything, streams' run whose overlap
+/// in time the judge asks (`plan::exercise::overlap_timed_at`), alone for
+/// the whole process. The student's binary at streams' other run, 5 GiB
+/// of host memory and seconds of process, reads no time and shares the
+/// GPU for long, so no run waiting to be alone waits behind it; at the
+/// speed point's run it reads no time either (the speed point is the
+/// kernel's, in the course's binary) and shares. A run above 2^31
 /// elements, which no timed run is, would be alone rather than share the
 /// node's memory unreserved; otherwise such a run reserves its memory, and
 /// the others share. On the CPU emulator nothing is timed.
@@ -516,7 +519,7 @@ pub fn using(exercise: ExerciseId, run: &plan::Run, role: Role, emulate: bool) -
     let overlap = reads_overlap(exercise);
     let timed = match role {
         Role::KernelInCourseHost => run.timed || overlap,
-        Role::StudentHost => overlap,
+        Role::StudentHost => crate::plan::exercise::overlap_timed_at(exercise, run.tag),
     };
     if emulate {
         Use::Shared
@@ -526,6 +529,8 @@ pub fn using(exercise: ExerciseId, run: &plan::Run, role: Role, emulate: bool) -
         Use::Alone
     } else if run.memory > 0 {
         Use::Memory(run.memory)
+    } else if overlap && role == Role::StudentHost {
+        Use::SharedLong
     } else {
         Use::Shared
     }
@@ -696,7 +701,11 @@ mod tests {
                         Role::KernelInCourseHost if run.timed || overlap => Use::Gated,
                         // The student's, alone throughout where its
                         // overlap is timed: never a gate.
-                        Role::StudentHost if overlap => Use::Alone,
+                        Role::StudentHost if overlap && run.tag == plan::Tag::UnevenChunks => {
+                            Use::Alone
+                        }
+                        // Its other run, past the grid: long, untimed.
+                        Role::StudentHost if overlap => Use::SharedLong,
                         _ if run.memory > 0 => Use::Memory(run.memory),
                         // The student's binary at the speed point's run too.
                         _ => Use::Shared,

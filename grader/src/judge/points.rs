@@ -135,16 +135,30 @@ pub fn memory_safety(
     }
     let tool_runs: Vec<sanitizer::ToolRun> = runs
         .iter()
-        .map(|(run, _)| sanitizer::ToolRun {
-            tag: run.tag,
-            args: made_once(run.args()),
-            racechecked: run.params.racechecked().map(|(params, blocks)| {
-                let cut = plan::Run {
-                    params,
-                    ..(*run).clone()
-                };
-                (made_once(cut.args()), blocks)
-            }),
+        .map(|(run, _)| {
+            // The run's command line with other parameters, made once.
+            let args_with = |params| {
+                made_once(
+                    plan::Run {
+                        params,
+                        ..(*run).clone()
+                    }
+                    .args(),
+                )
+            };
+            let (args, elements) = match run.params.sanitized() {
+                Some((params, elements)) => (args_with(params), Some(elements)),
+                None => (made_once(run.args()), None),
+            };
+            sanitizer::ToolRun {
+                tag: run.tag,
+                args,
+                elements,
+                racechecked: run
+                    .params
+                    .racechecked()
+                    .map(|(params, blocks)| (args_with(params), blocks)),
+            }
         })
         .collect();
     let sanitized = sanitizer::sanitize(

@@ -57,7 +57,7 @@ pub fn judge(
     }
     if verdict.passed() {
         let failure = match &trace {
-            Some(Ok(trace)) => evidence::judge(exercise, trace, said),
+            Some(Ok(trace)) => evidence::judge(exercise, job.run.tag, trace, said),
             Some(Err(why)) => Some(Failure::NoTrace { trace: why.clone() }),
             None => None,
         };

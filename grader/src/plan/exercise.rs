@@ -80,6 +80,15 @@ pub fn demands(id: ExerciseId) -> &'static [Demand] {
     }
 }
 
+/// Whether the run `tag` of `id` has its overlap in time judged
+/// (`Demand::OverlapInTime`), the student's binary having the GPU alone
+/// for it: streams-overlap's [`streams::OVERLAP_TIMED`], one run, since a
+/// student's binary alone for its whole process holds every other run
+/// back.
+pub fn overlap_timed_at(id: ExerciseId, tag: Tag) -> bool {
+    demands(id).contains(&Demand::OverlapInTime) && tag == streams::OVERLAP_TIMED
+}
+
 /// The grader's own check of a passing report: it ran what was asked, and
 /// its result matches what the grader computes from the run's parameters,
 /// never from the binary's word.

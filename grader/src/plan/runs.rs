@@ -89,6 +89,19 @@ impl Params {
         }
     }
 
+    /// The run as every compute-sanitizer tool makes it, where that is not
+    /// the run itself: streams-overlap's uneven chunks at a million
+    /// elements, not tens of millions ([`streams::Params::sanitized`]).
+    /// With the run's parameters, the number of elements.
+    pub fn sanitized(&self) -> Option<(Params, u64)> {
+        match self {
+            Params::Streams(p) => p
+                .sanitized()
+                .map(|(cut, elements)| (Params::Streams(cut), elements)),
+            Params::Vecadd(_) | Params::Dot(_) | Params::Matmul(_) | Params::Memspace(_) => None,
+        }
+    }
+
     /// At sizes the CPU emulator runs in seconds, one timed launch.
     pub fn cap(&mut self) {
         match self {

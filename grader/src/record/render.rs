@@ -269,12 +269,19 @@ pub fn check(check: &Check, runs: &[Run], sanitized: &[Sanitized]) -> String {
                     .map(|(tag, _)| format!("\"{}\"", about(*tag)))
                     .collect();
                 // A tool that went over fewer blocks than the run has
-                // (racecheck over memspace-timing's) says so.
+                // (racecheck over memspace-timing's), or fewer elements
+                // (every tool over streams-overlap's uneven chunks), says so.
                 let mut cut: Vec<String> = sanitized
                     .iter()
-                    .filter_map(|s| {
-                        s.blocks
-                            .map(|b| format!("{} over grids of {b} of their blocks", s.tool))
+                    .filter(|s| s.not_run.is_none())
+                    .filter_map(|s| match (s.blocks, s.elements) {
+                        (Some(b), _) => {
+                            Some(format!("{} over grids of {b} of their blocks", s.tool))
+                        }
+                        (None, Some(e)) => Some(format!(
+                            "the tools over the run's chunks and streams at n = {e}"
+                        )),
+                        (None, None) => None,
                     })
                     .collect();
                 cut.dedup();
@@ -298,9 +305,12 @@ pub fn check(check: &Check, runs: &[Run], sanitized: &[Sanitized]) -> String {
                         .iter()
                         .filter(|s| !s.clean)
                         .map(|s| {
-                            let tool = match s.blocks {
-                                Some(b) => format!("{} over a grid of {b} of its blocks", s.tool),
-                                None => s.tool.to_string(),
+                            let tool = match (s.blocks, s.elements) {
+                                (Some(b), _) => {
+                                    format!("{} over a grid of {b} of its blocks", s.tool)
+                                }
+                                (None, Some(e)) => format!("{} at n = {e}", s.tool),
+                                (None, None) => s.tool.to_string(),
                             };
                             match &s.finding {
                                 Some(finding) => format!("{tool}: {finding} ({})", s.summary),
@@ -661,6 +671,7 @@ mod tests {
             finding: None,
             run: Some(run),
             blocks: None,
+            elements: None,
             not_run: not_run.map(str::to_owned),
             in_one_process: false,
             seconds: 0.0,
@@ -705,5 +716,45 @@ mod tests {
             "{said}"
         );
         assert!(!said.contains("not run"), "{said}");
+    }
+
+    #[test]
+    fn tools_over_fewer_elements_than_the_run_say_at_what_size() {
+        let mut check = Check {
+            name: CheckName::MemorySafety,
+            assessed: true,
+            passed: true,
+            points: 1,
+            max_points: 1,
+            outcome: CheckOutcome::Sanitized {
+                run: Tag::UnevenChunks,
+            },
+        };
+        let at_a_million = |tool, not_run| Sanitized {
+            elements: Some(1_048_577),
+            ..record(tool, Tag::UnevenChunks, not_run)
+        };
+        let mut sanitized = vec![
+            at_a_million(Tool::Memcheck, None),
+            at_a_million(Tool::Racecheck, Some("no shared memory")),
+            at_a_million(Tool::Initcheck, None),
+        ];
+        let said = super::check(&check, &[], &sanitized);
+        assert!(
+            said.ends_with(
+                "(the tools over the run's chunks and streams at n = 1048577; racecheck not run: \
+                 no shared memory)"
+            ),
+            "{said}"
+        );
+        // A finding names the size it was found at.
+        sanitized[0].clean = false;
+        sanitized[0].summary = "ERROR SUMMARY: 1 error".into();
+        (check.passed, check.points) = (false, 0);
+        let said = super::check(&check, &[], &sanitized);
+        assert!(
+            said.contains("memcheck at n = 1048577: ERROR SUMMARY: 1 error"),
+            "{said}"
+        );
     }
 }

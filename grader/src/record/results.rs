@@ -221,6 +221,11 @@ pub struct Sanitized {
     /// (racecheck over memspace-timing's first few: `plan::memspace`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blocks: Option<u32>,
+    /// The elements of the run the tool went over, where fewer than the
+    /// run has (every tool over streams-overlap's uneven chunks:
+    /// `plan::streams`), in the run's chunks and streams.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elements: Option<u64>,
     /// Why the tool was not run: it could find nothing in the kernel
     /// (`run::sanitizer::not_needed`), so it is clean.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -464,6 +469,7 @@ mod tests {
                 finding: None,
                 run: None,
                 blocks: None,
+                elements: None,
                 not_run: None,
                 in_one_process: false,
                 seconds: 0.0,

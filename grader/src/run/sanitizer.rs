@@ -79,12 +79,15 @@ pub fn launch_gives_shared_memory(exercise: ExerciseId) -> bool {
     matches!(exercise, ExerciseId::DotSm | ExerciseId::DotAtomic)
 }
 
-/// One planned run the tools go over: its tag, its arguments (made once),
-/// and racecheck's instead where it goes over a few of the run's blocks,
-/// with how many (`plan::runs::Params::racechecked`).
+/// One planned run the tools go over: its tag, its arguments (made once;
+/// the tools' cut of the run where they go over fewer of its elements,
+/// with how many: `plan::runs::Params::sanitized`), and racecheck's
+/// instead where it goes over a few of the run's blocks, with how many
+/// (`plan::runs::Params::racechecked`).
 pub struct ToolRun {
     pub tag: Tag,
     pub args: Vec<String>,
+    pub elements: Option<u64>,
     pub racechecked: Option<(Vec<String>, u32)>,
 }
 
@@ -195,6 +198,7 @@ impl Tools<'_> {
                             finding: None,
                             run: Some(run.tag),
                             blocks: None,
+                            elements: None,
                             not_run: Some((*why).to_owned()),
                             in_one_process: false,
                             seconds: 0.0,
@@ -292,6 +296,7 @@ impl Tools<'_> {
                 .map(|run| Sanitized {
                     run: Some(run.tag),
                     blocks: run.for_tool(tool).1,
+                    elements: run.elements,
                     in_one_process: true,
                     seconds: seconds / runs.len() as f64,
                     ..verdict.clone()
@@ -322,6 +327,7 @@ impl Tools<'_> {
         Sanitized {
             run: Some(run.tag),
             blocks,
+            elements: run.elements,
             seconds,
             ..judged(tool, &outcome, self.limits)
         }
@@ -499,6 +505,7 @@ fn judge(tool: Tool, ended: &Ended, output: &str, timeout: Duration) -> Sanitize
         finding: if clean { None } else { first_finding(output) },
         run: None,
         blocks: None,
+        elements: None,
         not_run: None,
         in_one_process: false,
         seconds: 0.0,
@@ -1017,11 +1024,13 @@ Racecheck-specific options:
             ToolRun {
                 tag: Tag::OneElement,
                 args: args(&["--n", "1"]),
+                elements: None,
                 racechecked: None,
             },
             ToolRun {
                 tag: Tag::GridSmallerThanN,
                 args: args(&["--n", "9"]),
+                elements: None,
                 racechecked: Some((args(&["--n", "9", "--blocks", "3"]), 3)),
             },
         ];
