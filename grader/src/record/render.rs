@@ -678,18 +678,21 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_clean_check_names_the_tools_run_and_says_why_the_others_were_not() {
-        let check = Check {
+    /// The memory-safety point, earned, the tools first over `run`.
+    fn memory_safety(run: Tag) -> Check {
+        Check {
             name: CheckName::MemorySafety,
             assessed: true,
             passed: true,
             points: 1,
             max_points: 1,
-            outcome: CheckOutcome::Sanitized {
-                run: Tag::OneElement,
-            },
-        };
+            outcome: CheckOutcome::Sanitized { run },
+        }
+    }
+
+    #[test]
+    fn a_clean_check_names_the_tools_run_and_says_why_the_others_were_not() {
+        let check = memory_safety(Tag::OneElement);
         let mut sanitized = Vec::new();
         for run in [Tag::OneElement, Tag::GridSmallerThanN] {
             sanitized.push(record(Tool::Memcheck, run, None));
@@ -720,16 +723,7 @@ mod tests {
 
     #[test]
     fn tools_over_fewer_elements_than_the_run_say_at_what_size() {
-        let mut check = Check {
-            name: CheckName::MemorySafety,
-            assessed: true,
-            passed: true,
-            points: 1,
-            max_points: 1,
-            outcome: CheckOutcome::Sanitized {
-                run: Tag::UnevenChunks,
-            },
-        };
+        let mut check = memory_safety(Tag::UnevenChunks);
         let at_a_million = |tool, not_run| Sanitized {
             elements: Some(1_048_577),
             ..record(tool, Tag::UnevenChunks, not_run)
