@@ -43,13 +43,13 @@ impl Params {
             ..
         } = self;
         Some(match tag {
-            Tag::UnevenChunks => {
-                format!("n = {n} in {chunks} uneven chunks over {streams} streams, work {work}")
-            }
+            Tag::UnevenChunks => format!(
+                "n = {n} in {chunks} uneven chunks over {streams} streams, work {work}; on a GPU \
+                 the copies and kernels must overlap in time"
+            ),
             Tag::ChunksPastTheGrid => format!(
                 "n = {n} in {chunks} chunks over {streams} streams: each chunk needs more than \
-                 65535 blocks even of 1024 threads, so only a grid-stride loop covers it; the \
-                 copies and kernels must overlap"
+                 65535 blocks even of 1024 threads, so only a grid-stride loop covers it"
             ),
             _ => return None,
         })
@@ -70,9 +70,13 @@ impl Params {
         (self.n > 1 << 24).then(|| (Params { n, ..self.clone() }, n))
     }
 
-    /// At sizes the CPU emulator runs in seconds: steps of arithmetic per
-    /// element, a few, not hundreds.
+    /// At sizes the CPU emulator runs in seconds: the tools' size
+    /// ([`Params::sanitized`]), whose checks the emulator's stand for,
+    /// shrunk; steps of arithmetic per element, a few, not hundreds.
     pub fn cap(&mut self) {
+        if let Some((cut, _)) = self.sanitized() {
+            *self = cut;
+        }
         self.n = draw::shrink_n(self.n);
         self.work = 2 + self.work % 8;
         self.runs = 1;
@@ -180,6 +184,12 @@ mod tests {
                 (cut.streams, cut.chunks, cut.work, cut.runs),
                 (timed.streams, timed.chunks, timed.work, timed.runs)
             );
+            // On the emulator, the tools' size shrunk, as before the
+            // run's size grew: under 2^19 elements.
+            let mut capped = timed.clone();
+            capped.cap();
+            assert_eq!(capped.n, draw::shrink_n(cut.n));
+            assert!(capped.n < 1 << 19 && capped.chunks == timed.chunks);
             // The run past the grid: every chunk past what a grid covers.
             let (_, huge) = runs
                 .iter()
