@@ -152,7 +152,14 @@ pub const OVERLAP_MIN_SERIAL_MS: f64 = 5.0;
 /// [`OVERLAP_FRACTION`] of the serial one. Not asked under the emulator
 /// (its times are the CPU's), with fewer than [`OVERLAP_CHUNKS`] chunks, or
 /// below [`OVERLAP_MIN_SERIAL_MS`] of serial time: a correct program must
-/// never fail it by the timer's noise.
+/// never fail it by the timer's noise. Threat model: both times are the
+/// student's own process's report, so a hostile binary can write any
+/// numbers; this catches a pipeline that honestly does not overlap, not a
+/// forger (as the trace's demands, written in the same process, catch
+/// the common shortcuts). What the grader does own is the GPU: the run it
+/// is asked at has it alone for its whole process, so no other student's
+/// run can make a correct pipeline look serial, or a serial one look
+/// overlapped.
 pub fn overlapped_in_time(report: &Value) -> Result<(), Overlap> {
     let emulated = report
         .pointer("/device/name")
