@@ -19,25 +19,39 @@
 //! error can leave the context unusable); the grader makes every run
 //! whose frame it does not take in a process of its own.
 //!
-//! Threat model: the grader gives the variable only to the course's own
-//! binary (`Role::KernelInCourseHost`), never to a student's. The student's
-//! kernel runs on the GPU (or the CPU emulator) and reaches no file,
-//! variable or host memory the process did not give it, so it cannot read
-//! the nonce; its `printf` reaches stdout, where a line without the nonce
-//! makes the grader read none of the batch's frames ([`read`]), since
-//! where a kernel's text lands among the reports is the driver's choice.
-//! The grader takes a student's kernel's frame only for a run that passed
-//! with nothing on stderr: anything else is made again alone, so every
-//! failing verdict is a process of its own's, as before. Each run's inputs, output buffers
-//! (filled with NaN) and module are its own, so a run of the batch cannot
-//! hand the next its answer; what one leaves behind is device memory the
-//! next may be given unwritten, which only a kernel that reads memory it
-//! was not given could see. The grader's side is `grader::run::batch`.
+//! Where the process is traced (a student's own binary, with the tracer
+//! preloaded), each run's calls are followed by its mark in the trace
+//! ([`crate::trace_record::batch_mark`]), so the grader judges each run by
+//! its own calls.
+//!
+//! Threat model. The course's binary (`Role::KernelInCourseHost`): the
+//! student's kernel runs on the GPU (or the CPU emulator) and reaches no
+//! file, variable or host memory the process did not give it, so it
+//! cannot read the nonce; its `printf` reaches stdout, where a line
+//! without the nonce makes the grader read none of the batch's frames
+//! ([`read`]), since where a kernel's text lands among the reports is the
+//! driver's choice. A student's own binary (`Role::StudentHost`) reads the
+//! file and can write any frame and any mark: its frames are its word, as
+//! its report and exit code are in a process of its own, and its marks
+//! are its word, as every record of its trace is (`grader::run::trace`).
+//! What it could not forge alone it cannot forge here: its answer must
+//! still match the grader's canary, run by run. The grader takes a run
+//! from a batch only where it passed with nothing on stderr (and, traced,
+//! where its share of the trace then shows the work); anything else is
+//! made again alone, so every failing verdict is a process of its own's,
+//! as before. Each run's inputs are drawn from its own seed, and its
+//! module and buffers are its own, so what one run leaves behind (device
+//! memory the next may be given unwritten, a host allocation reused) holds
+//! another run's values: code that reads what it did not write gets a
+//! wrong answer from it, never the right one, and that run is made again
+//! alone. The grader's side is `grader::run::batch`.
 
 use std::time::Duration;
 
 /// The environment variable naming the batch file.
 pub const VARIABLE: &str = "CUDA_COURSE_BATCH";
+/// [`VARIABLE`], NUL-terminated, for `getenv` (the tracer's).
+pub const VARIABLE_C: &std::ffi::CStr = c"CUDA_COURSE_BATCH";
 
 /// One run's frame on stdout: `nonce index exit micros report`, the report
 /// on one line as `--json` prints it.
@@ -212,8 +226,11 @@ mod runner {
             let Some((report, exit)) = reported else {
                 break;
             };
-            // stdout first: the grader reads a run's stderr only once it
-            // has its frame.
+            // The trace first (where the process is traced): the run's
+            // calls have all returned, so the mark follows every record
+            // of theirs; then stdout, since the grader reads a run's
+            // stderr only once it has its frame.
+            mark_trace(&nonce, index);
             let line = frame(&nonce, index, exit.code(), took, &report);
             let _ = std::io::stdout().lock().write_all(line.as_bytes());
             let _ = std::io::stdout().flush();
@@ -225,6 +242,31 @@ mod runner {
             }
         }
         ExitCode::SUCCESS
+    }
+
+    /// Ends run `index`'s share of the driver-call trace with its mark
+    /// (`trace_record::batch_mark`), where the process is traced: the
+    /// tracer's variable names an open pipe. Otherwise, nothing: a trace
+    /// without marks has the grader take none of the batch's runs.
+    fn mark_trace(nonce: &str, index: usize) {
+        use std::os::fd::FromRawFd;
+        use std::os::unix::fs::FileTypeExt;
+        let Some(fd) = std::env::var(crate::trace_record::FD_VARIABLE)
+            .ok()
+            .and_then(|v| v.parse::<i32>().ok())
+        else {
+            return;
+        };
+        let is_pipe =
+            std::fs::metadata(format!("/proc/self/fd/{fd}")).is_ok_and(|m| m.file_type().is_fifo());
+        if !is_pipe {
+            return;
+        }
+        // SAFETY: the descriptor is an open pipe (above), the one the
+        // tracer writes its records to, each with one write as here; it
+        // is borrowed, never closed.
+        let pipe = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
+        let _ = (&*pipe).write_all(crate::trace_record::batch_mark(nonce, index).as_bytes());
     }
 
     /// The nonce and the runs' arguments in the file at `path`.
@@ -253,6 +295,11 @@ mod runner {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_variable_s_two_spellings_agree() {
+        assert_eq!(VARIABLE_C.to_str(), Ok(VARIABLE));
+    }
 
     const NONCE: &str = "0123456789abcdef";
 

@@ -153,7 +153,6 @@ impl Exercise {
             .env(crate::batch::VARIABLE, &file)
             .output()
             .unwrap();
-        let _ = std::fs::remove_file(&file);
         let stdout = String::from_utf8_lossy(&output.stdout);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(0), "{stderr}");
@@ -185,6 +184,31 @@ impl Exercise {
             }
         }
         assert!(stderr.contains("--runs"), "the last run's error: {stderr}");
+        // Traced (the trace's descriptor a pipe: stderr's, here), each
+        // run's mark follows its calls and comes before its frame's end:
+        // 0, 1, ..., each once.
+        let traced = self
+            .command(&[])
+            .env(crate::batch::VARIABLE, &file)
+            .env(crate::trace_record::FD_VARIABLE, "2")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&traced.stderr);
+        let marks: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.starts_with("# batch ") || l.starts_with(nonce))
+            .collect();
+        let expected: Vec<String> = (0..runs.len())
+            .flat_map(|k| {
+                [
+                    crate::trace_record::batch_mark(nonce, k)
+                        .trim_end()
+                        .to_owned(),
+                    format!("{nonce} {k}"),
+                ]
+            })
+            .collect();
+        assert_eq!(marks, expected, "{stderr}");
         // A batch file that cannot be read, or does not start with a
         // nonce: exit 2, one line naming the variable, no report.
         std::fs::write(&file, "not a nonce\n[]\n").unwrap();

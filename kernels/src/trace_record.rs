@@ -27,6 +27,41 @@ pub fn is_header(line: &str) -> bool {
     line == HEADER_LINE.trim_end()
 }
 
+/// The comment a batch of runs (`crate::batch`) writes to the trace after
+/// each run's calls, so the grader can tell which calls were whose: the
+/// batch's nonce and the run's index, newline included (one write).
+pub fn batch_mark(nonce: &str, index: usize) -> String {
+    format!("# batch {nonce} {index}\n")
+}
+
+/// The trace of a batch under `nonce`, cut at its marks: the text of each
+/// run that was marked, in order (the header and anything before the first
+/// mark are the first run's). Marks must come as 0, 1, 2, ...: the cut
+/// stops at one out of order, and text after the last mark is no run's.
+pub fn split_batch<'a>(text: &'a str, nonce: &str) -> Vec<&'a str> {
+    let mut runs = Vec::new();
+    let mut start = 0;
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let end = at + line.len();
+        let index = line
+            .trim_end()
+            .strip_prefix("# batch ")
+            .and_then(|rest| rest.strip_prefix(nonce))
+            .and_then(|rest| rest.strip_prefix(' '))
+            .and_then(|index| index.parse::<usize>().ok());
+        if let Some(index) = index {
+            if index != runs.len() {
+                break;
+            }
+            runs.push(&text[start..at]);
+            start = end;
+        }
+        at = end;
+    }
+    runs
+}
+
 /// The details' names.
 pub mod key {
     /// The stream handle, `0x...`.
@@ -236,6 +271,29 @@ mod tests {
         assert_eq!(FD_VARIABLE_C.to_str(), Ok(FD_VARIABLE));
         assert!(is_header("# cuda-course-trace 1"));
         assert!(!is_header("# cuda-course-trace 2"));
+    }
+
+    #[test]
+    fn a_batch_s_trace_is_cut_at_its_marks_in_order() {
+        let nonce = "0123456789abcdef";
+        let text = format!(
+            "{HEADER_LINE}1 7 cuInit 0\n{}2 7 cuLaunchKernel 0\n# batch fedcba9876543210 1\n{}3 7 cuInit 0\n",
+            batch_mark(nonce, 0),
+            batch_mark(nonce, 1)
+        );
+        let runs = split_batch(&text, nonce);
+        assert_eq!(
+            runs,
+            [
+                "# cuda-course-trace 1\n1 7 cuInit 0\n",
+                // Another nonce's mark is a comment of the run's.
+                "2 7 cuLaunchKernel 0\n# batch fedcba9876543210 1\n"
+            ]
+        );
+        // A mark out of order ends the cut; unmarked text is no run's.
+        let skipped = format!("{}a\n{}b\n", batch_mark(nonce, 0), batch_mark(nonce, 2));
+        assert_eq!(split_batch(&skipped, nonce), [""]);
+        assert!(split_batch("1 7 cuInit 0\n", nonce).is_empty());
     }
 
     #[test]

@@ -15,6 +15,14 @@
 //! (`cuMemAllocHost_v2`, `cuMemHostAlloc`, `cuMemHostRegister_v2` and their
 //! frees), stream creation, event records and synchronisation.
 //!
+//! In a batch of runs (`kernels::batch`, one process making several), the
+//! frees of device and page-locked memory (`cuMemFree_v2`,
+//! `cuMemFreeAsync`, `cuMemFreeHost`) are kept from the driver: memory a
+//! run freed is never handed to a later run, so each run's allocations
+//! hold what a process of its own would find, never the values an earlier
+//! run left (its inputs may be the same vectors). A correct program never
+//! reads what it freed; the memory goes back when the process ends.
+//!
 //! What the trace can prove, and what not: the library lives inside the
 //! traced process, so a program written to deceive can write records
 //! itself, or reach the driver without passing here (`cuGetProcAddress`, its
@@ -152,6 +160,17 @@ fn pinned(call: &str, rc: CUresult, start: usize, bytes: usize) {
             record.field(key::BYTES, bytes).send();
         }
     });
+}
+
+/// Whether this process makes a batch of runs (`kernels::batch::VARIABLE`
+/// set), read once.
+fn in_batch() -> bool {
+    static BATCH: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *BATCH.get_or_init(|| {
+        // SAFETY: getenv with a NUL-terminated name, read before anything
+        // of ours could change the environment.
+        !unsafe { libc::getenv(kernels::batch::VARIABLE_C.as_ptr()) }.is_null()
+    })
 }
 
 /// The driver's entry points, as the exercise's binary imports them.
@@ -436,10 +455,64 @@ pub mod entry {
         };
         // Forgotten first: once freed, the address may come back pageable.
         guarded(|| tables::unpin(host as usize));
-        // SAFETY: the caller's argument, unchanged, to the driver.
-        let rc = unsafe { real(host) };
+        let rc = if in_batch() && is_page_locked(host) {
+            // Kept from a later run of the batch (the crate's docs).
+            0
+        } else {
+            // SAFETY: the caller's argument, unchanged, to the driver.
+            unsafe { real(host) }
+        };
         simple("cuMemFreeHost", rc, "host", host as usize);
         rc
+    }
+
+    #[unsafe(no_mangle)]
+    pub unsafe extern "C" fn cuMemFree_v2(pointer: CUdeviceptr) -> CUresult {
+        let Some(real) = real!(cuMemFree_v2: fn(CUdeviceptr)) else {
+            return NO_DRIVER;
+        };
+        if in_batch() && is_allocation(pointer) {
+            // Kept from a later run of the batch (the crate's docs).
+            return 0;
+        }
+        // SAFETY: the caller's argument, unchanged, to the driver.
+        unsafe { real(pointer) }
+    }
+
+    #[unsafe(no_mangle)]
+    pub unsafe extern "C" fn cuMemFreeAsync(pointer: CUdeviceptr, stream: Handle) -> CUresult {
+        let Some(real) = real!(cuMemFreeAsync: fn(CUdeviceptr, Handle)) else {
+            return NO_DRIVER;
+        };
+        if in_batch() && is_allocation(pointer) {
+            return 0;
+        }
+        // SAFETY: the caller's arguments, unchanged, to the driver.
+        unsafe { real(pointer, stream) }
+    }
+
+    /// Whether `pointer` starts an allocation the driver knows: a free the
+    /// driver would refuse is passed on, to be refused as it would alone.
+    fn is_allocation(pointer: CUdeviceptr) -> bool {
+        let Some(range) =
+            real!(cuMemGetAddressRange_v2: fn(*mut CUdeviceptr, *mut usize, CUdeviceptr))
+        else {
+            return false;
+        };
+        let (mut base, mut bytes) = (0, 0);
+        // SAFETY: two out-pointers to locals, and the caller's pointer.
+        let rc = unsafe { range(&mut base, &mut bytes, pointer) };
+        rc == 0 && base == pointer
+    }
+
+    /// Whether `host` is page-locked memory the driver handed out.
+    fn is_page_locked(host: *mut c_void) -> bool {
+        let Some(flags) = real!(cuMemHostGetFlags: fn(*mut c_uint, *mut c_void)) else {
+            return false;
+        };
+        let mut got = 0;
+        // SAFETY: an out-pointer to a local, and the caller's pointer.
+        unsafe { flags(&mut got, host) == 0 }
     }
 
     #[unsafe(no_mangle)]

@@ -15,6 +15,7 @@ use kernels::catalogue::ExerciseId;
 /// A driver that does nothing but hand out handles and fill copies back
 /// with 7s; a launch with an empty grid fails with error 1.
 const FAKE_DRIVER: &str = r#"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 typedef unsigned int CUresult;
@@ -28,11 +29,41 @@ CUresult cuMemcpyDtoH_v2(void *h, CUdeviceptr d, size_t n) { memset(h, 7, n); re
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t n, void *s) { return 0; }
 CUresult cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t n, void *s) { memset(h, 7, n); return 0; }
 CUresult cuMemAllocHost_v2(void **p, size_t n) { *p = malloc(n); return *p ? 0 : 2; }
-CUresult cuMemFreeHost(void *p) { free(p); return 0; }
+CUresult cuMemFreeHost(void *p) { fprintf(stderr, "driver freed host\n"); free(p); return 0; }
 CUresult cuStreamCreate(void **s, unsigned flags) { next_stream += 0x10; *s = (void *)next_stream; return 0; }
 CUresult cuEventRecord(void *e, void *s) { return 0; }
 CUresult cuStreamSynchronize(void *s) { return 0; }
 CUresult cuCtxSynchronize(void) { return 0; }
+/* Device allocations start at multiples of 0x100; every free that reaches
+   the driver says so on stderr. */
+CUresult cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *size, CUdeviceptr p) {
+    *base = p & ~0xffULL; *size = 0x100; return 0;
+}
+CUresult cuMemFree_v2(CUdeviceptr p) { fprintf(stderr, "driver freed %llx\n", p); return p & 0xff ? 1 : 0; }
+CUresult cuMemFreeAsync(CUdeviceptr p, void *s) { fprintf(stderr, "driver freed %llx later\n", p); return 0; }
+CUresult cuMemHostGetFlags(unsigned *flags, void *p) { *flags = 0; return 0; }
+"#;
+
+/// Frees a device allocation, a pointer inside one (which the driver
+/// refuses), one on a stream, and page-locked memory.
+const FREES: &str = r#"
+#include <stdio.h>
+typedef unsigned int CUresult;
+typedef unsigned long long CUdeviceptr;
+CUresult cuMemFree_v2(CUdeviceptr);
+CUresult cuMemFreeAsync(CUdeviceptr, void *);
+CUresult cuMemAllocHost_v2(void **, size_t);
+CUresult cuMemFreeHost(void *);
+int main(void) {
+    void *pinned;
+    cuMemAllocHost_v2(&pinned, 64);
+    CUresult whole = cuMemFree_v2(0x200);
+    CUresult inside = cuMemFree_v2(0x204);
+    CUresult later = cuMemFreeAsync(0x300, 0);
+    CUresult host = cuMemFreeHost(pinned);
+    printf("%u %u %u %u\n", whole, inside, later, host);
+    return 0;
+}
 "#;
 
 /// Two streams, page-locked copies each way on both, a launch that works
@@ -99,6 +130,7 @@ fn build() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("driver.c"), FAKE_DRIVER).unwrap();
     fs::write(dir.path().join("program.c"), PROGRAM).unwrap();
+    fs::write(dir.path().join("frees.c"), FREES).unwrap();
     cc(
         dir.path(),
         &["-shared", "-fPIC", "-o", "libcuda.so.1", "driver.c"],
@@ -109,6 +141,17 @@ fn build() -> tempfile::TempDir {
             "-o",
             "program",
             "program.c",
+            "-L.",
+            "-l:libcuda.so.1",
+            "-Wl,-rpath,$ORIGIN",
+        ],
+    );
+    cc(
+        dir.path(),
+        &[
+            "-o",
+            "frees",
+            "frees.c",
             "-L.",
             "-l:libcuda.so.1",
             "-Wl,-rpath,$ORIGIN",
@@ -205,4 +248,37 @@ fn without_the_variable_or_with_a_closed_descriptor_it_only_forwards() {
         assert!(output.status.success(), "{fd:?}: {output:?}");
         assert_eq!(output.stdout, b"7\n", "{fd:?}");
     }
+}
+
+#[test]
+fn in_a_batch_the_frees_of_what_the_driver_handed_out_are_kept_from_it() {
+    let dir = build();
+    let frees = |batch: bool| {
+        let mut command = Command::new(dir.path().join("frees"));
+        command
+            .env_remove("LD_LIBRARY_PATH")
+            .env("LD_PRELOAD", tracer_library());
+        if batch {
+            command.env(kernels::batch::VARIABLE, "/batch/file");
+        }
+        let output = command.output().unwrap();
+        assert!(output.status.success(), "{output:?}");
+        let said = |bytes| String::from_utf8(bytes).unwrap();
+        (said(output.stderr), said(output.stdout))
+    };
+    // Alone, every free reaches the driver.
+    assert_eq!(
+        frees(false),
+        (
+            "driver freed 200\ndriver freed 204\ndriver freed 300 later\ndriver freed host\n"
+                .to_owned(),
+            "0 1 0 0\n".to_owned()
+        )
+    );
+    // In a batch, only the one the driver refuses, refused as alone: no
+    // memory a run freed goes to a later run.
+    assert_eq!(
+        frees(true),
+        ("driver freed 204\n".to_owned(), "0 1 0 0\n".to_owned())
+    );
 }

@@ -135,22 +135,35 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
             .filter(|&i| short[i].is_none() && wanted(&plan[i]))
             .collect()
     };
+    // Only a pass: a failing verdict comes from a process of its own.
+    let passed = |code| code == Exit::Passed.code();
     let mut kernel_batch = match &kernel_host {
         Ok((reference, ptx)) if !context.emulate => {
             let shares = chosen(&|run| {
                 using(exercise, run, Role::KernelInCourseHost, context.emulate) == Use::Shared
             });
-            // Only a pass: a failing verdict comes from a process of its own.
-            let takes = |code| code == Exit::Passed.code();
-            batched(context, exercise, &plan, &shares, (reference, ptx), takes)
+            let job = |run| Job {
+                run,
+                role: Role::KernelInCourseHost,
+                binary: reference,
+                ptx: Some(ptx),
+                tracer: None,
+            };
+            batched(context, exercise, &plan, &shares, job, passed)
         }
         _ => vec![],
     };
+    let host_runs = |run: &plan::Run| run.points > KERNEL_SHARE.min(run.points);
     let mut canary_batch = match (&tracer, &canary) {
         (Ok(_), Ok((_, canary_ptx, reference))) => {
-            let shares = chosen(&|run| {
-                canary_using(run) == Use::Shared && run.points > KERNEL_SHARE.min(run.points)
-            });
+            let shares = chosen(&|run| canary_using(run) == Use::Shared && host_runs(run));
+            let job = |run| Job {
+                run,
+                role: Role::KernelInCourseHost,
+                binary: reference,
+                ptx: Some(canary_ptx),
+                tracer: None,
+            };
             // The canary's result moves off the exact answer by design, so
             // its report fails the course's check: that is its result.
             batched(
@@ -158,7 +171,39 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
                 exercise,
                 &plan,
                 &shares,
-                (reference, canary_ptx),
+                job,
+                Exit::reached_the_check,
+            )
+        }
+        _ => vec![],
+    };
+    // The student's own binary's runs (with the canary's kernel), traced,
+    // the same way; a run is the batch's only where it is then judged a
+    // pass. On the CPU emulator too: the kernel is the canary's, and the
+    // emulator never hands out memory a run wrote before (its device
+    // addresses are never reused, its page-locked buffers come zeroed).
+    let mut student_batch = match (&tracer, &canary) {
+        (Ok(tracer), Ok((canary_binary, _, _))) => {
+            let shares = chosen(&|run| {
+                using(exercise, run, Role::StudentHost, context.emulate) == Use::Shared
+                    && host_runs(run)
+            });
+            let job = |run| Job {
+                run,
+                role: Role::StudentHost,
+                binary: canary_binary,
+                ptx: None,
+                tracer: Some(tracer),
+            };
+            // Its report carries the canary's result, which fails the
+            // course's check by design: the judge, against the canary,
+            // says whether it passed.
+            batched(
+                context,
+                exercise,
+                &plan,
+                &shares,
+                job,
                 Exit::reached_the_check,
             )
         }
@@ -279,16 +324,24 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
                     ptx: None,
                     tracer: Some(tracer),
                 };
-                let made = make(context, exercise, &hangs, &job, context.limits);
-                crate::judge::run::judge(
-                    exercise,
-                    &job,
-                    made,
-                    host_points,
-                    counts,
-                    limits,
-                    Some(expected.as_ref().ok_or(unverified)),
-                )
+                let canary_said = expected.as_ref().ok_or(unverified);
+                let judged = |made| {
+                    crate::judge::run::judge(
+                        exercise,
+                        &job,
+                        made,
+                        host_points,
+                        counts,
+                        limits,
+                        Some(canary_said.clone()),
+                    )
+                };
+                // The batch's run stands only as a pass; anything else is
+                // made again in a process of its own, whose verdict stands.
+                match take(&mut student_batch, index).map(judged) {
+                    Some(run) if run.verdict.passed() => run,
+                    _ => judged(make(context, exercise, &hangs, &job, context.limits)),
+                }
             }
             (Err(why), _) | (_, Err(why)) => {
                 not_run(run, Role::StudentHost, host_points, why.clone())
@@ -370,18 +423,17 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
     graded
 }
 
-/// The plan's runs at `chosen` (indices), made with `ptx` in the course's
-/// `binary`, all in one process (`run::batch`): by plan index, each run's
-/// [`Made`] where its exit code is one `takes` takes, None where it is to be
-/// made alone. It shares the GPU for the batch's whole time, so
-/// it is held off while a run waits to be alone, as a tool is
-/// (`Use::SharedLong`).
-fn batched(
+/// The plan's runs at `chosen` (indices), each made as `job` says, all in
+/// one process (`run::batch`): by plan index, each run's [`Made`] where its
+/// exit code is one `takes` takes, None where it is to be made alone. It
+/// shares the GPU for the batch's whole time, so it is held off while a
+/// run waits to be alone, as a tool is (`Use::SharedLong`).
+fn batched<'a>(
     context: &Context,
     exercise: ExerciseId,
-    plan: &[plan::Run],
+    plan: &'a [plan::Run],
     chosen: &[usize],
-    (binary, ptx): (&Path, &Kept),
+    job: impl Fn(&'a plan::Run) -> Job<'a>,
     takes: impl Fn(i32) -> bool,
 ) -> Vec<Option<Made>> {
     let mut by_index: Vec<Option<Made>> = plan.iter().map(|_| None).collect();
@@ -389,16 +441,7 @@ fn batched(
     if chosen.len() < 2 {
         return by_index;
     }
-    let jobs: Vec<Job> = chosen
-        .iter()
-        .map(|&i| Job {
-            run: &plan[i],
-            role: Role::KernelInCourseHost,
-            binary,
-            ptx: Some(ptx),
-            tracer: None,
-        })
-        .collect();
+    let jobs: Vec<Job> = chosen.iter().map(|&i| job(&plan[i])).collect();
     let limits = Limits {
         timeout: context.limits.timeout.min(crate::run::batch::TIMEOUT),
         ..context.limits

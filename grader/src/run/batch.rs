@@ -1,12 +1,16 @@
-//! Several of an exercise's runs of the course's binary, made in one
-//! process (`kernels::batch`, where the wire format and the threat model
-//! are): one CUDA context for all of them, where a process of its own for
-//! each made the driver build and tear down one per run, one at a time
-//! across the machine. A student's kernel's run is taken from the batch
-//! only where it passed with nothing on stderr, the canary's (the grader's
-//! own kernel) where it reported; every other run is made in a process of
-//! its own afterwards, exactly as without batches, so every verdict but a
-//! pass comes from a process of its own, and a pass is the same in both.
+//! Several of an exercise's runs of one binary, made in one process
+//! (`kernels::batch`, where the wire format and the threat model are): one
+//! CUDA context for all of them, where a process of its own for each made
+//! the driver build and tear down one per run, one at a time across the
+//! machine. The course's binary with the student's kernel, or with the
+//! grader's canary; or the student's own binary, traced, its trace cut at
+//! each run's mark. A student's kernel's run is taken from the batch only
+//! where it passed with nothing on stderr, the canary's (the grader's own
+//! kernel) where it reported, a student's binary's where it passed and its
+//! share of the trace then shows the work (`judge::exercise`); every other
+//! run is made in a process of its own afterwards, exactly as without
+//! batches, so every verdict but a pass comes from a process of its own,
+//! and a pass is the same in both.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -18,6 +22,8 @@ use crate::confine::runner::{self, Ended, Limits, Outcome};
 use crate::confine::sandbox::{self, Extras, Isolation};
 use crate::plan::runs::Role;
 use crate::run::job::{self, Job, Made};
+use crate::run::trace::Trace;
+use crate::run::traced;
 
 /// A batch's timeout, where the grading's is longer: an exercise's runs
 /// that share the GPU take about 2 s each beside others (on an H200 at
@@ -27,11 +33,13 @@ use crate::run::job::{self, Job, Made};
 /// never a verdict.
 pub const TIMEOUT: Duration = Duration::from_secs(40);
 
-/// Makes `jobs` (runs of one binary with one PTX, the course's binary's:
-/// never the student's, whose host code could write any frame) in one
-/// process within `limits`: each a run's [`Made`] where its frame ended
-/// with an exit code `takes` takes and wrote nothing to stderr (the CPU
-/// emulator's findings go there), None where it is to be made alone.
+/// Makes `jobs` (runs of one binary in one role: the course's binary with
+/// one PTX, or a student's own binary with the tracer) in one process
+/// within `limits`: each a run's [`Made`] where its frame ended with an
+/// exit code `takes` takes and wrote nothing to stderr (the CPU emulator's
+/// findings go there) and, traced, where its share of the trace was
+/// marked; None where it is to be made alone. A student's run taken here
+/// is the grader's only once it is judged a pass (`judge::exercise`).
 /// `driver` and `keeps_work_queues` as for [`job::make`].
 pub fn make(
     jobs: &[Job],
@@ -45,39 +53,63 @@ pub fn make(
     let Some(first) = jobs.first() else {
         return vec![];
     };
-    let ptx = match first.ptx {
-        Some(ptx) if jobs.iter().all(|j| same_binary_and_ptx(j, first)) => ptx,
-        _ => return none(),
-    };
+    if !jobs.iter().all(|j| batchable(j, first)) {
+        return none();
+    }
     let runs: Vec<Vec<String>> = jobs.iter().map(|j| job::args(j.run)).collect();
     let Some(file) = BatchFile::write(&runs) else {
         return none();
     };
-    let files = [
-        (kernels::KERNEL_PTX_ENV, ptx.path.as_path()),
-        (batch::VARIABLE, file.path.as_path()),
-    ];
+    let mut files: Vec<(&str, &Path)> = vec![(batch::VARIABLE, file.path.as_path())];
+    files.extend(
+        first
+            .ptx
+            .map(|ptx| (kernels::KERNEL_PTX_ENV, ptx.path.as_path())),
+    );
+    let mut descriptors = vec![];
+    let tracing = match first.tracer.map(traced::start) {
+        Some(Ok((tracing, attach))) => {
+            files.extend(attach.files);
+            descriptors.push(attach.descriptor);
+            Some(tracing)
+        }
+        Some(Err(_)) => return none(),
+        None => None,
+    };
     let extras = Extras {
         files: &files,
-        descriptors: vec![],
+        descriptors,
         driver,
         memory: 0,
         keeps_work_queues,
     };
+    // The command, and with it the trace's write end, is dropped once the
+    // process ends.
     let outcome = runner::run_command(
         isolation.run_command_with(first.binary, &[], &[], extras),
         limits,
     );
     let frames = batch::read(&file.nonce, jobs.len(), &outcome.stdout, &outcome.stderr);
+    let traces = match tracing.map(|t| t.finish_batch(&file.nonce)) {
+        Some(Ok(traces)) => traces.into_iter().map(Some).collect(),
+        // A trace that cannot be read gives no run.
+        Some(Err(_)) => return none(),
+        None => vec![],
+    };
     drop(file);
     let mut frames = frames.into_iter();
+    let mut traces = traces.into_iter();
     jobs.iter()
         .map(|job| {
-            frames
-                .next()
+            let frame = frames.next();
+            let trace = match job.tracer {
+                Some(_) => Some(traces.next().flatten()?),
+                None => None,
+            };
+            frame
                 .filter(|f| takes(f.exit))
                 .filter(|f| f.stderr.trim().is_empty())
-                .map(|frame| made(job, frame, isolation))
+                .map(|frame| made(job, frame, trace, isolation))
         })
         .collect()
 }
@@ -108,17 +140,23 @@ impl Drop for BatchFile {
     }
 }
 
-/// Whether `job` is a run of the course's binary (never the student's,
-/// whose host code could write any frame) with `first`'s binary and PTX.
-fn same_binary_and_ptx(job: &Job, first: &Job) -> bool {
-    job.role == Role::KernelInCourseHost
+/// Whether `job` is made as `first` is: the same binary in the same role,
+/// the course's with the same PTX and no tracer, a student's with the same
+/// tracer and no PTX (its kernel is the one its binary was built with).
+fn batchable(job: &Job, first: &Job) -> bool {
+    let same_ptx = job.ptx.map(|p| &p.path) == first.ptx.map(|p| &p.path);
+    job.role == first.role
         && job.binary == first.binary
-        && job.tracer.is_none()
-        && job.ptx.map(|p| &p.path) == first.ptx.map(|p| &p.path)
+        && same_ptx
+        && job.tracer == first.tracer
+        && match job.role {
+            Role::KernelInCourseHost => job.ptx.is_some() && job.tracer.is_none(),
+            Role::StudentHost => job.ptx.is_none() && job.tracer.is_some(),
+        }
 }
 
 /// What a process of its own would have given for `job`, from its frame.
-fn made(job: &Job, frame: Frame, isolation: &Isolation) -> Made {
+fn made(job: &Job, frame: Frame, trace: Option<Trace>, isolation: &Isolation) -> Made {
     let mut ended = Ended::Exited(frame.exit);
     if isolation.is_sandboxed() {
         ended = sandbox::ended_inside(ended);
@@ -134,7 +172,7 @@ fn made(job: &Job, frame: Frame, isolation: &Isolation) -> Made {
             out_of_memory: None,
         },
         command: job::command(job),
-        trace: None,
+        trace: trace.map(Ok),
     }
 }
 
@@ -214,8 +252,9 @@ mod tests {
     }
 
     #[test]
-    fn the_student_s_binary_is_never_given_a_batch() {
-        // Its host code could write any frame; the grader does not start it.
+    fn the_student_s_binary_is_given_a_batch_only_traced() {
+        // Without the tracer its runs' calls could not be told apart; the
+        // grader does not start it.
         let marker = tempfile::tempdir().unwrap();
         let started = marker.path().join("started");
         let touch = format!("touch '{}'", started.display());
@@ -225,6 +264,103 @@ mod tests {
         // The same stand-in as the course's binary is started.
         made_as(Role::KernelInCourseHost, &touch, |_| true);
         assert!(started.exists());
+    }
+
+    /// A stand-in for a student's binary under the tracer: it writes the
+    /// tracer's header, then for each of the batch file's runs `calls` of
+    /// its own to the trace, its mark (`marks` says which index, if any),
+    /// and its frame (passed, nothing on stderr).
+    fn traced_batch(marks: &[Option<usize>]) -> Vec<Option<Made>> {
+        let dir = tempfile::tempdir().unwrap();
+        let binary = dir.path().join("student-binary");
+        let mut script = format!(
+            "#!/bin/bash
+nonce=$(head -n 1 \"${var}\")
+t=\"$CUDA_COURSE_TRACE_FD\"
+             printf '# cuda-course-trace 1\\n' >&\"$t\"\n",
+            var = batch::VARIABLE,
+        );
+        for (index, mark) in marks.iter().enumerate() {
+            // Run k launches k + 1 times.
+            for launch in 0..=index {
+                script += &format!(
+                    "printf '{seq} 42 cuLaunchKernel 0 kernel=vecadd\\n' >&\"$t\"\n",
+                    seq = 10 * index + launch
+                );
+            }
+            if let Some(mark) = mark {
+                script += &format!("printf '# batch %s {mark}\\n' \"$nonce\" >&\"$t\"\n");
+            }
+            script += &format!(
+                "printf '\\n%s {index} 0 1500 {{\"r\":{index}}}\\n' \"$nonce\"; \
+                 printf '\\n%s {index}\\n' \"$nonce\" >&2\n"
+            );
+        }
+        std::fs::write(&binary, script).unwrap();
+        std::fs::set_permissions(&binary, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        // A library that loads and does nothing: the records are the
+        // script's own.
+        let tracer = dir.path().join("libcuda_course_trace.so");
+        let source = dir.path().join("empty.c");
+        std::fs::write(&source, "int nothing;\n").unwrap();
+        let built = std::process::Command::new("cc")
+            .args(["-shared", "-fPIC", "-o"])
+            .arg(&tracer)
+            .arg(&source)
+            .status();
+        assert!(built.is_ok_and(|s| s.success()), "cc failed");
+        let plan = crate::plan::exercise::plan(kernels::catalogue::ExerciseId::VecaddAnyN, 1);
+        let jobs: Vec<Job> = plan[..marks.len()]
+            .iter()
+            .map(|run| Job {
+                run,
+                role: Role::StudentHost,
+                binary: &binary,
+                ptx: None,
+                tracer: Some(&tracer),
+            })
+            .collect();
+        let limits = Limits {
+            timeout: Duration::from_secs(10),
+            max_output: 1 << 16,
+        };
+        make(
+            &jobs,
+            |code| code == 0,
+            &Isolation::Unsandboxed,
+            limits,
+            None,
+            false,
+        )
+    }
+
+    /// Each run's launches as its trace shows them, or None.
+    fn launches(made: &[Option<Made>]) -> Vec<Option<usize>> {
+        made.iter()
+            .map(|m| {
+                let trace = m.as_ref()?.trace.as_ref()?.as_ref().ok()?;
+                Some(trace.calls.iter().filter(|c| c.is_launch()).count())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_traced_batch_s_runs_are_each_judged_by_their_own_calls() {
+        let made = traced_batch(&[Some(0), Some(1), Some(2)]);
+        assert_eq!(
+            reports(&made),
+            [Some("{\"r\":0}"), Some("{\"r\":1}"), Some("{\"r\":2}")]
+        );
+        assert_eq!(launches(&made), [Some(1), Some(2), Some(3)]);
+        // A run without its mark, and every later one, is made alone: its
+        // calls cannot be told from the next run's.
+        let unmarked = traced_batch(&[Some(0), None, Some(2)]);
+        assert_eq!(launches(&unmarked), [Some(1), None, None]);
+        assert_eq!(reports(&unmarked)[1..], [None, None]);
+        // Marks out of order end the cut there.
+        let swapped = traced_batch(&[Some(1), Some(0), Some(2)]);
+        assert_eq!(launches(&swapped), [None, None, None]);
     }
 
     #[test]

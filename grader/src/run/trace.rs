@@ -195,22 +195,29 @@ impl Trace {
     /// first record: the program the grader started, whose process id it
     /// cannot know inside a sandbox's own PID namespace.
     pub fn parse_first(text: &str) -> Result<Trace, TraceFailure> {
+        match Trace::first_pid(text)? {
+            Some(pid) => Trace::parse(text, pid),
+            None => Ok(Trace { calls: vec![] }),
+        }
+    }
+
+    /// The process id of the first record: the program the grader
+    /// started. None where there is no record.
+    pub fn first_pid(text: &str) -> Result<Option<u32>, TraceFailure> {
         let first = text
             .lines()
             .find(|l| !l.trim().is_empty() && !l.starts_with('#'));
-        let first = first
+        first
             .map(|line| {
-                parse_line(line).map_err(|error| TraceFailure::Garbled {
-                    line: 0,
-                    text: line.to_owned(),
-                    error,
-                })
+                parse_line(line)
+                    .map(|call| call.pid)
+                    .map_err(|error| TraceFailure::Garbled {
+                        line: 0,
+                        text: line.to_owned(),
+                        error,
+                    })
             })
-            .transpose()?;
-        match first {
-            Some(call) => Trace::parse(text, call.pid),
-            None => Ok(Trace { calls: vec![] }),
-        }
+            .transpose()
     }
 }
 

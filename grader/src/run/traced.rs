@@ -7,7 +7,7 @@ use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::time::Duration;
 
-use kernels::trace_record::{FD_VARIABLE, is_header};
+use kernels::trace_record::{FD_VARIABLE, is_header, split_batch};
 
 use crate::record::outcome::TraceFailure;
 use crate::run::trace::{Collected, MAX_TRACE_BYTES, Pipe, Reading, Trace};
@@ -48,20 +48,48 @@ impl Tracing {
     /// The trace, once the run's command (which held the write end) is
     /// dropped and the program has ended.
     pub fn finish(self) -> Result<Trace, TraceFailure> {
+        let (text, truncated) = self.loaded()?;
+        let trace = Trace::parse_first(&text)?;
+        whole(truncated)?;
+        Ok(trace)
+    }
+
+    /// The traces of a batch's runs under `nonce` (`kernels::batch`), each
+    /// run's calls up to its mark, in order: one for each run marked.
+    pub fn finish_batch(self, nonce: &str) -> Result<Vec<Trace>, TraceFailure> {
+        let (text, truncated) = self.loaded()?;
+        let traces = match Trace::first_pid(&text)? {
+            Some(pid) => split_batch(&text, nonce)
+                .into_iter()
+                .map(|run| Trace::parse(run, pid))
+                .collect::<Result<_, _>>()?,
+            None => vec![],
+        };
+        whole(truncated)?;
+        Ok(traces)
+    }
+
+    /// The trace's text and whether it was cut, once the tracer is known
+    /// to have loaded.
+    fn loaded(self) -> Result<(String, bool), TraceFailure> {
         let Collected { text, truncated } = self.reading.finish(GRACE)?;
         // The tracer writes it as it loads, before any call.
         if !text.lines().any(is_header) {
             return Err(TraceFailure::NotLoaded);
         }
-        let trace = Trace::parse_first(&text)?;
-        if truncated {
-            // The end is gone: a copy back after the last launch may be too.
-            return Err(TraceFailure::Truncated {
-                mib: MAX_TRACE_BYTES >> 20,
-            });
-        }
-        Ok(trace)
+        Ok((text, truncated))
     }
+}
+
+/// A trace that was cut is refused: the end is gone, and a copy back after
+/// the last launch may be too.
+fn whole(truncated: bool) -> Result<(), TraceFailure> {
+    if truncated {
+        return Err(TraceFailure::Truncated {
+            mib: MAX_TRACE_BYTES >> 20,
+        });
+    }
+    Ok(())
 }
 
 #[cfg(test)]
