@@ -149,7 +149,15 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
                 ptx: Some(ptx),
                 tracer: None,
             };
-            batched(context, exercise, &plan, &shares, job, passed)
+            batched(
+                context,
+                exercise,
+                &plan,
+                &shares,
+                job,
+                passed,
+                Use::SharedLong,
+            )
         }
         _ => vec![],
     };
@@ -173,6 +181,7 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
                 &shares,
                 job,
                 Exit::reached_the_check,
+                Use::SharedLong,
             )
         }
         _ => vec![],
@@ -205,6 +214,10 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
                 &shares,
                 job,
                 Exit::reached_the_check,
+                // A short share, as each of its runs was: about as long as
+                // one run beside others, it keeps the GPU busy while timed
+                // runs are in flight, when no long share starts.
+                Use::Shared,
             )
         }
         _ => vec![],
@@ -426,8 +439,9 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
 /// The plan's runs at `chosen` (indices), each made as `job` says, all in
 /// one process (`run::batch`): by plan index, each run's [`Made`] where its
 /// exit code is one `takes` takes, None where it is to be made alone. It
-/// shares the GPU for the batch's whole time, so it is held off while a
-/// run waits to be alone, as a tool is (`Use::SharedLong`).
+/// shares the GPU for the batch's whole time, as `using` says: a long
+/// share is held off while a run waits to be alone or a timed run is in
+/// flight, as a tool is.
 fn batched<'a>(
     context: &Context,
     exercise: ExerciseId,
@@ -435,6 +449,7 @@ fn batched<'a>(
     chosen: &[usize],
     job: impl Fn(&'a plan::Run) -> Job<'a>,
     takes: impl Fn(i32) -> bool,
+    using: Use,
 ) -> Vec<Option<Made>> {
     let mut by_index: Vec<Option<Made>> = plan.iter().map(|_| None).collect();
     // One run gains nothing from a batch.
@@ -446,18 +461,20 @@ fn batched<'a>(
         timeout: context.limits.timeout.min(crate::run::batch::TIMEOUT),
         ..context.limits
     };
-    let made = context
-        .lane
-        .run_as("runs in batches", Use::SharedLong, |_| {
-            crate::run::batch::make(
-                &jobs,
-                takes,
-                context.isolation,
-                limits,
-                context.driver,
-                reads_overlap(exercise),
-            )
-        });
+    let phase = match jobs[0].role {
+        Role::KernelInCourseHost => "runs in batches",
+        Role::StudentHost => "the student's runs in batches",
+    };
+    let made = context.lane.run_as(phase, using, |_| {
+        crate::run::batch::make(
+            &jobs,
+            takes,
+            context.isolation,
+            limits,
+            context.driver,
+            reads_overlap(exercise),
+        )
+    });
     for (&i, made) in chosen.iter().zip(made) {
         by_index[i] = made;
     }
