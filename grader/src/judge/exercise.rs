@@ -149,15 +149,7 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
                 ptx: Some(ptx),
                 tracer: None,
             };
-            batched(
-                context,
-                exercise,
-                &plan,
-                &shares,
-                job,
-                passed,
-                Use::SharedLong,
-            )
+            batched(context, exercise, &plan, &shares, job, passed)
         }
         _ => vec![],
     };
@@ -181,7 +173,6 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
                 &shares,
                 job,
                 Exit::reached_the_check,
-                Use::SharedLong,
             )
         }
         _ => vec![],
@@ -214,10 +205,6 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
                 &shares,
                 job,
                 Exit::reached_the_check,
-                // A short share, as each of its runs was: about as long as
-                // one run beside others, it keeps the GPU busy while timed
-                // runs are in flight, when no long share starts.
-                Use::Shared,
             )
         }
         _ => vec![],
@@ -439,9 +426,11 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
 /// The plan's runs at `chosen` (indices), each made as `job` says, all in
 /// one process (`run::batch`): by plan index, each run's [`Made`] where its
 /// exit code is one `takes` takes, None where it is to be made alone. It
-/// shares the GPU for the batch's whole time, as `using` says: a long
-/// share is held off while a run waits to be alone or a timed run is in
-/// flight, as a tool is.
+/// is a short share, as each of its runs would be: beside others a batch
+/// takes about what one run does (1.7 s on an H200 at `--jobs 16`), and a
+/// long share waits while any timed run is in flight, which left the GPU
+/// idle once most runs were in batches (`scripts/perf/README.md`, "The
+/// student's runs in one process", 2026-11-29).
 fn batched<'a>(
     context: &Context,
     exercise: ExerciseId,
@@ -449,7 +438,6 @@ fn batched<'a>(
     chosen: &[usize],
     job: impl Fn(&'a plan::Run) -> Job<'a>,
     takes: impl Fn(i32) -> bool,
-    using: Use,
 ) -> Vec<Option<Made>> {
     let mut by_index: Vec<Option<Made>> = plan.iter().map(|_| None).collect();
     // One run gains nothing from a batch.
@@ -465,7 +453,7 @@ fn batched<'a>(
         Role::KernelInCourseHost => "runs in batches",
         Role::StudentHost => "the student's runs in batches",
     };
-    let made = context.lane.run_as(phase, using, |_| {
+    let made = context.lane.run_as(phase, Use::Shared, |_| {
         crate::run::batch::make(
             &jobs,
             takes,
