@@ -179,11 +179,11 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
     };
     // The student's own binary's runs (with the canary's kernel), traced,
     // the same way; a run is the batch's only where it is then judged a
-    // pass. On the CPU emulator too: the kernel is the canary's, and the
-    // emulator never hands out memory a run wrote before (its device
-    // addresses are never reused, its page-locked buffers come zeroed).
+    // pass. Not on the CPU emulator: there the grader's class took 115.2 s
+    // at `--jobs 2` with them against 108.9 s without, on 2 cores
+    // (`scripts/perf/README.md`, 2026-11-29, night).
     let mut student_batch = match (&tracer, &canary) {
-        (Ok(tracer), Ok((canary_binary, _, _))) => {
+        (Ok(tracer), Ok((canary_binary, _, _))) if !context.emulate => {
             let shares = chosen(&|run| {
                 using(exercise, run, Role::StudentHost, context.emulate) == Use::Shared
                     && host_runs(run)

@@ -30,7 +30,8 @@ use crate::run::turns::Turns;
 /// How a run uses its GPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Use {
-    /// With other runs: its verdict reads no time.
+    /// With other runs, briefly (a run, or a batch of an exercise's runs:
+    /// about as long beside others): its verdict reads no time.
     Shared,
     /// With other runs, for long (a compute-sanitizer tool: seconds to
     /// tens of seconds): none starts while a run waits to be alone, so
