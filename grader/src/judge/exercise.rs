@@ -137,6 +137,9 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
     };
     // Only a pass: a failing verdict comes from a process of its own.
     let passed = |code| code == Exit::Passed.code();
+    // A report with the canary's result, which moves off the exact answer
+    // by design and so fails the course's check: that is its result.
+    let reported = Exit::reached_the_check;
     let mut kernel_batch = match &kernel_host {
         Ok((reference, ptx)) if !context.emulate => {
             let shares = chosen(&|run| {
@@ -164,16 +167,7 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
                 ptx: Some(canary_ptx),
                 tracer: None,
             };
-            // The canary's result moves off the exact answer by design, so
-            // its report fails the course's check: that is its result.
-            batched(
-                context,
-                exercise,
-                &plan,
-                &shares,
-                job,
-                Exit::reached_the_check,
-            )
+            batched(context, exercise, &plan, &shares, job, reported)
         }
         _ => vec![],
     };
@@ -195,17 +189,8 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
                 ptx: None,
                 tracer: Some(tracer),
             };
-            // Its report carries the canary's result, which fails the
-            // course's check by design: the judge, against the canary,
-            // says whether it passed.
-            batched(
-                context,
-                exercise,
-                &plan,
-                &shares,
-                job,
-                Exit::reached_the_check,
-            )
+            // The judge, against the canary, says whether it passed.
+            batched(context, exercise, &plan, &shares, job, reported)
         }
         _ => vec![],
     };
