@@ -321,12 +321,9 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
                         Some(canary_said.clone()),
                     )
                 };
-                // The batch's run stands only as a pass; anything else is
-                // made again in a process of its own, whose verdict stands.
-                match take(&mut student_batch, index).map(judged) {
-                    Some(run) if run.verdict.passed() => run,
-                    _ => judged(make(context, exercise, &hangs, &job, context.limits)),
-                }
+                pass_or_alone(take(&mut student_batch, index), judged, || {
+                    make(context, exercise, &hangs, &job, context.limits)
+                })
             }
             (Err(why), _) | (_, Err(why)) => {
                 not_run(run, Role::StudentHost, host_points, why.clone())
@@ -452,6 +449,16 @@ fn batched<'a>(
         by_index[i] = made;
     }
     by_index
+}
+
+/// The run a batch `made`, `judged`, where that is a pass; otherwise the
+/// run made again in a process of its own (`alone`), whose verdict stands
+/// whatever it is: a failing verdict never comes from a batch.
+fn pass_or_alone<M>(made: Option<M>, judged: impl Fn(M) -> Run, alone: impl FnOnce() -> M) -> Run {
+    match made.map(&judged) {
+        Some(run) if run.verdict.passed() => run,
+        _ => judged(alone()),
+    }
 }
 
 /// The batch's [`Made`] for the plan's run `index`, if it has one.
@@ -697,6 +704,50 @@ fn not_run(run: &plan::Run, role: Role, points: u32, reason: NotStarted) -> Run 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_batch_s_run_stands_only_as_a_pass_and_a_remade_one_whatever_it_is() {
+        let plan = crate::plan::exercise::plan(ExerciseId::DotSm, 1);
+        // A made run stands for its verdict here: Some(failure) or a pass.
+        let judged = |failure: Option<Failure>| {
+            let mut run = results::skipped(
+                "dot-sm",
+                &plan[0],
+                Skip::Emulator {
+                    too_slow: String::new(),
+                },
+            );
+            run.verdict = match failure {
+                None => Verdict::Passed,
+                Some(failure) => Verdict::Failed { failure },
+            };
+            run
+        };
+        let remade = std::cell::Cell::new(0);
+        let alone = |failure: Option<Failure>| {
+            let remade = &remade;
+            move || {
+                remade.set(remade.get() + 1);
+                failure
+            }
+        };
+        let wrong = || Some(Failure::CpuAnswer);
+        // A pass from the batch stands; nothing is made again.
+        let run = pass_or_alone(Some(None), judged, alone(wrong()));
+        assert_eq!((run.verdict.passed(), remade.get()), (true, 0));
+        // A failure from the batch is made again alone, and the remade
+        // verdict stands, a pass or a failure.
+        let run = pass_or_alone(Some(wrong()), judged, alone(None));
+        assert_eq!((run.verdict.passed(), remade.get()), (true, 1));
+        let run = pass_or_alone(Some(wrong()), judged, alone(wrong()));
+        assert_eq!(
+            (run.verdict.clone(), remade.get()),
+            (judged(wrong()).verdict, 2)
+        );
+        // No run from the batch: made alone.
+        let run = pass_or_alone(None, judged, alone(None));
+        assert_eq!((run.verdict.passed(), remade.get()), (true, 3));
+    }
 
     #[test]
     fn only_endings_a_neighbour_could_cause_are_made_again_alone() {
