@@ -248,18 +248,24 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
                     timeout,
                     ..context.limits
                 };
-                let made = take(&mut kernel_batch, index)
-                    .unwrap_or_else(|| make(context, exercise, &hangs, &job, kernel_limits));
                 let limits = (timeout.as_secs_f64(), context.emulate);
-                let judged = crate::judge::run::judge(
-                    exercise,
-                    &job,
-                    made,
-                    kernel_points,
-                    counts,
-                    limits,
-                    None,
-                );
+                let judged = |made| {
+                    crate::judge::run::judge(
+                        exercise,
+                        &job,
+                        made,
+                        kernel_points,
+                        counts,
+                        limits,
+                        None,
+                    )
+                };
+                // The batch took only an exit that passed the course's
+                // check; the grader's recheck may still fail it, and then
+                // the run is made again alone as any other failure.
+                let judged = pass_or_alone(take(&mut kernel_batch, index), judged, || {
+                    make(context, exercise, &hangs, &job, kernel_limits)
+                });
                 if timed == Some(run) && points::theirs_ms(&judged).is_some() {
                     course_timed = Some(points::course_ms(&bench, reference, run));
                 }

@@ -23,7 +23,6 @@ use crate::confine::sandbox::{self, Extras, Isolation};
 use crate::plan::runs::Role;
 use crate::run::job::{self, Job, Made};
 use crate::run::trace::Trace;
-use crate::run::traced;
 
 /// A batch's timeout, where the grading's is longer: an exercise's runs
 /// that share the GPU take about 2 s each beside others (on an H200 at
@@ -60,22 +59,17 @@ pub fn make(
     let Some(file) = BatchFile::write(&runs) else {
         return none();
     };
-    let mut files: Vec<(&str, &Path)> = vec![(batch::VARIABLE, file.path.as_path())];
-    files.extend(
-        first
-            .ptx
-            .map(|ptx| (kernels::KERNEL_PTX_ENV, ptx.path.as_path())),
-    );
-    let mut descriptors = vec![];
-    let tracing = match first.tracer.map(traced::start) {
-        Some(Ok((tracing, attach))) => {
-            files.extend(attach.files);
-            descriptors.push(attach.descriptor);
-            Some(tracing)
-        }
+    let job::Attached {
+        mut files,
+        descriptors,
+        tracing,
+    } = job::attached(first);
+    let tracing = match tracing {
+        Some(Ok(tracing)) => Some(tracing),
         Some(Err(_)) => return none(),
         None => None,
     };
+    files.push((batch::VARIABLE, file.path.as_path()));
     let extras = Extras {
         files: &files,
         descriptors,
@@ -91,7 +85,7 @@ pub fn make(
     );
     let frames = batch::read(&file.nonce, jobs.len(), &outcome.stdout, &outcome.stderr);
     let traces = match tracing.map(|t| t.finish_batch(&file.nonce)) {
-        Some(Ok(traces)) => traces.into_iter().map(Some).collect(),
+        Some(Ok(traces)) => traces,
         // A trace that cannot be read gives no run.
         Some(Err(_)) => return none(),
         None => vec![],
@@ -102,8 +96,9 @@ pub fn make(
     jobs.iter()
         .map(|job| {
             let frame = frames.next();
+            // A traced run without its share of the trace is made alone.
             let trace = match job.tracer {
-                Some(_) => Some(traces.next().flatten()?),
+                Some(_) => Some(traces.next()?),
                 None => None,
             };
             frame

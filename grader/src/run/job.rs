@@ -6,6 +6,7 @@
 //! comes back is raw: how it ended, what it printed, its trace.
 //! The judge says what it amounts to.
 
+use std::os::fd::OwnedFd;
 use std::path::Path;
 
 use crate::build::reference::{Kept, REFERENCE_DIR};
@@ -55,22 +56,11 @@ pub fn make(
 ) -> Made {
     let args = args(job.run);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let tracing = job.tracer.map(traced::start);
-    let mut files: Vec<(&str, &Path)> = job
-        .ptx
-        .map(|ptx| (kernels::KERNEL_PTX_ENV, ptx.path.as_path()))
-        .into_iter()
-        .collect();
-    let mut descriptors = Vec::new();
-    let tracing = match tracing {
-        Some(Ok((tracing, attach))) => {
-            files.extend(attach.files);
-            descriptors.push(attach.descriptor);
-            Some(Ok(tracing))
-        }
-        Some(Err(why)) => Some(Err(why)),
-        None => None,
-    };
+    let Attached {
+        files,
+        mut descriptors,
+        tracing,
+    } = attached(job);
     // Never the student's binary, whose host code could say anything
     // (`judge::exercise::using` never gives it one).
     let (gate, waited) = GateEnd::attach(gate.filter(|_| job.role == Role::KernelInCourseHost));
@@ -97,6 +87,37 @@ pub fn make(
         outcome,
         command: command(job),
         trace,
+    }
+}
+
+/// What a job's process is given besides its arguments: the PTX it loads
+/// in place of its own, or the tracer and its pipe's write end.
+pub struct Attached<'a> {
+    pub files: Vec<(&'static str, &'a Path)>,
+    pub descriptors: Vec<(&'static str, OwnedFd)>,
+    /// The trace being read, or why it cannot be; None untraced.
+    pub tracing: Option<Result<traced::Tracing, TraceFailure>>,
+}
+
+/// [`Attached`] for `job`.
+pub fn attached<'a>(job: &Job<'a>) -> Attached<'a> {
+    let mut files: Vec<(&'static str, &'a Path)> = job
+        .ptx
+        .map(|ptx| (kernels::KERNEL_PTX_ENV, ptx.path.as_path()))
+        .into_iter()
+        .collect();
+    let mut descriptors = Vec::new();
+    let tracing = job.tracer.map(|library| {
+        traced::start(library).map(|(tracing, attach)| {
+            files.extend(attach.files);
+            descriptors.push(attach.descriptor);
+            tracing
+        })
+    });
+    Attached {
+        files,
+        descriptors,
+        tracing,
     }
 }
 
