@@ -210,6 +210,26 @@ pub const MUTANTS: &[Mutant] = &[
         on_emulator: None,
     },
     Mutant {
+        exercise: DotSm,
+        name: "b-never-copied",
+        bug: "allocates b on the GPU without a value and never copies b into it",
+        edits: &[
+            edit(
+                "main.rs",
+                "    let mut d_b = DeviceBuffer::<f32>::zeroed(n)?;\n",
+                "    // SAFETY: none; b is read before anything writes it.\n    let d_b = unsafe { DeviceBuffer::<f32>::uninitialized(n)? };\n",
+            ),
+            edit("main.rs", "    d_b.copy_from(&task.b)?;\n", ""),
+        ],
+        // The class of stale memory: in the student's batch (one process
+        // for several runs) an earlier run's b, freed, could sit where this
+        // run's d_b is allocated and make it pass. The tracer keeps those
+        // frees from the driver in a batch (`run::batch`), so every run
+        // reads memory no run wrote, as it would alone.
+        expect: Expect::LosesHostRuns,
+        on_emulator: None,
+    },
+    Mutant {
         exercise: DotGm,
         name: "drops-the-last-element",
         bug: "the tail loop stops one element early",
