@@ -36,6 +36,9 @@ pub enum Expect {
     /// A bug in the host code: every run of the student's binary fails,
     /// and every run of their kernel in the course's host code passes.
     LosesHostRuns,
+    /// Loses the student's binary's run of this tag, whose verdict only a
+    /// GPU's time reaches (streams' overlap), and keeps every kernel run.
+    LosesHostRun(Tag),
     /// Loses the kernel's run (in the course's host code) of this tag (any
     /// run if None); in results made before kernel runs, any run of it.
     LosesRun(Option<Tag>),
@@ -447,6 +450,20 @@ pub const MUTANTS: &[Mutant] = &[
         // The values are right; the trace shows pageable copies.
         expect: Expect::LosesHostRuns,
         on_emulator: None,
+    },
+    Mutant {
+        exercise: StreamsOverlap,
+        name: "waits-after-each-chunk",
+        bug: "waits for each chunk's stream once its copy out is queued: no chunk overlaps another",
+        edits: &[edit(
+            "main.rs",
+            "                .async_copy_to(&mut self.h_out[range], chunk.stream)?\n        };\n",
+            "                .async_copy_to(&mut self.h_out[range], chunk.stream)?\n        };\n        chunk.stream.synchronize()?;\n",
+        )],
+        // Right values, page-locked asynchronous copies on every stream:
+        // only the time of the run the overlap is judged at shows it.
+        expect: Expect::LosesHostRun(crate::plan::streams::OVERLAP_TIMED),
+        on_emulator: Some(Emulated::Full),
     },
     Mutant {
         exercise: StreamsOverlap,
@@ -1166,6 +1183,11 @@ fn check(
                 && host.iter().all(|r| r.points == 0)
                 && runs.iter().filter(kernel).all(|r| !r.lost())
         }
+        Expect::LosesHostRun(tag) => {
+            runs.iter()
+                .any(|r| r.role == Some(Role::StudentHost) && r.tag == *tag && r.points == 0)
+                && runs.iter().filter(kernel).all(|r| !r.lost())
+        }
         Expect::LosesRun(tag) => runs
             .iter()
             .filter(kernel)
@@ -1414,6 +1436,41 @@ mod tests {
             (point.passed, point.points, point.assessed) = (false, 0, false);
             assert!(check(&results, who, Some(exercise), expect).is_some());
         }
+    }
+
+    #[test]
+    fn on_a_gpu_a_pipeline_that_never_overlaps_must_lose_its_judged_host_run_only() {
+        let mut results = golden();
+        results.emulated = false;
+        let who = "streams-overlap.waits-after-each-chunk";
+        let expect = &MUTANTS.iter().find(|m| student(m) == who).unwrap().expect;
+        let judged = |r: &results::Run| {
+            r.role == Some(Role::StudentHost) && r.tag == crate::plan::streams::OVERLAP_TIMED
+        };
+        // As the emulator graded it, every run kept: broken on a GPU.
+        assert!(check(&results, who, Some(StreamsOverlap), expect).is_some());
+        // The judged host run lost: held.
+        let graded = record(&mut results, who, StreamsOverlap);
+        assert!(graded.runs.iter().any(judged));
+        for run in graded.runs.iter_mut().filter(|r| judged(r)) {
+            (run.verdict, run.points) = (verdict(false), 0);
+        }
+        assert_eq!(check(&results, who, Some(StreamsOverlap), expect), None);
+        // Another host run lost in its place: broken.
+        let graded = record(&mut results, who, StreamsOverlap);
+        for run in &mut graded.runs {
+            if judged(run) {
+                run.tag = Tag::ChunksPastTheGrid;
+            }
+        }
+        assert!(check(&results, who, Some(StreamsOverlap), expect).is_some());
+        // A kernel run lost besides: broken.
+        with_kernel_runs(&mut results, who, StreamsOverlap, false);
+        let graded = record(&mut results, who, StreamsOverlap);
+        for run in graded.runs.iter_mut().filter(|r| judged(r)) {
+            (run.verdict, run.points) = (verdict(false), 0);
+        }
+        assert!(check(&results, who, Some(StreamsOverlap), expect).is_some());
     }
 
     #[test]
