@@ -1440,36 +1440,34 @@ mod tests {
 
     #[test]
     fn on_a_gpu_a_pipeline_that_never_overlaps_must_lose_its_judged_host_run_only() {
-        let mut results = golden();
-        results.emulated = false;
         let who = "streams-overlap.waits-after-each-chunk";
         let expect = &MUTANTS.iter().find(|m| student(m) == who).unwrap().expect;
         let judged = |r: &results::Run| {
             r.role == Some(Role::StudentHost) && r.tag == crate::plan::streams::OVERLAP_TIMED
         };
-        // As the emulator graded it, every run kept: broken on a GPU.
-        assert!(check(&results, who, Some(StreamsOverlap), expect).is_some());
-        // The judged host run lost: held.
-        let graded = record(&mut results, who, StreamsOverlap);
-        assert!(graded.runs.iter().any(judged));
-        for run in graded.runs.iter_mut().filter(|r| judged(r)) {
-            (run.verdict, run.points) = (verdict(false), 0);
-        }
-        assert_eq!(check(&results, who, Some(StreamsOverlap), expect), None);
-        // Another host run lost in its place: broken.
-        let graded = record(&mut results, who, StreamsOverlap);
-        for run in &mut graded.runs {
-            if judged(run) {
-                run.tag = Tag::ChunksPastTheGrid;
+        // The golden record (graded on the emulator, every run kept) as a
+        // GPU grading, with the judged host run lost (`lost`), or another
+        // host run lost in its place, and the kernel runs kept or not.
+        let graded_so = |lost: bool, kernel_runs_pass: bool| {
+            let mut results = golden();
+            results.emulated = false;
+            with_kernel_runs(&mut results, who, StreamsOverlap, kernel_runs_pass);
+            let graded = record(&mut results, who, StreamsOverlap);
+            assert!(graded.runs.iter().any(judged));
+            for run in graded.runs.iter_mut().filter(|r| judged(r)) {
+                (run.verdict, run.points) = (verdict(false), 0);
+                if !lost {
+                    run.tag = Tag::ChunksPastTheGrid;
+                }
             }
-        }
-        assert!(check(&results, who, Some(StreamsOverlap), expect).is_some());
-        // A kernel run lost besides: broken.
-        with_kernel_runs(&mut results, who, StreamsOverlap, false);
-        let graded = record(&mut results, who, StreamsOverlap);
-        for run in graded.runs.iter_mut().filter(|r| judged(r)) {
-            (run.verdict, run.points) = (verdict(false), 0);
-        }
+            check(&results, who, Some(StreamsOverlap), expect)
+        };
+        assert_eq!(graded_so(true, true), None);
+        assert!(graded_so(false, true).is_some());
+        assert!(graded_so(true, false).is_some());
+        // As the emulator graded it, every run kept: broken on a GPU.
+        let mut results = golden();
+        results.emulated = false;
         assert!(check(&results, who, Some(StreamsOverlap), expect).is_some());
     }
 
