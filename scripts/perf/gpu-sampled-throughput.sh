@@ -8,8 +8,8 @@
 # time, how busy both were and which phases were in flight.
 #
 # Usage: gpu-sampled-throughput.sh GRADER_BUNDLE OUT [COPIES [JOBS [LIMIT]]]
-#   GRADER_BUNDLE  scripts/grader-bundle.sh's folder; OUT  an existing
-#   folder, left with throughput.txt, cpu.txt, gpu.txt and the grading (w/:
+#   GRADER_BUNDLE  scripts/grader-bundle.sh's folder; OUT  a folder (made
+#   if absent), left with throughput.txt, cpu.txt, gpu.txt and the grading (w/:
 #   timelines, logs, results). Defaults: 4 copies, 16 jobs, 400 s.
 # Python 3 and the bundle only, as on the GPU machine.
 set -u
@@ -18,6 +18,10 @@ out=$2
 copies=${3:-4}
 jobs=${4:-16}
 limit=${5:-400}
+if ! mkdir -p "$out"; then
+    echo "gpu-sampled-throughput.sh: cannot make OUT, $out: a folder the results go in" >&2
+    exit 2
+fi
 . "$here/bwrap.sh"
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; nproc; } >"$out/device.txt"
 # The CPU: the busy share of all cores since the last line, in tenths of a
