@@ -266,10 +266,20 @@ mod tests {
     /// its own to the trace, its mark (`marks` says which index, if any),
     /// and its frame (passed, nothing on stderr).
     fn traced_batch(marks: &[Option<usize>]) -> Vec<Option<Made>> {
+        traced_batch_in(&Isolation::Unsandboxed, "", marks)
+    }
+
+    /// [`traced_batch`] in `isolation`, running `first` before anything.
+    fn traced_batch_in(
+        isolation: &Isolation,
+        first: &str,
+        marks: &[Option<usize>],
+    ) -> Vec<Option<Made>> {
         let dir = tempfile::tempdir().unwrap();
         let binary = dir.path().join("student-binary");
         let mut script = format!(
             "#!/bin/bash
+{first}
 nonce=$(head -n 1 \"${var}\")
 t=\"$CUDA_COURSE_TRACE_FD\"
              printf '# cuda-course-trace 1\\n' >&\"$t\"\n",
@@ -320,14 +330,7 @@ t=\"$CUDA_COURSE_TRACE_FD\"
             timeout: Duration::from_secs(10),
             max_output: 1 << 16,
         };
-        make(
-            &jobs,
-            |code| code == 0,
-            &Isolation::Unsandboxed,
-            limits,
-            None,
-            false,
-        )
+        make(&jobs, |code| code == 0, isolation, limits, None, false)
     }
 
     /// Each run's launches as its trace shows them, or None.
@@ -356,6 +359,33 @@ t=\"$CUDA_COURSE_TRACE_FD\"
         // Marks out of order end the cut there.
         let swapped = traced_batch(&[Some(1), Some(0), Some(2)]);
         assert_eq!(launches(&swapped), [None, None, None]);
+    }
+
+    #[test]
+    fn a_student_s_batch_changes_nothing_the_grader_reads_and_leaves_nothing_behind() {
+        // A hostile student's binary given a batch: it rewrites its batch
+        // file (another nonce, another run: had it worked, it says so on
+        // stdout, and no frame is then read) and leaves a child in a
+        // session of its own. Its runs are as an honest batch's.
+        let isolation = Isolation::choose(false).expect("bubblewrap is installed");
+        let attack = format!(
+            "{{ printf 'ffff\\n--n\\n1\\n' > \"${var}\"; }} 2>/dev/null && echo rewrote-the-batch\n\
+             setsid sleep 61.25 >/dev/null 2>&1 &",
+            var = batch::VARIABLE,
+        );
+        let made = traced_batch_in(&isolation, &attack, &[Some(0), Some(1)]);
+        assert_eq!(reports(&made), [Some("{\"r\":0}"), Some("{\"r\":1}")]);
+        assert_eq!(launches(&made), [Some(1), Some(2)]);
+        std::thread::sleep(Duration::from_millis(200));
+        let left = std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter(|e| {
+                std::fs::read(e.path().join("cmdline"))
+                    .is_ok_and(|c| String::from_utf8_lossy(&c).contains("61.25"))
+            })
+            .count();
+        assert_eq!(left, 0, "the batch's setsid child outlived it");
     }
 
     #[test]
