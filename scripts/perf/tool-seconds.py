@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """compute-sanitizer's time in a grading (issue 26), from results.json:
 each exercise's tools, their records, how many were left out as they could
-find nothing (`not_run`), and their wall seconds, summed over every student.
+find nothing (`not_run`), how many found something (not clean), and their
+wall seconds, summed over every student.
 
 Usage: tool-seconds.py RESULTS_JSON
 """
@@ -13,6 +14,7 @@ results = json.load(open(sys.argv[1]))
 seconds = collections.defaultdict(float)
 records = collections.Counter()
 left_out = collections.Counter()
+found = collections.Counter()
 for student in results["students"].values():
     for exercise, graded in student["exercises"].items():
         for record in graded.get("sanitizer") or []:
@@ -20,9 +22,17 @@ for student in results["students"].values():
             seconds[key] += record.get("seconds", 0.0)
             records[key] += 1
             left_out[key] += record.get("not_run") is not None
+            found[key] += record.get("not_run") is None and not record.get("clean", True)
 for key in sorted(records):
-    print(f"{key[0]} {key[1]}: {records[key]} records, {left_out[key]} not run, {seconds[key]:.1f} s")
+    print(
+        f"{key[0]} {key[1]}: {records[key]} records, {left_out[key]} not run, "
+        f"{found[key]} found something, {seconds[key]:.1f} s"
+    )
+by_tool = collections.Counter()
+for (_, tool), n in found.items():
+    by_tool[tool] += n
 print(
     f"tool-seconds: {sum(records.values())} records, {sum(left_out.values())} not run, "
-    f"{sum(seconds.values()):.1f} s in all"
+    f"{sum(seconds.values()):.1f} s in all; found something: "
+    + (", ".join(f"{tool} {n}" for tool, n in sorted(by_tool.items())) or "none")
 )
