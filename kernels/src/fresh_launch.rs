@@ -13,8 +13,11 @@
 //!   528 blocks read only poison), most blocks of others (4 KiB and 1024
 //!   threads: 1584 of 2112; 128 B and 32 threads: 8316 of 8448), and only
 //!   the first block a multiprocessor of kernels with 32 KiB a block (132
-//!   of 528, the rest partly). compute-sanitizer's initcheck, at the
-//!   grader's two sanitized runs, sees every such read.
+//!   of 528, the rest partly). No compute-sanitizer tool sees such a
+//!   read where the poison misses: initcheck watches global memory only
+//!   (on an H200 it reported nothing for shared memory no thread wrote,
+//!   `scripts/perf/initcheck-probe.sh`), and racecheck only accesses of
+//!   two threads; the CPU emulator reports every one.
 //! - Where the caller names the kernel's output ([`crate::median_ms_checked`]),
 //!   the output is filled with NaN before every launch, and after every
 //!   launch windows of it at offsets drawn then are read back; once the

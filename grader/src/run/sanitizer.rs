@@ -46,6 +46,22 @@ pub const TOOLS: [Tool; 4] = [
 /// s of the solutions' 54.2 s of tools over the four exercises whose
 /// kernels are so (vecadd-anyN, dot-gm, matmul-naive, streams-overlap).
 ///
+/// initcheck watches global memory only: reads of bytes that no copy,
+/// memset or store wrote. Tried on an H200 (compute-sanitizer 2025.3.1,
+/// `scripts/perf/initcheck-probe.sh`), it reports a read of a buffer
+/// `cudaMalloc` left unwritten and of memory a kernel's `malloc` returned,
+/// and nothing for a read of shared memory no thread wrote (static or
+/// dynamic) or of a `__device__` array never written (modules start
+/// zeroed). The course's host code, which the tools run the kernel in,
+/// writes every byte of every buffer it allocates before any launch
+/// (`zeroed`, `from_slice`; the test `the_course_s_host_code_writes_every_buffer_it_allocates`
+/// holds it to that), so the only global memory a kernel can read unwritten
+/// is memory it allocates itself: `malloc`, `new` (which nvcc makes a
+/// `malloc` call), `cudaMalloc` through the device runtime. A kernel whose
+/// PTX never says `malloc`, in any case, gives initcheck nothing to find.
+/// It was the costliest tool but racecheck over every kernel: 0.82 to 0.90
+/// s a process over two runs alone, against memcheck's 0.45 to 0.48.
+///
 /// Threat model: the PTX is the student's, and a tool not run can only
 /// find nothing, so the question is whether a kernel could hide a hazard
 /// from this test. Every PTX instruction or declaration that reaches
@@ -56,8 +72,15 @@ pub const TOOLS: [Tool; 4] = [
 /// course's launch gives the kernel no shared memory any such access is
 /// out of bounds, which memcheck reports; where it gives dynamic shared
 /// memory ([`launch_gives_shared_memory`]: dot-sm, dot-atomic) racecheck
-/// always runs. The text test reads more than the instructions (comments,
-/// names, debug strings), so it errs toward running a tool.
+/// always runs. For initcheck: a kernel cannot take global memory from the
+/// device heap without calling `malloc` by that name (the JIT resolves
+/// only that extern to the heap's allocator, and `new` and the device
+/// runtime's `cudaMalloc` say it too), and reading memory the course
+/// allocated and never wrote needs the course's host code to leave a
+/// buffer unwritten, which its test forbids. A read past a buffer's end,
+/// into padding or another allocation, is memcheck's, which always runs.
+/// The text test reads more than the instructions (comments, names, debug
+/// strings), so it errs toward running a tool.
 pub fn not_needed(tool: Tool, ptx: &str, exercise: ExerciseId) -> Option<&'static str> {
     match tool {
         Tool::Racecheck if !ptx.contains(".shared") && !launch_gives_shared_memory(exercise) => {
@@ -66,6 +89,11 @@ pub fn not_needed(tool: Tool, ptx: &str, exercise: ExerciseId) -> Option<&'stati
         Tool::Synccheck if !ptx.contains("bar") && !ptx.contains(".sync") => Some(
             "the kernel's PTX has no barrier and no warp-synchronous instruction, all that \
              synccheck checks",
+        ),
+        Tool::Initcheck if !ptx.to_ascii_lowercase().contains("malloc") => Some(
+            "the kernel's PTX allocates no memory (no malloc), and every buffer the course's \
+             host code gives it is written before the launch, so no global memory it reads \
+             is left unwritten",
         ),
         _ => None,
     }
@@ -601,7 +629,9 @@ Racecheck-specific options:
             for tool in TOOLS {
                 let needed = match tool {
                     Tool::Racecheck | Tool::Synccheck => shares,
-                    Tool::Memcheck | Tool::Initcheck => true,
+                    Tool::Memcheck => true,
+                    // No solution allocates memory in its kernel.
+                    Tool::Initcheck => false,
                 };
                 assert_eq!(
                     not_needed(tool, &ptx, id).is_none(),
@@ -651,16 +681,72 @@ Racecheck-specific options:
                 "{sync}"
             );
         }
-        // And without any of them, both are left out.
+        // Each way a kernel takes memory of its own keeps initcheck: a
+        // malloc call (nvcc makes `new` one), its declaration alone, the
+        // aligned form and the device runtime's cudaMalloc.
+        for allocates in [
+            "call.uni (retval0), malloc, (param0);",
+            "// .extern .func (.param .b64 func_retval0) malloc",
+            "call.uni (retval0), __nv_aligned_device_malloc, (param0, param1);",
+            "call.uni (retval0), cudaMalloc, (param0, param1);",
+        ] {
+            assert_eq!(
+                not_needed(Tool::Initcheck, &with(allocates), vecadd_id),
+                None,
+                "{allocates}"
+            );
+        }
+        // And without any of them, each is left out.
         let plain = with("add.s32 %r9, %r1, 1;");
         assert!(not_needed(Tool::Racecheck, &plain, vecadd_id).is_some());
         assert!(not_needed(Tool::Synccheck, &plain, vecadd_id).is_some());
+        assert!(not_needed(Tool::Initcheck, &plain, vecadd_id).is_some());
+        assert_eq!(not_needed(Tool::Memcheck, &plain, vecadd_id), None);
         // Where the launch gives shared memory, racecheck runs over any
         // kernel: one could reach it by an address it makes up.
         assert_eq!(not_needed(Tool::Racecheck, &plain, ExerciseId::DotSm), None);
         assert_eq!(
             not_needed(Tool::Racecheck, &plain, ExerciseId::DotAtomic),
             None
+        );
+    }
+
+    #[test]
+    fn the_course_s_host_code_writes_every_buffer_it_allocates() {
+        // initcheck is left out of kernels that allocate nothing
+        // (`not_needed`) because the course's host code, the solutions'
+        // main.rs and the kernels crate, never gives a kernel memory it
+        // did not write: every device allocation is cust's `zeroed` or
+        // `from_slice`. Any call that allocates without writing, cust's or
+        // the driver's, breaks that, except the copy probe's target, which
+        // its first copy fills and which no kernel is given.
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+        let unwritten = ["uninitialized", "cuda_malloc", "cuMemAlloc", "cuMemCreate"];
+        let mut found = Vec::new();
+        let mut files = 0;
+        for folder in ["solutions", "kernels/src"] {
+            for entry in walkdir::WalkDir::new(format!("{root}/{folder}")) {
+                let entry = entry.unwrap();
+                let path = entry.path();
+                if path.extension().is_none_or(|ext| ext != "rs") {
+                    continue;
+                }
+                files += 1;
+                let text = std::fs::read_to_string(path).unwrap();
+                for (number, line) in text.lines().enumerate() {
+                    let code = line.split("//").next().unwrap();
+                    if unwritten.iter().any(|call| code.contains(call)) {
+                        let relative = path.strip_prefix(root).unwrap().display().to_string();
+                        found.push(format!("{relative}:{}: {}", number + 1, line.trim()));
+                    }
+                }
+            }
+        }
+        assert!(files > 30, "only {files} files read under {root}");
+        let probe = "kernels/src/copy_probe.rs:";
+        assert!(
+            found.len() == 1 && found[0].starts_with(probe),
+            "allocations left unwritten: {found:#?}"
         );
     }
 
