@@ -856,6 +856,20 @@ pub fn on_path(name: &str) -> Option<PathBuf> {
     })
 }
 
+/// How many processes on this machine have `marker` in their command line:
+/// the tests' way to see that nothing a run started outlived it.
+#[cfg(test)]
+pub(crate) fn processes_with(marker: &str) -> usize {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            std::fs::read(e.path().join("cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(marker))
+        })
+        .count()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1104,15 +1118,11 @@ mod tests {
         );
         assert_eq!(outcome.ended, Ended::TimedOut);
         std::thread::sleep(Duration::from_millis(200));
-        let left = std::fs::read_dir("/proc")
-            .unwrap()
-            .flatten()
-            .filter(|e| {
-                std::fs::read(e.path().join("cmdline"))
-                    .is_ok_and(|c| String::from_utf8_lossy(&c).contains("63.75"))
-            })
-            .count();
-        assert_eq!(left, 0, "the setsid child outlived the run");
+        assert_eq!(
+            processes_with("63.75"),
+            0,
+            "the setsid child outlived the run"
+        );
     }
 
     #[test]

@@ -377,15 +377,11 @@ t=\"$CUDA_COURSE_TRACE_FD\"
         assert_eq!(reports(&made), [Some("{\"r\":0}"), Some("{\"r\":1}")]);
         assert_eq!(launches(&made), [Some(1), Some(2)]);
         std::thread::sleep(Duration::from_millis(200));
-        let left = std::fs::read_dir("/proc")
-            .unwrap()
-            .flatten()
-            .filter(|e| {
-                std::fs::read(e.path().join("cmdline"))
-                    .is_ok_and(|c| String::from_utf8_lossy(&c).contains("61.25"))
-            })
-            .count();
-        assert_eq!(left, 0, "the batch's setsid child outlived it");
+        assert_eq!(
+            crate::confine::sandbox::processes_with("61.25"),
+            0,
+            "the batch's setsid child outlived it"
+        );
     }
 
     #[test]
