@@ -11,7 +11,9 @@ the most GPU memory in use, and the runs in flight by phase (their mean
 count over the window). Then, for each phase, its runs' seconds, and the
 core-seconds and GPU-busy seconds sampled while they ran: exact for a
 grading one at a time (--jobs 1, one run in flight), shared out among
-the phases in flight otherwise.
+the phases in flight otherwise. Last, the whole grading's means: the
+CPU's busy share and the GPU's utilization over every sample up to the
+last run's end.
 """
 import collections
 import csv
@@ -76,3 +78,6 @@ print()
 for phase in sorted(seconds):
     print(f"{phase}: {seconds[phase]:.1f} s of runs, {core_s[phase]:.1f} core-seconds, "
           f"{gpu_s[phase]:.1f} s of the GPU busy")
+whole_cpu = mean([b for t, b in cpu if t < end])
+whole_gpu = mean([u for t, u, _ in gpu if 0 <= t < end])
+print(f"busy-windows: over {end:.1f} s, the CPU {whole_cpu:.0f}% busy and the GPU {whole_gpu:.0f}% on average")

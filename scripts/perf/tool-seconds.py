@@ -2,7 +2,8 @@
 """compute-sanitizer's time in a grading (issue 26), from results.json:
 each exercise's tools, their records, how many were left out as they could
 find nothing (`not_run`), how many found something (not clean), and their
-wall seconds, summed over every student.
+wall seconds, summed over every student; then the totals, each tool's
+seconds among them.
 
 Usage: tool-seconds.py RESULTS_JSON
 """
@@ -29,10 +30,15 @@ for key in sorted(records):
         f"{found[key]} found something, {seconds[key]:.1f} s"
     )
 by_tool = collections.Counter()
+tool_seconds = collections.Counter()
 for (_, tool), n in found.items():
     by_tool[tool] += n
+for (_, tool), s in seconds.items():
+    tool_seconds[tool] += s
 print(
     f"tool-seconds: {sum(records.values())} records, {sum(left_out.values())} not run, "
-    f"{sum(seconds.values()):.1f} s in all; found something: "
+    f"{sum(seconds.values()):.1f} s in all ("
+    + ", ".join(f"{tool} {s:.1f} s" for tool, s in sorted(tool_seconds.items()))
+    + "); found something: "
     + (", ".join(f"{tool} {n}" for tool, n in sorted(by_tool.items())) or "none")
 )
