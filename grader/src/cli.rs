@@ -248,6 +248,10 @@ pub struct SlurmArgs {
     /// Generic resources per shard, e.g. gpu:1 [default: none].
     #[arg(long, value_parser = slurm_word)]
     pub gres: Option<String>,
+    /// Each shard on a node of its own: shards placed on one node time
+    /// streams' overlap beside each other's runs.
+    #[arg(long)]
+    pub exclusive: bool,
     /// The grader binary on the nodes [default: this one].
     #[arg(long, value_parser = absolute)]
     pub grader: Option<PathBuf>,
@@ -429,6 +433,7 @@ impl SlurmArgs {
             shards: self.shards,
             partition: self.partition.as_deref(),
             gres: self.gres.as_deref(),
+            exclusive: self.exclusive,
             run_args: &self.run_args,
         }
     }

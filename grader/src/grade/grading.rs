@@ -19,7 +19,7 @@ use crate::confine::sandbox::Isolation;
 use crate::error::{Error, Result};
 use crate::judge::exercise::{self, Context};
 use crate::record::results::{Results, Student};
-use crate::run::lane::Lane;
+use crate::run::lane::{Lane, Node};
 
 #[derive(Clone)]
 pub struct Settings {
@@ -107,9 +107,17 @@ pub fn run(
         .enumerate()
         .flat_map(|(k, items)| items.iter().map(move |i| (k, *i)))
         .collect();
+    // Several GPUs' lanes share the node: its host memory, and runs alone.
+    let node = (workers.len() > 1).then(|| std::sync::Arc::new(Node::default()));
     let lanes: Vec<Lane> = workers
         .iter()
-        .map(|w| Lane::new(w.jobs, w.isolation.gpu().map(|g| g.index)))
+        .map(|w| {
+            let index = w.isolation.gpu().map(|g| g.index);
+            match &node {
+                Some(node) => Lane::on_node(w.jobs, index, node.clone()),
+                None => Lane::new(w.jobs, index),
+            }
+        })
         .collect();
     // Exercises submitted: one not found is recorded, never run.
     let exercises = items.iter().filter(|(_, i)| i.absent.is_none()).count();

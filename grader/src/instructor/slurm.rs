@@ -22,6 +22,10 @@ pub struct Job<'a> {
     pub partition: Option<&'a str>,
     /// Generic resources per shard, e.g. `gpu:1`.
     pub gres: Option<&'a str>,
+    /// Each shard on a node of its own (`--exclusive`): graders in separate
+    /// processes on one node do not see each other's runs, so a run alone
+    /// in one (streams' timed pipeline) is not alone on the node.
+    pub exclusive: bool,
     /// Extra flags for every `grader run`, e.g. `--timeout 30`.
     pub run_args: &'a [String],
 }
@@ -180,6 +184,9 @@ impl Job<'_> {
         if let Some(gres) = self.gres {
             let _ = writeln!(text, "#SBATCH --gres={gres}");
         }
+        if self.exclusive {
+            let _ = writeln!(text, "#SBATCH --exclusive");
+        }
     }
 }
 
@@ -222,6 +229,7 @@ mod tests {
             shards: 3,
             partition: Some("gpu"),
             gres: Some("gpu:1"),
+            exclusive: false,
             run_args,
         }
     }
@@ -252,6 +260,13 @@ mod tests {
         };
         let grade = job.grade();
         assert!(!grade.contains("--partition") && !grade.contains("--gres"));
+        assert!(!grade.contains("--exclusive"));
+        let alone = Job {
+            exclusive: true,
+            ..job
+        };
+        assert!(alone.grade().contains("\n#SBATCH --exclusive\n"));
+        assert!(!alone.merge().contains("--exclusive"));
         assert!(
             grade.contains(r#"--out '/home/ann'\''s course/grading/shards/'"$shard""#),
             "{grade}"

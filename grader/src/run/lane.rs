@@ -16,10 +16,24 @@
 //! node's capacity, measured once with nothing running, so concurrent large
 //! runs never hold more than the node has, and whether such a run fits is
 //! the same decision at any `--jobs`.
+//!
+//! With several GPUs (`--gpus`) their lanes share the node ([`Node`]): its
+//! host memory, cores and the copies' path to host memory. A run alone is
+//! alone on the node, every GPU drained: streams' overlap times copies to
+//! and from host memory, which another GPU's copies and host work slow (a
+//! solution's pipeline measured 0.82 of serial beside the other GPU's runs,
+//! where alone on the node it measures 0.61 to 0.72, `scripts/perf/README.md`,
+//! 2026-11-30), and a run made again alone is made so that nothing beside it
+//! could have made it end. A gated run still has only its own GPU alone
+//! while it times: the speed point reads kernel times, taken by events on
+//! its GPU, which no other GPU's work enters. Runs above 2^31 elements
+//! reserve their host memory from the node and their GPU memory from their
+//! GPU, and the room is read with nothing running on the node, so whether
+//! such a run fits is the same decision on any GPU.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::record::outcome::Shortfall;
@@ -116,6 +130,49 @@ pub const EXERCISE_SPAN: &str = "exercise";
 /// its run's span: asked when its process asked for it.
 pub const ALONE_SPAN: &str = "alone";
 
+/// What the lanes of several GPUs share: the node. Each run takes its turn
+/// here before its GPU's, a run alone the node alone; and a run above 2^31
+/// elements reserves its host memory here before its GPU memory on its lane,
+/// so every run that reserved GPU memory holds its host memory too and
+/// none waits for one while holding the other.
+#[derive(Default)]
+pub struct Node {
+    turns: Turns,
+    host: Reserved,
+}
+
+/// Bytes reserved by the runs in flight, against a capacity.
+#[derive(Default)]
+struct Reserved {
+    held: Mutex<u64>,
+    freed: Condvar,
+}
+
+impl Reserved {
+    /// Reserves `need` bytes once they fit in `capacity` beside those held,
+    /// or at once where nothing is held (a run too large for the room was
+    /// skipped before it got here).
+    fn take(&self, need: u64, capacity: u64) {
+        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        while *held > 0 && *held + need > capacity {
+            held = self.freed.wait(held).unwrap_or_else(|p| p.into_inner());
+        }
+        *held += need;
+    }
+
+    fn give(&self, need: u64) {
+        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        *held -= need;
+        self.freed.notify_all();
+    }
+}
+
+/// A run's turn on the node, until dropped.
+enum NodeTurn<'a> {
+    Shared(#[allow(dead_code)] crate::run::turns::Shared<'a>),
+    Alone(#[allow(dead_code)] crate::run::turns::Alone<'a>),
+}
+
 /// The lanes of one GPU (or of the CPU emulator, where nothing is timed).
 pub struct Lane {
     /// Runs at a time on this GPU, as `--jobs` asked.
@@ -129,13 +186,15 @@ pub struct Lane {
     /// flight when, and how long the GPU drained for a run alone.
     timeline: Mutex<Vec<Span>>,
     born: Instant,
-    /// Bytes the large runs in flight hold.
-    held: Mutex<u64>,
-    freed: Condvar,
+    /// Bytes the large runs in flight hold: host and GPU memory on a lane
+    /// of its own, GPU memory where the lane shares a [`Node`].
+    held: Reserved,
     /// The node's free memory, read once with nothing running.
     room: OnceLock<Room>,
     /// The GPU runs are pinned to (nvidia-smi's number), if any.
     index: Option<u32>,
+    /// The node, where other GPUs' lanes share it.
+    node: Option<Arc<Node>>,
 }
 
 impl Lane {
@@ -148,11 +207,37 @@ impl Lane {
             spent: Mutex::new(BTreeMap::new()),
             timeline: Mutex::new(Vec::new()),
             born: Instant::now(),
-            held: Mutex::new(0),
-            freed: Condvar::new(),
+            held: Reserved::default(),
             room: OnceLock::new(),
             index,
+            node: None,
         }
+    }
+
+    /// The lanes of GPU `index` on `node`, which other GPUs' lanes share.
+    pub fn on_node(jobs: usize, index: Option<u32>, node: Arc<Node>) -> Lane {
+        Lane {
+            node: Some(node),
+            ..Lane::new(jobs, index)
+        }
+    }
+
+    /// Whether no run of this grading could be in flight beside one of
+    /// this lane's: one job, and no other GPU's lane on the node.
+    fn without_neighbours(&self) -> bool {
+        self.jobs == 1 && self.node.is_none()
+    }
+
+    /// The node's turn for a run that uses its GPU as `using` says: alone
+    /// for a run alone, otherwise a share as long as the GPU's. None on a
+    /// lane of its own, whose GPU's turns are the node's.
+    fn node_turn(&self, using: Use) -> Option<NodeTurn<'_>> {
+        let turns = &self.node.as_ref()?.turns;
+        Some(match using {
+            Use::Alone => NodeTurn::Alone(turns.alone()),
+            Use::SharedLong | Use::Memory(_) => NodeTurn::Shared(turns.shared_long()),
+            Use::Shared | Use::Gated => NodeTurn::Shared(turns.shared()),
+        })
     }
 
     /// Runs at a time on this GPU.
@@ -189,7 +274,14 @@ impl Lane {
             self.mark(phase, asked, started);
             made
         };
-        match using {
+        // A run above 2^31 elements reserves its memory before any turn:
+        // a run waiting for memory holds no turn another waits on.
+        let reserved = match using {
+            Use::Memory(bytes) => Some(self.reserve(memory::with_headroom(bytes))),
+            _ => None,
+        };
+        let node_turn = self.node_turn(using);
+        let made = match using {
             Use::Shared => {
                 let _shared = self.turns.shared();
                 timed(None)
@@ -220,20 +312,17 @@ impl Lane {
                 }
                 made
             }
-            Use::Memory(bytes) => {
-                let need = memory::with_headroom(bytes);
-                self.reserve(need);
-                let made = {
-                    // Tens of seconds, most of it host memory: long.
-                    let _shared = self.turns.shared_long();
-                    timed(None)
-                };
-                let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
-                *held -= need;
-                self.freed.notify_all();
-                made
+            Use::Memory(_) => {
+                // Tens of seconds, most of it host memory: long.
+                let _shared = self.turns.shared_long();
+                timed(None)
             }
+        };
+        drop(node_turn);
+        if let Some(need) = reserved {
+            self.release(need);
         }
+        made
     }
 
     /// Makes a run as [`Lane::run_as`] does; when it shared the GPU with
@@ -255,11 +344,11 @@ impl Lane {
         let ended = ending(&made);
         let again = match ended {
             Ending::Own => false,
-            Ending::Neighbours => using != Use::Alone && self.jobs > 1,
-            Ending::OutOfTime => using != Use::Alone && self.jobs > 1 && !hangs.seen(),
+            Ending::Neighbours => using != Use::Alone && !self.without_neighbours(),
+            Ending::OutOfTime => using != Use::Alone && !self.without_neighbours() && !hangs.seen(),
         };
         if !again {
-            if ended == Ending::OutOfTime && (using == Use::Alone || self.jobs == 1) {
+            if ended == Ending::OutOfTime && (using == Use::Alone || self.without_neighbours()) {
                 hangs.saw();
             }
             return made;
@@ -333,13 +422,27 @@ impl Lane {
     /// Waits until `need` more bytes fit beside the large runs in flight;
     /// with none in flight, a run starts whatever it needs (it was judged
     /// to fit the node alone).
-    fn reserve(&self, need: u64) {
-        let capacity = self.room().capacity();
-        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
-        while *held > 0 && *held + need > capacity {
-            held = self.freed.wait(held).unwrap_or_else(|p| p.into_inner());
+    /// Reserves `need` bytes of host and GPU memory, once they fit beside
+    /// the runs in flight: the host's on the node where there is one (the
+    /// host memory first, so that every run holding GPU memory holds its
+    /// host memory too), the GPU's on this lane. Returns `need`.
+    fn reserve(&self, need: u64) -> u64 {
+        let room = self.room();
+        match &self.node {
+            Some(node) => {
+                node.host.take(need, room.host_capacity());
+                self.held.take(need, room.device_capacity());
+            }
+            None => self.held.take(need, room.capacity()),
         }
-        *held += need;
+        need
+    }
+
+    fn release(&self, need: u64) {
+        self.held.give(need);
+        if let Some(node) = &self.node {
+            node.host.give(need);
+        }
     }
 }
 
@@ -349,14 +452,15 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::time::Duration;
 
-    #[test]
-    fn a_run_alone_never_overlaps_a_shared_one() {
-        let lane = Lane::new(4, None);
+    /// Runs alone that overlapped another run: twelve runs over `lanes`,
+    /// every third alone, each a worker of its own.
+    fn runs_alone_overlapped(lanes: &[&Lane]) -> usize {
         let in_flight = AtomicUsize::new(0);
         let overlapped = AtomicUsize::new(0);
         std::thread::scope(|scope| {
             for i in 0..12 {
-                let (lane, in_flight, overlapped) = (&lane, &in_flight, &overlapped);
+                let lane = lanes[i % lanes.len()];
+                let (in_flight, overlapped) = (&in_flight, &overlapped);
                 scope.spawn(move || {
                     let using = if i % 3 == 0 { Use::Alone } else { Use::Shared };
                     lane.run_as("test", using, |_| {
@@ -371,7 +475,61 @@ mod tests {
                 });
             }
         });
-        assert_eq!(overlapped.load(Ordering::SeqCst), 0);
+        overlapped.load(Ordering::SeqCst)
+    }
+
+    #[test]
+    fn a_run_alone_never_overlaps_a_shared_one() {
+        assert_eq!(runs_alone_overlapped(&[&Lane::new(4, None)]), 0);
+    }
+
+    #[test]
+    fn a_run_alone_on_one_gpu_overlaps_no_run_on_another_gpu_of_the_node() {
+        let node = Arc::new(Node::default());
+        let (gpu0, gpu1) = (
+            Lane::on_node(4, Some(0), node.clone()),
+            Lane::on_node(4, Some(1), node),
+        );
+        assert_eq!(runs_alone_overlapped(&[&gpu0, &gpu1]), 0);
+        // Lanes of their own (two graders, one GPU each) are alone only on
+        // their GPU: what the node is for.
+        let (apart0, apart1) = (Lane::new(4, Some(0)), Lane::new(4, Some(1)));
+        assert!(runs_alone_overlapped(&[&apart0, &apart1]) > 0);
+    }
+
+    #[test]
+    fn runs_above_2_31_reserve_host_memory_from_the_node_and_gpu_memory_from_their_gpu() {
+        const GIB: u64 = 1 << 30;
+        // Runs of 8 GiB (12 with the headroom): `room` fits one at a time.
+        let most_at_once = |room: Room| {
+            let node = Arc::new(Node::default());
+            let lanes = [
+                Lane::on_node(4, Some(0), node.clone()),
+                Lane::on_node(4, Some(1), node),
+            ];
+            for lane in &lanes {
+                lane.room.set(room.clone()).unwrap();
+            }
+            let (in_flight, most) = (AtomicUsize::new(0), AtomicUsize::new(0));
+            std::thread::scope(|scope| {
+                for i in 0..8 {
+                    let (lane, in_flight, most) = (&lanes[i % 2], &in_flight, &most);
+                    scope.spawn(move || {
+                        lane.run_as("test", Use::Memory(8 * GIB), |_| {
+                            let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+                            most.fetch_max(now, Ordering::SeqCst);
+                            std::thread::sleep(Duration::from_millis(20));
+                            in_flight.fetch_sub(1, Ordering::SeqCst);
+                        });
+                    });
+                }
+            });
+            most.load(Ordering::SeqCst)
+        };
+        // The host holds one such run for the whole node...
+        assert_eq!(most_at_once(Room::of(20 * GIB, 100 * GIB)), 1);
+        // ...and each GPU one of its own.
+        assert_eq!(most_at_once(Room::of(100 * GIB, 20 * GIB)), 2);
     }
 
     #[test]
@@ -487,6 +645,14 @@ mod tests {
             0
         );
         assert!(!one.spent().contains_key("made again alone"));
+        // One job, but another GPU's runs on the node: a neighbour.
+        let beside = Lane::on_node(1, Some(0), Arc::new(Node::default()));
+        made.store(0, Ordering::SeqCst);
+        assert_eq!(
+            beside.run_confirmed("test", Use::Shared, &hangs, make, first_troubled),
+            1
+        );
+        assert_eq!(beside.spent()["made again alone"].0, 1);
     }
 
     #[test]

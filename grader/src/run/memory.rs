@@ -42,9 +42,25 @@ impl Room {
     /// What runs may hold at once, headroom included: the lesser memory
     /// (0 where either could not be read: nothing fits).
     pub fn capacity(&self) -> u64 {
-        match (&self.host, &self.device) {
-            (Ok(host), Ok(device)) => (*host).min(*device),
-            _ => 0,
+        self.host_capacity().min(self.device_capacity())
+    }
+
+    /// The host memory runs may hold at once (0 where it could not be read).
+    pub fn host_capacity(&self) -> u64 {
+        *self.host.as_ref().unwrap_or(&0)
+    }
+
+    /// The GPU memory runs may hold at once (0 where it could not be read).
+    pub fn device_capacity(&self) -> u64 {
+        *self.device.as_ref().unwrap_or(&0)
+    }
+
+    /// A room of `host` and `device` bytes, as if read.
+    #[cfg(test)]
+    pub(crate) fn of(host: u64, device: u64) -> Room {
+        Room {
+            host: Ok(host),
+            device: Ok(device),
         }
     }
 }
