@@ -212,7 +212,7 @@ chmod +x "$out/forgeries.sh"
 cp scripts/perf/grading-throughput.sh scripts/perf/same-grades.py scripts/perf/gpu-steady-state.sh \
     scripts/perf/gpu-sampled-throughput.sh scripts/perf/busy-windows.py scripts/perf/gpu-huge-run-parts.sh \
     scripts/perf/gpu-tool-processes.sh scripts/perf/gpu-memspace-racecheck.sh scripts/perf/gpu-ab-throughput.sh \
-    scripts/perf/gpu-graders-throughput.sh "$out/"
+    scripts/perf/gpu-graders-throughput.sh scripts/perf/gpu-scaling.sh "$out/"
 cat >"$out/throughput.sh" <<'RUN'
 #!/usr/bin/env bash
 # Usage: throughput.sh [COPIES [JOBS [GRADER_RUN_FLAGS...]]]

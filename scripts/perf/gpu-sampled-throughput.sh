@@ -11,6 +11,8 @@
 #   GRADER_BUNDLE  scripts/grader-bundle.sh's folder; OUT  a folder (made
 #   if absent), left with throughput.txt, cpu.txt, gpu.txt and the grading (w/:
 #   timelines, logs, results). Defaults: 4 copies, 16 jobs, 400 s.
+#   THROUGHPUT_FLAGS: more flags for `grader run`, e.g. `--gpus 0,1`
+#   (gpu-scaling.sh); with several GPUs gpu.txt has a line for each.
 # Python 3 and the bundle only, as on the GPU machine.
 set -u
 here=$(cd "$1" && pwd)
@@ -44,7 +46,7 @@ nvidia-smi --query-gpu=timestamp,utilization.gpu,memory.used --format=csv,nohead
 gpu=$!
 THROUGHPUT_WORK=$out/w THROUGHPUT_STUDENTS='^solutions$' \
     timeout "$limit" "$here/grading-throughput.sh" "$here/grader" "$here/class" "$copies" "$jobs" \
-    --timeout 120 >"$out/throughput.txt" 2>&1
+    --timeout 120 ${THROUGHPUT_FLAGS:-} >"$out/throughput.txt" 2>&1
 echo "grading-throughput.sh: exit $?" >>"$out/throughput.txt"
 kill "$cpu" "$gpu"
 grep throughput: "$out/throughput.txt"
