@@ -88,10 +88,14 @@ pub struct Window {
 
 /// Makes a run through `make`, given a gate on `turns`; the run holds a
 /// share of the GPU for as long as `make` runs, and the GPU alone only
-/// while the process has asked for it. Where no socket can be made, `make`
-/// gets no gate and the run has the GPU alone throughout, as a timed run
-/// without a gate does.
-pub fn hold<T>(turns: &Turns, make: impl FnOnce(Option<GateEnd>) -> T) -> (T, Served) {
+/// while the process has asked for it: `taken`, a share already taken, or
+/// one taken now. Where no socket can be made, `make` gets no gate and the
+/// run has the GPU alone throughout, as a timed run without a gate does.
+pub fn hold<'t, T>(
+    turns: &'t Turns,
+    taken: Option<Shared<'t>>,
+    make: impl FnOnce(Option<GateEnd>) -> T,
+) -> (T, Served) {
     // From its start: it will ask, and a long share started now would
     // keep it waiting.
     let _timing = turns.timing();
@@ -100,11 +104,12 @@ pub fn hold<T>(turns: &Turns, make: impl FnOnce(Option<GateEnd>) -> T) -> (T, Se
         Ok((ours, shut, theirs))
     });
     let Ok((ours, shut, theirs)) = pair else {
+        drop(taken);
         let _alone = turns.alone();
         return (make(None), Served::default());
     };
     let waited = Arc::new(Waited::default());
-    let share = turns.shared();
+    let share = taken.unwrap_or_else(|| turns.shared());
     std::thread::scope(|scope| {
         let server = scope.spawn(|| serve(ours, share, &waited));
         // Once the process has ended (or `make` panicked), a server still
@@ -253,7 +258,7 @@ mod tests {
     #[test]
     fn a_run_is_alone_from_its_request_to_its_done_and_shared_around() {
         let turns = Turns::default();
-        let ((), served) = hold(&turns, |gate| {
+        let ((), served) = hold(&turns, None, |gate| {
             let mut end = process(gate);
             assert_eq!(turns.holds(), (1, false, 0));
             assert_eq!(ask(&mut end), Some(GO));
@@ -275,7 +280,7 @@ mod tests {
         let turns = Turns::default();
         let order = std::sync::Mutex::new(Vec::new());
         std::thread::scope(|scope| {
-            hold(&turns, |gate| {
+            hold(&turns, None, |gate| {
                 let mut end = process(gate);
                 assert_eq!(ask(&mut end), Some(GO));
                 scope.spawn(|| {
@@ -302,7 +307,7 @@ mod tests {
         let turns = Turns::default();
         let started = std::sync::atomic::AtomicBool::new(false);
         std::thread::scope(|scope| {
-            hold(&turns, |gate| {
+            hold(&turns, None, |gate| {
                 let _end = process(gate);
                 scope.spawn(|| {
                     let _long = turns.shared_long();
@@ -319,7 +324,7 @@ mod tests {
     #[test]
     fn a_run_that_never_asks_shares_the_gpu_to_its_end() {
         let turns = Turns::default();
-        let ((), served) = hold(&turns, |gate| {
+        let ((), served) = hold(&turns, None, |gate| {
             let _end = process(gate);
             std::thread::sleep(Duration::from_millis(20));
             assert_eq!(turns.holds(), (1, false, 0));
@@ -339,7 +344,7 @@ mod tests {
     fn a_byte_out_of_turn_ends_the_gate_but_not_the_share() {
         for (wrong, asked) in [(REQUEST, true), (b'x', true), (DONE, false), (b'x', false)] {
             let turns = Turns::default();
-            let ((), served) = hold(&turns, |gate| {
+            let ((), served) = hold(&turns, None, |gate| {
                 let mut end = process(gate);
                 if asked {
                     assert_eq!(ask(&mut end), Some(GO));
@@ -366,7 +371,7 @@ mod tests {
     #[test]
     fn a_run_that_ends_alone_lets_go_of_the_gpu_alone_at_its_end() {
         let turns = Turns::default();
-        let ((), served) = hold(&turns, |gate| {
+        let ((), served) = hold(&turns, None, |gate| {
             let mut end = process(gate);
             assert_eq!(ask(&mut end), Some(GO));
             // The process dies while it times: its end closes.
@@ -387,7 +392,7 @@ mod tests {
         // running): the shut-down socket ends the serving all the same.
         let turns = Turns::default();
         let mut kept = None;
-        let ((), served) = hold(&turns, |gate| {
+        let ((), served) = hold(&turns, None, |gate| {
             let mut end = process(gate);
             assert_eq!(ask(&mut end), Some(GO));
             kept = Some(end);
@@ -403,7 +408,7 @@ mod tests {
         let other = turns.shared();
         std::thread::scope(|scope| {
             let gated = scope.spawn(|| {
-                hold(&turns, |gate| {
+                hold(&turns, None, |gate| {
                     let gate = gate.expect("a gate");
                     let waited = Arc::clone(&gate.waited);
                     let mut end = UnixStream::from(gate.descriptor);
@@ -452,7 +457,7 @@ mod through_a_process {
             max_output: 1 << 10,
         };
         let turns = Turns::default();
-        let made = hold(&turns, |gate| {
+        let made = hold(&turns, None, |gate| {
             assert!(gate.is_some());
             let (descriptors, waited) = GateEnd::attach(gate);
             let extras = Extras {

@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 use crate::record::outcome::Shortfall;
 use crate::run::gate::{self, GateEnd};
 use crate::run::memory::{self, Room};
-use crate::run::turns::Turns;
+use crate::run::turns::{Shared, Turns};
 
 /// How a run uses its GPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,14 +131,17 @@ pub const EXERCISE_SPAN: &str = "exercise";
 pub const ALONE_SPAN: &str = "alone";
 
 /// What the lanes of several GPUs share: the node. Each run takes its turn
-/// here before its GPU's, a run alone the node alone; and a run above 2^31
-/// elements reserves its host memory here before its GPU memory on its lane,
-/// so every run that reserved GPU memory holds its host memory too and
-/// none waits for one while holding the other.
+/// here with its GPU's, a run alone the node alone; and a run above 2^31
+/// elements reserves its host memory here before its GPU memory on its
+/// lane, so every run holding GPU memory holds its host memory too, and no
+/// run waits for host memory while holding GPU memory.
 #[derive(Default)]
 pub struct Node {
     turns: Turns,
     host: Reserved,
+    /// The room the first GPU's lanes read, whose host memory every GPU's
+    /// runs are judged and reserved against.
+    first_room: OnceLock<Room>,
 }
 
 /// Bytes reserved by the runs in flight, against a capacity.
@@ -167,10 +170,21 @@ impl Reserved {
     }
 }
 
-/// A run's turn on the node, until dropped.
-enum NodeTurn<'a> {
-    Shared(#[allow(dead_code)] crate::run::turns::Shared<'a>),
-    Alone(#[allow(dead_code)] crate::run::turns::Alone<'a>),
+/// Memory a run above 2^31 elements holds, given back when dropped (also
+/// where the run panicked: a reservation kept would hold off every later
+/// large run).
+struct Reservation<'a> {
+    lane: &'a Lane,
+    need: u64,
+}
+
+impl Drop for Reservation<'_> {
+    fn drop(&mut self) {
+        self.lane.held.give(self.need);
+        if let Some(node) = &self.lane.node {
+            node.host.give(self.need);
+        }
+    }
 }
 
 /// The lanes of one GPU (or of the CPU emulator, where nothing is timed).
@@ -228,16 +242,32 @@ impl Lane {
         self.jobs == 1 && self.node.is_none()
     }
 
-    /// The node's turn for a run that uses its GPU as `using` says: alone
-    /// for a run alone, otherwise a share as long as the GPU's. None on a
-    /// lane of its own, whose GPU's turns are the node's.
-    fn node_turn(&self, using: Use) -> Option<NodeTurn<'_>> {
-        let turns = &self.node.as_ref()?.turns;
-        Some(match using {
-            Use::Alone => NodeTurn::Alone(turns.alone()),
-            Use::SharedLong | Use::Memory(_) => NodeTurn::Shared(turns.shared_long()),
-            Use::Shared | Use::Gated => NodeTurn::Shared(turns.shared()),
-        })
+    /// A share of the GPU, long or short, with the node's share of the same
+    /// length where there is a node. The node's is never held while the
+    /// GPU's waits (behind a timed run, say): a run queued on one GPU would
+    /// keep a run alone on another waiting for it, and every long run on
+    /// the node held off meanwhile.
+    fn share(&self, long: bool) -> (Option<Shared<'_>>, Shared<'_>) {
+        let Some(node) = &self.node else {
+            let share = if long {
+                self.turns.shared_long()
+            } else {
+                self.turns.shared()
+            };
+            return (None, share);
+        };
+        loop {
+            let on_node = if long {
+                node.turns.shared_long()
+            } else {
+                node.turns.shared()
+            };
+            if let Some(share) = self.turns.try_share(long) {
+                return (Some(on_node), share);
+            }
+            drop(on_node);
+            self.turns.until_share(long);
+        }
     }
 
     /// Runs at a time on this GPU.
@@ -274,28 +304,33 @@ impl Lane {
             self.mark(phase, asked, started);
             made
         };
-        // A run above 2^31 elements reserves its memory before any turn:
-        // a run waiting for memory holds no turn another waits on.
-        let reserved = match using {
-            Use::Memory(bytes) => Some(self.reserve(memory::with_headroom(bytes))),
-            _ => None,
-        };
-        let node_turn = self.node_turn(using);
-        let made = match using {
+        match using {
             Use::Shared => {
-                let _shared = self.turns.shared();
+                let _shares = self.share(false);
                 timed(None)
             }
             Use::SharedLong => {
-                let _shared = self.turns.shared_long();
+                let _shares = self.share(true);
                 timed(None)
             }
             Use::Alone => {
+                // The node alone first: then no run holds this GPU either.
+                let _on_node = self.node.as_ref().map(|node| node.turns.alone());
                 let _alone = self.turns.alone();
                 timed(None)
             }
             Use::Gated => {
-                let (made, served) = gate::hold(&self.turns, timed);
+                // The GPU's share is the gate's, made alone while it times;
+                // with a node, taken with the node's as any share is, and the
+                // node's held for the whole process.
+                let (_on_node, taken) = match self.node {
+                    Some(_) => {
+                        let (on_node, share) = self.share(false);
+                        (on_node, Some(share))
+                    }
+                    None => (None, None),
+                };
+                let (made, served) = gate::hold(&self.turns, taken, timed);
                 let (times, alone) = served.alone();
                 for window in &served.windows {
                     self.push_span(ALONE_SPAN, window.asked, window.from, window.to);
@@ -312,24 +347,22 @@ impl Lane {
                 }
                 made
             }
-            Use::Memory(_) => {
+            Use::Memory(bytes) => {
+                // Its memory before any turn: a run waiting for memory holds
+                // no turn another waits on.
+                let _reserved = self.reserve(memory::with_headroom(bytes));
                 // Tens of seconds, most of it host memory: long.
-                let _shared = self.turns.shared_long();
+                let _shares = self.share(true);
                 timed(None)
             }
-        };
-        drop(node_turn);
-        if let Some(need) = reserved {
-            self.release(need);
         }
-        made
     }
 
     /// Makes a run as [`Lane::run_as`] does; when it shared the GPU with
     /// other runs and `ending` says it ended as a neighbour could have made
     /// it end, makes it again with the GPU alone, and only that run stands:
     /// no student loses a run to a classmate graded at the same time. (With
-    /// one job there is no neighbour.) Out of time, it is made again alone
+    /// one job and no other GPU there is no neighbour.) Out of time, it is made again alone
     /// only while no run of the same exercise (`hangs`) has run out of time
     /// alone.
     pub fn run_confirmed<T>(
@@ -408,25 +441,33 @@ impl Lane {
 
     /// Why a run of `bytes` does not fit this node, None when it does:
     /// against the room read the first time it is asked, with the GPU alone
-    /// (no run in flight holds memory then), so the answer is the same
-    /// at any `--jobs`.
+    /// (the node alone, with several GPUs: no run in flight holds memory
+    /// then), so the answer is the same at any `--jobs`; and with several
+    /// GPUs against the host memory the first of them read, the same on
+    /// every GPU.
     pub fn shortfall(&self, bytes: u64) -> Option<Shortfall> {
         self.room().shortfall(bytes)
     }
 
     fn room(&self) -> &Room {
-        self.room
-            .get_or_init(|| self.run_as("memory read", Use::Alone, |_| Room::measure(self.index)))
+        self.room.get_or_init(|| {
+            let read = self.run_as("memory read", Use::Alone, |_| Room::measure(self.index));
+            match &self.node {
+                Some(node) => {
+                    let first = node.first_room.get_or_init(|| read.clone());
+                    read.with_host_of(first)
+                }
+                None => read,
+            }
+        })
     }
 
-    /// Waits until `need` more bytes fit beside the large runs in flight;
-    /// with none in flight, a run starts whatever it needs (it was judged
-    /// to fit the node alone).
-    /// Reserves `need` bytes of host and GPU memory, once they fit beside
-    /// the runs in flight: the host's on the node where there is one (the
-    /// host memory first, so that every run holding GPU memory holds its
-    /// host memory too), the GPU's on this lane. Returns `need`.
-    fn reserve(&self, need: u64) -> u64 {
+    /// Reserves `need` bytes of host and GPU memory once they fit beside
+    /// the large runs in flight (with none in flight, whatever it needs: it
+    /// was judged to fit the room): the host's on the node where there is
+    /// one, first, so that every run holding GPU memory holds its host
+    /// memory too; the GPU's on this lane.
+    fn reserve(&self, need: u64) -> Reservation<'_> {
         let room = self.room();
         match &self.node {
             Some(node) => {
@@ -435,14 +476,7 @@ impl Lane {
             }
             None => self.held.take(need, room.capacity()),
         }
-        need
-    }
-
-    fn release(&self, need: u64) {
-        self.held.give(need);
-        if let Some(node) = &self.node {
-            node.host.give(need);
-        }
+        Reservation { lane: self, need }
     }
 }
 
@@ -478,6 +512,15 @@ mod tests {
         overlapped.load(Ordering::SeqCst)
     }
 
+    /// The lanes of GPUs 0 and 1 of one node, four jobs each.
+    fn two_gpus() -> (Lane, Lane) {
+        let node = Arc::new(Node::default());
+        (
+            Lane::on_node(4, Some(0), node.clone()),
+            Lane::on_node(4, Some(1), node),
+        )
+    }
+
     #[test]
     fn a_run_alone_never_overlaps_a_shared_one() {
         assert_eq!(runs_alone_overlapped(&[&Lane::new(4, None)]), 0);
@@ -485,16 +528,49 @@ mod tests {
 
     #[test]
     fn a_run_alone_on_one_gpu_overlaps_no_run_on_another_gpu_of_the_node() {
-        let node = Arc::new(Node::default());
-        let (gpu0, gpu1) = (
-            Lane::on_node(4, Some(0), node.clone()),
-            Lane::on_node(4, Some(1), node),
-        );
+        let (gpu0, gpu1) = two_gpus();
         assert_eq!(runs_alone_overlapped(&[&gpu0, &gpu1]), 0);
         // Lanes of their own (two graders, one GPU each) are alone only on
         // their GPU: what the node is for.
         let (apart0, apart1) = (Lane::new(4, Some(0)), Lane::new(4, Some(1)));
         assert!(runs_alone_overlapped(&[&apart0, &apart1]) > 0);
+    }
+
+    #[test]
+    fn a_run_queued_on_one_gpu_keeps_no_run_alone_on_another_waiting() {
+        let (gpu0, gpu1) = two_gpus();
+        // A timed run in flight on GPU 0 holds off its long runs...
+        let timing = gpu0.turns.timing();
+        let (alone_done, alone_ended) = std::sync::mpsc::channel();
+        std::thread::scope(|scope| {
+            scope.spawn(|| gpu0.run_as("tool", Use::SharedLong, |_| ()));
+            std::thread::sleep(Duration::from_millis(50));
+            // ...and a tool queued behind it must not keep GPU 1's run alone
+            // waiting until the timed run ends.
+            scope.spawn(|| {
+                gpu1.run_as("alone", Use::Alone, |_| ());
+                alone_done.send(()).unwrap();
+            });
+            let ended = alone_ended.recv_timeout(Duration::from_secs(5));
+            drop(timing);
+            assert!(ended.is_ok(), "GPU 1's run alone waited for GPU 0's queue");
+        });
+    }
+
+    #[test]
+    fn a_large_run_that_panics_gives_its_memory_back() {
+        const GIB: u64 = 1 << 30;
+        let node = Arc::new(Node::default());
+        let lane = Lane::on_node(2, Some(0), node.clone());
+        lane.room.set(Room::of(100 * GIB, 100 * GIB)).unwrap();
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            lane.run_as("test", Use::Memory(8 * GIB), |_| {
+                panic!("the run's thread failed")
+            })
+        }));
+        assert!(panicked.is_err());
+        let held = |reserved: &Reserved| *reserved.held.lock().unwrap_or_else(|p| p.into_inner());
+        assert_eq!((held(&lane.held), held(&node.host)), (0, 0));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Whether a run above 2^31 elements fits on this node: the host's available
 //! memory (`/proc/meminfo`) and the GPU's free memory (`nvidia-smi`), read
-//! once per grading before such a run, with no run of the grading in flight
+//! once per grading and GPU before such a run (the host's, with several
+//! GPUs, taken from the first GPU's reading), with no run of the grading in flight
 //! (`run::lane`), since other graders on the node may hold some. A run that
 //! does not fit is skipped with the reason, never failed: a student must
 //! not lose a point to the node.
@@ -53,6 +54,15 @@ impl Room {
     /// The GPU memory runs may hold at once (0 where it could not be read).
     pub fn device_capacity(&self) -> u64 {
         *self.device.as_ref().unwrap_or(&0)
+    }
+
+    /// This room's GPU memory with `other`'s host memory: each GPU of a
+    /// node reads its own GPU's, and all judge host memory by one reading.
+    pub fn with_host_of(self, other: &Room) -> Room {
+        Room {
+            host: other.host.clone(),
+            device: self.device,
+        }
     }
 
     /// A room of `host` and `device` bytes, as if read.

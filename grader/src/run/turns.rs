@@ -1,4 +1,5 @@
-//! Whose turn it is on one GPU: any number of shared holds, or one alone.
+//! Whose turn it is on one GPU, or on the node its GPUs share
+//! (`run::lane::Node`): any number of shared holds, or one alone.
 //! A shared hold is short (a run of the course's or the student's binary:
 //! about a second) or long (a compute-sanitizer tool, a run above 2^31
 //! elements: up to tens of seconds). While a hold waits to be alone, no new
@@ -122,24 +123,50 @@ impl Turns {
         Timing { turns: self }
     }
 
-    fn share(&self, long: bool) -> Shared<'_> {
-        let mut state = self.state();
-        while state.alone
+    /// Whether a share, long or short, must wait in `state`.
+    fn holds_off(&self, state: &State, long: bool) -> bool {
+        state.alone
             || (if long {
                 state.waiting > 0 || state.timing > 0
             } else {
                 state.draining
             })
             || (self.cap > 0 && state.short + state.long >= self.cap)
-        {
+    }
+
+    fn share(&self, long: bool) -> Shared<'_> {
+        let mut state = self.state();
+        while self.holds_off(&state, long) {
             state = self.wait(state);
         }
+        Self::took(&mut state, long);
+        Shared { turns: self, long }
+    }
+
+    fn took(state: &mut State, long: bool) {
         if long {
             state.long += 1;
         } else {
             state.short += 1;
         }
-        Shared { turns: self, long }
+    }
+
+    /// A share, long or short, if one may start now.
+    pub fn try_share(&self, long: bool) -> Option<Shared<'_>> {
+        let mut state = self.state();
+        if self.holds_off(&state, long) {
+            return None;
+        }
+        Self::took(&mut state, long);
+        Some(Shared { turns: self, long })
+    }
+
+    /// Waits until a share, long or short, may start, taking none.
+    pub fn until_share(&self, long: bool) {
+        let mut state = self.state();
+        while self.holds_off(&state, long) {
+            state = self.wait(state);
+        }
     }
 
     /// The GPU alone, once no hold is in flight: no new long share starts
