@@ -249,19 +249,10 @@ impl Lane {
     /// the node held off meanwhile.
     fn share(&self, long: bool) -> (Option<Shared<'_>>, Shared<'_>) {
         let Some(node) = &self.node else {
-            let share = if long {
-                self.turns.shared_long()
-            } else {
-                self.turns.shared()
-            };
-            return (None, share);
+            return (None, self.turns.share(long));
         };
         loop {
-            let on_node = if long {
-                node.turns.shared_long()
-            } else {
-                node.turns.shared()
-            };
+            let on_node = node.turns.share(long);
             if let Some(share) = self.turns.try_share(long) {
                 return (Some(on_node), share);
             }

@@ -1,7 +1,7 @@
 //! Whether a run above 2^31 elements fits on this node: the host's available
 //! memory (`/proc/meminfo`) and the GPU's free memory (`nvidia-smi`), read
-//! once per grading and GPU before such a run (the host's, with several
-//! GPUs, taken from the first GPU's reading), with no run of the grading in flight
+//! once per grading and GPU before such a run (with several GPUs, the host's
+//! from the first GPU's reading), with no run of the grading in flight
 //! (`run::lane`), since other graders on the node may hold some. A run that
 //! does not fit is skipped with the reason, never failed: a student must
 //! not lose a point to the node.

@@ -134,7 +134,9 @@ impl Turns {
             || (self.cap > 0 && state.short + state.long >= self.cap)
     }
 
-    fn share(&self, long: bool) -> Shared<'_> {
+    /// A long or a short share, as [`Turns::shared_long`] or
+    /// [`Turns::shared`] gives it.
+    pub fn share(&self, long: bool) -> Shared<'_> {
         let mut state = self.state();
         while self.holds_off(&state, long) {
             state = self.wait(state);
