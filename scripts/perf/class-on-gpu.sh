@@ -7,6 +7,7 @@
 # Here:   scripts/grader-bundle.sh /work/gb
 #         tar -C /work -cf - gb/grader gb/class gb/bwrap.sh gb/bubblewrap_*.deb | xz > .carry/gb.tar.xz
 # There:  BUDGET=545 scripts/perf/class-on-gpu.sh [STUDENT...]   (no students: all)
+#         GPUS=0,1 grades over those GPUs (`--gpus`).
 #         with the previous call's $OUT/g.tar.xz copied to .carry/g.tar.xz to resume.
 # Leaves $OUT/g.tar.xz (the grading), $OUT/log.txt (with `mutants verify`),
 # and prints the seconds per graded exercise and the sanitizers' share.
@@ -23,7 +24,7 @@ students=()
 for s in "$@"; do students+=(--student "$s"); done
 budget=$(( ${BUDGET:-540} - ($(date +%s) - started) ))
 GRADER_LOG_MEMORY=1 timeout -s TERM "$budget" "$here/grader" run "$here/class" \
-    --timeout "${TIMEOUT:-120}" --out $out --resume "${students[@]}" >$OUT/log.txt 2>&1
+    --timeout "${TIMEOUT:-120}" ${GPUS:+--gpus "$GPUS"} --out $out --resume "${students[@]}" >$OUT/log.txt 2>&1
 echo "grader rc=$? after $(( $(date +%s) - started )) s" >>$OUT/log.txt
 "$here/grader" mutants verify $out >>$OUT/log.txt 2>&1
 tar -C /tmp -cJf $OUT/g.tar.xz g
@@ -35,5 +36,10 @@ tools = sum(t.get("seconds", 0) for e in graded for t in e.get("sanitizer", []))
 stuck = sum(x["verdict"].get("seconds", 0) for e in graded for x in e["runs"] if x["verdict"]["kind"] == "timed-out")
 print(f"{len(graded)} exercises graded; sanitizers {tools:.0f} s; timed-out runs {stuck:.0f} s "
       "(divide the calls' wall time by the exercises for seconds per exercise)")
+kinds = {}
+for e in graded:
+    for x in e["runs"]:
+        kinds[x["verdict"]["kind"]] = kinds.get(x["verdict"]["kind"], 0) + 1
+print("runs by verdict:", ", ".join(f"{n} {kind}" for kind, n in sorted(kinds.items())))
 SUM
 tail -5 $OUT/log.txt

@@ -16,6 +16,12 @@ here=$(cd "$1" && pwd)
 out=$2
 copies=${3:-16}
 limit=${4:-300}
+for value in "$copies" "$limit"; do
+    if ! [[ $value =~ ^[1-9][0-9]*$ ]]; then
+        echo "gpu-scaling.sh: COPIES and LIMIT must be whole numbers from 1, not '$value'" >&2
+        exit 2
+    fi
+done
 gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | paste -sd, -)
 if [ -z "$gpus" ]; then
     echo "gpu-scaling.sh: nvidia-smi lists no GPU; this measures a machine with one or more" >&2
