@@ -21,6 +21,9 @@
 //! - [`judge`]: what a run amounts to: its verdict, the emulator's findings.
 //! - [`grade`]: grading a bundle student by student, over GPUs or in
 //!   shards, rewriting results.json after each.
+//! - [`platform`]: grading where instructors grade: a Gradescope
+//!   autograder and a PrairieLearn external grader, their packages and
+//!   their results.json.
 //! - [`instructor`]: the grader's own test class, similarity, Slurm jobs.
 
 pub mod atomic_file;
@@ -32,5 +35,6 @@ pub mod grade;
 pub mod instructor;
 pub mod judge;
 pub mod plan;
+pub mod platform;
 pub mod record;
 pub mod run;

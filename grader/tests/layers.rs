@@ -21,6 +21,7 @@ const ROOMS: &[&str] = &[
     "run",
     "judge",
     "grade",
+    "platform",
     "instructor",
 ];
 

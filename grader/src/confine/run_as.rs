@@ -33,7 +33,10 @@ pub struct User {
 pub fn parse(text: &str) -> std::result::Result<User, String> {
     let wrong = || format!("{RUN_AS_ENV}={text:?}: give UID:GID, two numbers other than 0");
     let (uid, gid) = text.split_once(':').ok_or_else(wrong)?;
-    let (uid, gid) = (uid.parse().map_err(|_| wrong())?, gid.parse().map_err(|_| wrong())?);
+    let (uid, gid) = (
+        uid.parse().map_err(|_| wrong())?,
+        gid.parse().map_err(|_| wrong())?,
+    );
     if uid == 0 || gid == 0 {
         return Err(wrong());
     }
@@ -96,7 +99,15 @@ mod tests {
                 gid: 64055
             })
         );
-        for wrong in ["", "64055", "0:64055", "64055:0", "nobody:nogroup", "1:2:3", "-1:2"] {
+        for wrong in [
+            "",
+            "64055",
+            "0:64055",
+            "64055:0",
+            "nobody:nogroup",
+            "1:2:3",
+            "-1:2",
+        ] {
             let said = parse(wrong).unwrap_err();
             assert!(said.contains("UID:GID"), "{wrong}: {said}");
         }
@@ -123,6 +134,9 @@ mod tests {
         );
         let output = command.output().unwrap();
         let said = String::from_utf8_lossy(&output.stdout);
-        assert_eq!(said.lines().collect::<Vec<_>>(), ["64055", "64056", "64056", "1024"]);
+        assert_eq!(
+            said.lines().collect::<Vec<_>>(),
+            ["64055", "64056", "64056", "1024"]
+        );
     }
 }
