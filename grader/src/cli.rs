@@ -14,6 +14,7 @@ use grader::confine::sandbox::Isolation;
 use grader::grade::command::{self, Run};
 use grader::grade::shard::{self, Shard};
 use grader::instructor::slurm::Job;
+use grader::platform::settings::{Platform, Settings, Visibility};
 use kernels::catalogue::{self, ExerciseId};
 
 /// Grade a class's CUDA exercises: build, run on the GPU, judge, report.
@@ -69,6 +70,69 @@ pub enum Command {
     /// For the course's maintainers: the grader's own test class.
     #[command(hide = true, subcommand)]
     Mutants(MutantsCommand),
+    /// Package the course as a Gradescope autograder or a PrairieLearn
+    /// external grader, which grade on the CPU emulator (or a GPU the
+    /// container has).
+    #[command(subcommand)]
+    Autograder(AutograderCommand),
+}
+
+#[derive(Subcommand, Debug)]
+pub enum AutograderCommand {
+    /// Write Gradescope's autograder zip (setup.sh, run_autograder, the
+    /// course) to OUT.
+    Gradescope(PackageArgs),
+    /// Write PrairieLearn's external grader (a Dockerfile, its entrypoint,
+    /// the course) into the new folder OUT.
+    Prairielearn(PackageArgs),
+    /// setup.sh's step: install the autograder packaged in DIR.
+    #[command(hide = true)]
+    Prepare {
+        #[arg(value_parser = absolute)]
+        dir: PathBuf,
+    },
+    /// run_autograder's and the entrypoint's step: grade the upload.
+    #[command(hide = true)]
+    Grade {
+        #[arg(value_enum)]
+        platform: Platform,
+    },
+}
+
+/// What an autograder package grades, and how.
+#[derive(clap::Args, Debug)]
+pub struct PackageArgs {
+    #[arg(value_parser = absolute)]
+    pub out: PathBuf,
+    /// The exercise an upload is graded on; repeat for several (each takes
+    /// its time: one fits the platforms' default limits).
+    #[arg(long = "exercise", value_name = "EXERCISE", required = true, value_parser = exercise_name)]
+    pub exercises: Vec<ExerciseId>,
+    /// When students see the tests (Gradescope); the check of how their
+    /// upload was read is always shown.
+    #[arg(long, value_enum, default_value = "visible")]
+    pub visibility: Visibility,
+    /// When students see what the autograder printed (Gradescope).
+    #[arg(long, value_enum, default_value = "hidden")]
+    pub stdout_visibility: Visibility,
+    /// A fixed test plan seed, never shown to students [default: a fresh
+    /// one for every grading, shown in the commands that repeat each run].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Seconds the platform gives a grading (Gradescope's default is 600,
+    /// PrairieLearn's most is 600); the grader stops 30 s before.
+    #[arg(long, default_value_t = 600, value_parser = clap::value_parser!(u64).range(60..=2400))]
+    pub time_limit: u64,
+    /// Seconds one run of the student's code may take, 1 to 600.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=600))]
+    pub run_timeout: u64,
+    /// Seconds the student's build may take, 1 to 1800.
+    #[arg(long, default_value_t = 240, value_parser = clap::value_parser!(u64).range(1..=1800))]
+    pub build_timeout: u64,
+    /// The course checkout to package [default: the workspace the grader
+    /// is run from].
+    #[arg(long, value_parser = absolute)]
+    pub course: Option<PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -421,6 +485,23 @@ pub fn grading<'a>(
         shard: scale.and_then(|s| s.shard),
         gpus: scale.and_then(|s| s.gpus.clone()).map(|g| g.0),
     })
+}
+
+impl PackageArgs {
+    /// The package's settings, for `platform`.
+    pub fn settings(&self, platform: Platform) -> Settings {
+        Settings {
+            platform,
+            exercises: self.exercises.clone(),
+            visibility: self.visibility,
+            stdout_visibility: self.stdout_visibility,
+            seed: self.seed,
+            time_limit: self.time_limit,
+            run_timeout: self.run_timeout,
+            build_timeout: self.build_timeout,
+            student: grader::platform::settings::STUDENT_ID,
+        }
+    }
 }
 
 impl SlurmArgs {

@@ -9,7 +9,7 @@ mod terminal;
 use std::process::ExitCode;
 
 use clap::Parser;
-use cli::{Cli, Command, MutantsCommand, grading};
+use cli::{AutograderCommand, Cli, Command, MutantsCommand, grading};
 use grader::build::command as build;
 use grader::confine::sandbox::Isolation;
 use grader::discover::checkout::course;
@@ -137,6 +137,7 @@ fn dispatch(command: Command) -> Result<ToolExit> {
                 ToolExit::Short
             });
         }
+        Command::Autograder(command) => autograder(command)?,
         Command::Mutants(MutantsCommand::Listing { dir }) => {
             print!(
                 "{}",
@@ -145,4 +146,21 @@ fn dispatch(command: Command) -> Result<ToolExit> {
         }
     }
     Ok(ToolExit::Done)
+}
+
+/// `grader autograder ...`: package, install, grade.
+fn autograder(command: AutograderCommand) -> Result<()> {
+    use grader::platform::{command as platform, settings::Platform};
+    match command {
+        AutograderCommand::Gradescope(args) => {
+            let course = course(args.course.as_deref())?;
+            platform::package(&course, &args.settings(Platform::Gradescope), &args.out)
+        }
+        AutograderCommand::Prairielearn(args) => {
+            let course = course(args.course.as_deref())?;
+            platform::package(&course, &args.settings(Platform::Prairielearn), &args.out)
+        }
+        AutograderCommand::Prepare { dir } => platform::prepare(&dir),
+        AutograderCommand::Grade { platform: which } => platform::grade(which),
+    }
 }

@@ -5,8 +5,15 @@
 //! solutions and the grader's plans from the student's code, and write
 //! each platform's results.json.
 
+pub mod command;
 pub mod gradescope;
+pub mod grading;
+pub mod layout;
+pub mod package;
 pub mod prairielearn;
+pub mod prepare;
+pub mod public;
 pub mod report;
 pub mod settings;
+pub mod stages;
 pub mod upload;

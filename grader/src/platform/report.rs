@@ -261,9 +261,19 @@ fn seeds(results: &Results) -> Vec<String> {
     seeds
 }
 
+/// `text` with every seed of `results` hidden, as a report hides them:
+/// for the grader's log, where the seed is the instructor's.
+pub fn hide_in(text: &str, results: &Results) -> String {
+    let mut text = without_number(text, &results.seed.to_string());
+    for seed in seeds(results) {
+        text = without_number(&text, &seed);
+    }
+    text
+}
+
 /// `text` with every whole number equal to `number` (no digit on either
 /// side) replaced by `(hidden)`.
-fn without_number(text: &str, number: &str) -> String {
+pub fn without_number(text: &str, number: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find(number) {
