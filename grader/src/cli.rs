@@ -96,6 +96,10 @@ pub enum AutograderCommand {
     Grade {
         #[arg(value_enum)]
         platform: Platform,
+        /// Only this exercise of the package's (a PrairieLearn question's
+        /// entrypoint argument); repeat for several [default: all].
+        #[arg(long = "exercise", value_name = "EXERCISE", value_parser = exercise_name)]
+        exercises: Vec<ExerciseId>,
     },
 }
 

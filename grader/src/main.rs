@@ -161,6 +161,9 @@ fn autograder(command: AutograderCommand) -> Result<()> {
             platform::package(&course, &args.settings(Platform::Prairielearn), &args.out)
         }
         AutograderCommand::Prepare { dir } => platform::prepare(&dir),
-        AutograderCommand::Grade { platform: which } => platform::grade(which),
+        AutograderCommand::Grade {
+            platform: which,
+            exercises,
+        } => platform::grade(which, &exercises),
     }
 }

@@ -31,7 +31,8 @@ EXERCISES = [
 ]
 GRADER = [
     "grader grade", "grader build", "grader run", "grader merge", "grader slurm",
-    "grader report", "grader check",
+    "grader report", "grader check", "grader autograder gradescope",
+    "grader autograder prairielearn",
 ]
 FIX = "python3 scripts/book/flags.py"
 BLOCK = re.compile(r"(<!-- flags: ([^>]+?) -->\n)(.*?)(<!-- /flags -->)", re.S)

@@ -4,6 +4,8 @@
 
 use std::path::Path;
 
+use kernels::catalogue::ExerciseId;
+
 use crate::error::{Error, Result};
 use crate::platform::grading;
 use crate::platform::layout::Layout;
@@ -48,10 +50,11 @@ pub fn prepare(dir: &Path) -> Result<()> {
     prepare::prepare(&Layout::from_env(), dir)
 }
 
-/// Grades the platform's upload (as root) and writes its results.json.
-pub fn grade(platform: Platform) -> Result<()> {
+/// Grades the platform's upload (as root) on `only` of the package's
+/// exercises (all when empty) and writes its results.json.
+pub fn grade(platform: Platform, only: &[ExerciseId]) -> Result<()> {
     refuse_unless_root("grade an upload")?;
-    grading::grade(&Layout::from_env(), platform).map(|_| ())
+    grading::grade(&Layout::from_env(), platform, only).map(|_| ())
 }
 
 fn refuse_unless_root(what: &str) -> Result<()> {

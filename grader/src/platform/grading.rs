@@ -9,6 +9,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use kernels::catalogue::ExerciseId;
+
 use crate::error::{Error, Result};
 use crate::platform::layout::{self, Layout};
 use crate::platform::report::{self, Report};
@@ -20,9 +22,9 @@ use crate::record::results::Results;
 
 /// Grades the platform's upload and writes its results.json; an error
 /// only where not even that could be written.
-pub fn grade(layout: &Layout, platform: Platform) -> Result<Report> {
+pub fn grade(layout: &Layout, platform: Platform, only: &[ExerciseId]) -> Result<Report> {
     let started = Instant::now();
-    let settings = Settings::load(&layout.private());
+    let settings = Settings::load(&layout.private()).and_then(|s| narrowed(s, only));
     let (mut report, log) = match &settings {
         Ok(settings) => graded(layout, platform, settings, started),
         Err(err) => (report::failed(&err.to_string(), 0), String::new()),
@@ -51,6 +53,20 @@ pub fn grade(layout: &Layout, platform: Platform) -> Result<Report> {
     crate::atomic_file::write(&path, text.as_bytes()).map_err(Error::io(&path))?;
     layout::mode(&path, 0o644)?;
     Ok(report)
+}
+
+/// The settings for `only` of the package's exercises (all when empty).
+fn narrowed(mut settings: Settings, only: &[ExerciseId]) -> Result<Settings> {
+    if let Some(other) = only.iter().find(|e| !settings.exercises.contains(e)) {
+        return Err(Error::Usage(format!(
+            "--exercise {other}: this autograder was packaged for {}",
+            settings.exercises.iter().map(|e| e.name()).collect::<Vec<_>>().join(", ")
+        )));
+    }
+    if !only.is_empty() {
+        settings.exercises.retain(|e| only.contains(e));
+    }
+    Ok(settings)
 }
 
 /// Settings for a results.json when the package's could not be read.

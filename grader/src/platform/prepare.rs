@@ -62,6 +62,15 @@ pub fn prepare(layout: &Layout, package: &Path) -> Result<()> {
         .arg(course.join("Cargo.toml"))
         .env("CARGO_HOME", layout.cargo_home());
     must("cargo fetch", fetch, 1800)?;
+    // The public course's workspace has fewer members: its lock, written
+    // once here (the student user cannot), with the course's time.
+    let public_manifest = layout.public_course().join("Cargo.toml");
+    let mut lock = Command::new("cargo");
+    lock.args(["update", "--workspace", "--offline", "--quiet", "--manifest-path"])
+        .arg(&public_manifest)
+        .env("CARGO_HOME", layout.cargo_home());
+    must("the public course's Cargo.lock", lock, 600)?;
+    public::same_time(&course.join("Cargo.lock"), &layout.public_course().join("Cargo.lock"))?;
 
     say("the trusted bundle: the course's solutions, tracer and emulator");
     trusted(layout, &settings, &course, &env)?;

@@ -101,7 +101,7 @@ fn copy_file(from: &Path, to: &Path) -> Result<()> {
 }
 
 /// Gives `to` the modification time of `from`.
-fn same_time(from: &Path, to: &Path) -> Result<()> {
+pub fn same_time(from: &Path, to: &Path) -> Result<()> {
     let time = fs::metadata(from)
         .and_then(|m| m.modified())
         .map_err(Error::io(from))?;
