@@ -99,18 +99,31 @@ mkdir -p "$root/autograder/source" "$root/autograder/submission" "$root/autograd
 (cd "$root/autograder/source" && unzip -q "$out/autograder.zip")
 cp "$out/docker-like" "$root/usr/local/sbin/docker-like"
 
-# Runs a command in the root: PID, IPC and mount namespaces of its own,
-# no /sys (as in a container); the network only where $net is "net".
+# Runs a command in the root: a mount and IPC namespace of its own, a /dev
+# and /tmp of its own, no /sys (as in a container); the network only where
+# $net is "net". This machine's /proc is bound whole: bubblewrap's own
+# /proc masks some of its folders, and the kernel then refuses the nested
+# /proc the grader's sandbox makes (as in Docker, whose /proc is masked so);
+# a chroot cannot make user namespaces at all.
 inside() {
     local net=$1
     shift
     local share=(--unshare-net)
     [ "$net" = net ] && share=(--share-net --ro-bind /etc/resolv.conf /etc/resolv.conf)
-    bwrap --bind "$root" / --dev /dev --proc /proc --tmpfs /tmp --unshare-pid --unshare-ipc \
-        "${share[@]}" --die-with-parent --clearenv \
+    bwrap --bind "$root" / --dev /dev --bind /proc /proc --perms 1777 --tmpfs /tmp \
+        --perms 1777 --tmpfs /dev/shm --unshare-ipc "${share[@]}" --die-with-parent --clearenv \
         --setenv PATH /usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
         --setenv HOME /root --setenv LANG C.UTF-8 --chdir /autograder "$@"
 }
+
+# The one thing of this machine the root is given: the certificate
+# authorities this machine's network may add (one that inspects TLS, so
+# that cargo reaches crates.io), none of its software.
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+    mkdir -p "$root/usr/local/share/ca-certificates"
+    cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+    inside net update-ca-certificates >>"$out/trial.log" 2>&1
+fi
 
 say "setup.sh in the root (network on, no limits: Gradescope builds its image so)"
 started=$SECONDS

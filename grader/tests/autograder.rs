@@ -84,13 +84,13 @@ fn prepare() -> Install {
         assert!(linked.success());
     }
     let path = format!("{}/bin:/usr/local/bin:/usr/bin:/bin", toolchain.display());
-    // The package as Gradescope unpacks it, its course the checkout itself
-    // (so that the trusted build is the other tests' warm one).
+    // The package as Gradescope unpacks it, its course the checkout itself,
+    // so that the trusted build is the other tests' (`grader-deps`).
     let source = root.join("autograder/source");
     let _ = fs::remove_dir_all(&source);
     fs::create_dir_all(&source).unwrap();
     let zip = tmp.join("autograder-test.zip");
-    let packaged = grader()
+    let packaged = Command::new(grader())
         .args(["autograder", "gradescope"])
         .arg(&zip)
         .args([
@@ -108,14 +108,23 @@ fn prepare() -> Install {
         "{}",
         String::from_utf8_lossy(&packaged.stderr)
     );
-    let unzipped = Command::new("unzip")
-        .args(["-q", "-o"])
-        .arg(&zip)
-        .args(["-x", "course/*", "-d"])
-        .arg(&source)
-        .status()
+    // Unpacked as Gradescope's harness does, all but the course.
+    let mut archive = zip::ZipArchive::new(fs::File::open(&zip).unwrap()).unwrap();
+    for index in 0..archive.len() {
+        let mut entry = archive.by_index(index).unwrap();
+        let name = entry.enclosed_name().unwrap();
+        if name.starts_with("course") {
+            continue;
+        }
+        let mut file = fs::File::create(source.join(&name)).unwrap();
+        std::io::copy(&mut entry, &mut file).unwrap();
+        let mode = entry.unix_mode().unwrap_or(0o644);
+        fs::set_permissions(
+            source.join(&name),
+            std::os::unix::fs::PermissionsExt::from_mode(mode),
+        )
         .unwrap();
-    assert!(unzipped.success());
+    }
     std::os::unix::fs::symlink(repo(), source.join("course")).unwrap();
     // Cargo's downloads, copied from this machine's rather than fetched.
     let cargo_home = root.join("opt/cuda-course-autograder/work/cargo-home");
@@ -143,6 +152,10 @@ fn prepare() -> Install {
         .env("HOME", "/root")
         .env("LANG", "C.UTF-8")
         .env("CUDA_COURSE_AUTOGRADER_ROOT", &root)
+        .env(
+            "CUDA_COURSE_AUTOGRADER_TRUSTED_TARGET",
+            tmp.join("grader-deps"),
+        )
         .output()
         .unwrap();
     assert!(
@@ -407,7 +420,7 @@ fn an_empty_upload_or_the_wrong_exercise_is_not_gradable_on_either_platform() {
     let empty = Upload::Files(vec![]);
     for platform in [Platform::Gradescope, Platform::PrairieLearn] {
         let (results, _) = grade(&install, platform, &empty, &[]);
-        assert_eq!(results["score"], 0);
+        assert_eq!(results["score"].as_f64(), Some(0.0));
         let said = results.to_string();
         assert!(said.contains("Your upload holds no file."), "{said}");
         let (results, _) = grade(&install, platform, &wrong, &[]);

@@ -60,7 +60,12 @@ fn narrowed(mut settings: Settings, only: &[ExerciseId]) -> Result<Settings> {
     if let Some(other) = only.iter().find(|e| !settings.exercises.contains(e)) {
         return Err(Error::Usage(format!(
             "--exercise {other}: this autograder was packaged for {}",
-            settings.exercises.iter().map(|e| e.name()).collect::<Vec<_>>().join(", ")
+            settings
+                .exercises
+                .iter()
+                .map(|e| e.name())
+                .collect::<Vec<_>>()
+                .join(", ")
         )));
     }
     if !only.is_empty() {
@@ -153,7 +158,7 @@ fn stages_of(
     )?);
     layout::kill_user(user);
     let (bundle, out) = (layout.private().join("run"), layout.private().join("out"));
-    stages::assemble(layout, settings, &bundle)?;
+    stages::assemble(layout, settings, &confinement, &bundle)?;
     fresh(&out)?;
     let said = stages::run(
         layout,

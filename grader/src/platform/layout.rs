@@ -78,9 +78,16 @@ impl Layout {
     pub fn deps(&self) -> PathBuf {
         self.work().join("deps")
     }
-    /// The bundle the student's build goes into, warm from the setup.
-    pub fn student_bundle(&self) -> PathBuf {
-        self.work().join("bundle")
+    /// The bundle the student's build goes into, warm from the setup: one
+    /// for builds in bubblewrap and one for builds without, whose build
+    /// folders differ (cargo sees other paths) though the grader keys them
+    /// alike.
+    pub fn student_bundle(&self, sandboxed: bool) -> PathBuf {
+        self.work().join(if sandboxed {
+            "bundle"
+        } else {
+            "bundle-unsandboxed"
+        })
     }
     /// Cargo's home (the downloaded crates) for every build.
     pub fn cargo_home(&self) -> PathBuf {

@@ -20,6 +20,10 @@ use crate::platform::public;
 use crate::platform::settings::{self, Settings};
 use crate::platform::stages::{self, Confinement};
 
+/// Names the folder where the trusted build builds (default
+/// `private/target`, which setup.sh removes once the bundle is made).
+pub const TRUSTED_TARGET_ENV: &str = "CUDA_COURSE_AUTOGRADER_TRUSTED_TARGET";
+
 /// Installs the autograder of `package` (the folder holding
 /// autograder.json and `course/`) under `layout`.
 pub fn prepare(layout: &Layout, package: &Path) -> Result<()> {
@@ -66,11 +70,20 @@ pub fn prepare(layout: &Layout, package: &Path) -> Result<()> {
     // once here (the student user cannot), with the course's time.
     let public_manifest = layout.public_course().join("Cargo.toml");
     let mut lock = Command::new("cargo");
-    lock.args(["update", "--workspace", "--offline", "--quiet", "--manifest-path"])
-        .arg(&public_manifest)
-        .env("CARGO_HOME", layout.cargo_home());
+    lock.args([
+        "update",
+        "--workspace",
+        "--offline",
+        "--quiet",
+        "--manifest-path",
+    ])
+    .arg(&public_manifest)
+    .env("CARGO_HOME", layout.cargo_home());
     must("the public course's Cargo.lock", lock, 600)?;
-    public::same_time(&course.join("Cargo.lock"), &layout.public_course().join("Cargo.lock"))?;
+    public::same_time(
+        &course.join("Cargo.lock"),
+        &layout.public_course().join("Cargo.lock"),
+    )?;
 
     say("the trusted bundle: the course's solutions, tracer and emulator");
     trusted(layout, &settings, &course, &env)?;
@@ -134,7 +147,10 @@ fn trusted(
             &student.join(exercise.name()),
         )?;
     }
-    let target = layout.private().join("target");
+    // Root's own build of trusted code: where its caller keeps such builds
+    // (the grader's tests share theirs), else in the install.
+    let target = std::env::var_os(TRUSTED_TARGET_ENV)
+        .map_or_else(|| layout.private().join("target"), std::path::PathBuf::from);
     let bundle = layout.trusted_bundle();
     let mut command = Command::new(layout.grader());
     command

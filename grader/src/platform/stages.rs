@@ -152,7 +152,7 @@ pub fn build(
         "build".into(),
         path(layout.class()),
         "--bundle".into(),
-        path(layout.student_bundle()),
+        path(layout.student_bundle(confinement.build_sandboxed)),
         "--course".into(),
         path(layout.public_course()),
         "--target-dir".into(),
@@ -181,8 +181,14 @@ pub fn build(
 /// Stage 2: the run bundle, in `to` (made anew, root's): the student's
 /// items from the student bundle, the course's trusted host code from the
 /// trusted bundle, the instructor's seed where fixed.
-pub fn assemble(layout: &Layout, settings: &Settings, to: &Path) -> Result<()> {
-    let student = bundle::load(&layout.student_bundle())?;
+pub fn assemble(
+    layout: &Layout,
+    settings: &Settings,
+    confinement: &Confinement,
+    to: &Path,
+) -> Result<()> {
+    let built = layout.student_bundle(confinement.build_sandboxed);
+    let student = bundle::load(&built)?;
     let trusted = bundle::load(&layout.trusted_bundle())?;
     if to.exists() {
         fs::remove_dir_all(to).map_err(Error::io(to))?;
@@ -190,7 +196,7 @@ pub fn assemble(layout: &Layout, settings: &Settings, to: &Path) -> Result<()> {
     fs::create_dir_all(to).map_err(Error::io(to))?;
     // Runs as the student user go through it to what they execute.
     layout::mode(to, 0o711)?;
-    let from_student = |relative: &Path, bits| take(&layout.student_bundle(), to, relative, bits);
+    let from_student = |relative: &Path, bits| take(&built, to, relative, bits);
     for item in &student.items {
         if let Some(binary) = &item.binary {
             from_student(binary, 0o555)?;
