@@ -106,6 +106,7 @@ pub enum AutograderCommand {
 /// What an autograder package grades, and how.
 #[derive(clap::Args, Debug)]
 pub struct PackageArgs {
+    /// The zip to write (gradescope), or the new folder (prairielearn).
     #[arg(value_parser = absolute)]
     pub out: PathBuf,
     /// The exercise an upload is graded on; repeat for several (each takes

@@ -435,29 +435,26 @@ fn an_empty_upload_or_the_wrong_exercise_is_not_gradable_on_either_platform() {
     }
 }
 
-/// A dot-sm solution that tries, as it builds and as it runs, to read what
-/// it must not and to write the results: any success fails its runs.
-fn hostile(root: &Path) -> Upload {
+/// The solution's kernel.cu, from the package's course as the image holds
+/// it (closed to the student user, and outside bubblewrap's view).
+fn packaged_solution(root: &Path) -> PathBuf {
+    root.join(format!("autograder/source/course/solutions/{EXERCISE}/src/kernel.cu"))
+}
+
+/// A dot-sm solution whose program, as it runs, tries to read what it must
+/// not and to write the results: any success fails its runs.
+fn hostile_run(root: &Path) -> Upload {
     let (kernel, main) = sources("solutions");
-    let package = root.join("autograder/source");
     let home = root.join("opt/cuda-course-autograder");
-    let solution = package.join(format!("course/solutions/{EXERCISE}/src/kernel.cu"));
-    let kernel = format!(
-        "#if __has_include(\"{}\")\n#error \"LEAKED at build time: the solution's kernel.cu\"\n#endif\n{kernel}",
-        solution.display()
-    );
     let secrets = [
-        solution.clone(),
-        package.join("autograder.json"),
+        packaged_solution(root),
+        root.join("autograder/source/autograder.json"),
         home.join("private/autograder.json"),
         home.join(format!("private/trusted/reference/{EXERCISE}")),
         home.join(format!("private/run/reference/{EXERCISE}")),
         home.join("private/run/bundle.json"),
     ];
-    let list: Vec<String> = secrets
-        .iter()
-        .map(|p| format!("{:?}", p.display().to_string()))
-        .collect();
+    let list: Vec<String> = secrets.iter().map(|p| format!("{:?}", p.display().to_string())).collect();
     let results = root.join("autograder/results/results.json");
     let attack = format!(
         "fn main() -> std::process::ExitCode {{\n    for path in [{}] {{\n        if std::fs::read(path).is_ok() {{\n            eprintln!(\"LEAKED at run time: {{path}}\");\n            std::process::exit(1);\n        }}\n    }}\n    if std::fs::write({:?}, \"{{\\\"score\\\": 999}}\").is_ok() {{\n        eprintln!(\"LEAKED: wrote the results\");\n        std::process::exit(1);\n    }}\n    real_main()\n}}\n",
@@ -471,6 +468,16 @@ fn hostile(root: &Path) -> Upload {
     ])
 }
 
+/// A kernel.cu that includes the solution's, as it builds.
+fn hostile_build(root: &Path) -> Upload {
+    let (_, main) = sources("exercises");
+    let kernel = format!("#include \"{}\"\n", packaged_solution(root).display());
+    Upload::Files(vec![
+        (format!("{EXERCISE}/src/kernel.cu"), kernel),
+        (format!("{EXERCISE}/src/main.rs"), main),
+    ])
+}
+
 #[test]
 fn code_that_reads_the_solutions_reads_nothing_in_bubblewrap_or_as_the_student_user() {
     if !is_root() {
@@ -478,34 +485,41 @@ fn code_that_reads_the_solutions_reads_nothing_in_bubblewrap_or_as_the_student_u
         return;
     }
     let install = install();
-    let upload = hostile(&install.root);
-    for (env, confined) in [
-        (vec![], "built in bubblewrap"),
+    // The solution's lines that the stub does not have: none may reach
+    // what the student reads.
+    let (solution, _) = sources("solutions");
+    let (stub, _) = sources("exercises");
+    let answers: Vec<&str> = solution
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.len() > 12 && !stub.contains(l))
+        .collect();
+    assert!(answers.len() > 3, "{answers:?}");
+    for (env, confined, refused) in [
+        (vec![], "built in bubblewrap", "No such file or directory"),
         // No bubblewrap: as in a Docker container under its default
         // seccomp profile.
         (
             vec![("GRADER_BWRAP", "/nonexistent/bwrap")],
-            "without bubblewrap",
+            "built as the unprivileged uid 61000, without bubblewrap",
+            "Permission denied",
         ),
     ] {
-        let (results, said) = grade(&install, Platform::Gradescope, &upload, &env);
+        let (results, said) = grade(&install, Platform::Gradescope, &hostile_run(&install.root), &env);
         let text = results.to_string();
         assert!(!text.contains("LEAKED"), "{text}");
         let tests = scores(&results);
         let (got, max) = tests.iter().fold((0, 0), |(g, m), t| (g + t.1, m + t.2));
         assert_eq!(got, max, "{tests:?}\n{said}");
-        let output = results["output"].as_str().unwrap();
-        assert!(output.contains(confined), "{output}");
-        assert!(
-            said.contains(&format!(
-                "confinement: {}",
-                if env.is_empty() {
-                    "built in bubblewrap"
-                } else {
-                    "built as the unprivileged uid 61000, without bubblewrap"
-                }
-            )),
-            "{said}"
-        );
+        assert!(said.contains(&format!("confinement: {confined}")), "{said}");
+        assert!(results["output"].as_str().unwrap().contains(confined));
+
+        let (results, said) = grade(&install, Platform::Gradescope, &hostile_build(&install.root), &env);
+        let output = results["tests"][1]["output"].as_str().unwrap();
+        assert!(output.contains("It did not build") && output.contains(refused), "{output}\n{said}");
+        let text = results.to_string();
+        for answer in &answers {
+            assert!(!text.contains(answer), "the solution's {answer:?} reached the student");
+        }
     }
 }
