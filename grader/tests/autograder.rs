@@ -451,8 +451,8 @@ fn hostile_run(root: &Path) -> Upload {
         root.join("autograder/source/autograder.json"),
         home.join("private/autograder.json"),
         home.join(format!("private/trusted/reference/{EXERCISE}")),
-        home.join(format!("private/run/reference/{EXERCISE}")),
-        home.join("private/run/bundle.json"),
+        home.join(format!("run/reference/{EXERCISE}")),
+        home.join("run/bundle.json"),
     ];
     let list: Vec<String> = secrets.iter().map(|p| format!("{:?}", p.display().to_string())).collect();
     let results = root.join("autograder/results/results.json");

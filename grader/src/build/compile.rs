@@ -482,7 +482,12 @@ fn link_tree(from: &Path, to: &Path, members: &[Member]) -> io::Result<()> {
     };
     for entry in walkdir::WalkDir::new(from).into_iter().filter_entry(|e| {
         let name = e.file_name().to_string_lossy();
-        !(theirs(&name) || name == ".cargo-lock" || name == ".rustc_info.json")
+        // Cargo's locks (`.cargo-build-lock` from cargo 1.96) are each
+        // build's own: a link to the read-only one cannot be opened.
+        !(theirs(&name)
+            || name == ".cargo-lock"
+            || name == ".cargo-build-lock"
+            || name == ".rustc_info.json")
             && name != "grader-ready"
     }) {
         let entry = entry.map_err(io::Error::other)?;

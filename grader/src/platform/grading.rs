@@ -157,7 +157,7 @@ fn stages_of(
         left(started),
     )?);
     layout::kill_user(user);
-    let (bundle, out) = (layout.private().join("run"), layout.private().join("out"));
+    let (bundle, out) = (layout.run_bundle(), layout.private().join("out"));
     stages::assemble(layout, settings, &confinement, &bundle)?;
     fresh(&out)?;
     let said = stages::run(

@@ -5,7 +5,9 @@
 //! - `private/` (root's alone, 0700): the packaging settings (a fixed seed),
 //!   the trusted bundle (the course's solution binaries, tracer and
 //!   emulator, built from the whole course at setup) and each grading's
-//!   run bundle and results;
+//!   results;
+//! - `run/` (root's, 0711): each grading's run bundle, whose files the
+//!   student user may execute or load but not list or read (`stages`);
 //! - `public/` (open to all): the public course (the course without its
 //!   solutions, grader or hidden tests, the stubs standing in for the
 //!   solutions: `public`) and the grader binary;
@@ -61,6 +63,11 @@ impl Layout {
     }
     pub fn trusted_bundle(&self) -> PathBuf {
         self.private().join("trusted")
+    }
+    /// The bundle a grading runs: root's, but open to the student user
+    /// for what its runs execute (`stages::assemble`), so not in private/.
+    pub fn run_bundle(&self) -> PathBuf {
+        self.home().join("run")
     }
     pub fn public(&self) -> PathBuf {
         self.home().join("public")
