@@ -438,7 +438,9 @@ fn an_empty_upload_or_the_wrong_exercise_is_not_gradable_on_either_platform() {
 /// The solution's kernel.cu, from the package's course as the image holds
 /// it (closed to the student user, and outside bubblewrap's view).
 fn packaged_solution(root: &Path) -> PathBuf {
-    root.join(format!("autograder/source/course/solutions/{EXERCISE}/src/kernel.cu"))
+    root.join(format!(
+        "autograder/source/course/solutions/{EXERCISE}/src/kernel.cu"
+    ))
 }
 
 /// A dot-sm solution whose program, as it runs, tries to read what it must
@@ -454,7 +456,10 @@ fn hostile_run(root: &Path) -> Upload {
         home.join(format!("run/reference/{EXERCISE}")),
         home.join("run/bundle.json"),
     ];
-    let list: Vec<String> = secrets.iter().map(|p| format!("{:?}", p.display().to_string())).collect();
+    let list: Vec<String> = secrets
+        .iter()
+        .map(|p| format!("{:?}", p.display().to_string()))
+        .collect();
     let results = root.join("autograder/results/results.json");
     let attack = format!(
         "fn main() -> std::process::ExitCode {{\n    for path in [{}] {{\n        if std::fs::read(path).is_ok() {{\n            eprintln!(\"LEAKED at run time: {{path}}\");\n            std::process::exit(1);\n        }}\n    }}\n    if std::fs::write({:?}, \"{{\\\"score\\\": 999}}\").is_ok() {{\n        eprintln!(\"LEAKED: wrote the results\");\n        std::process::exit(1);\n    }}\n    real_main()\n}}\n",
@@ -505,7 +510,12 @@ fn code_that_reads_the_solutions_reads_nothing_in_bubblewrap_or_as_the_student_u
             "Permission denied",
         ),
     ] {
-        let (results, said) = grade(&install, Platform::Gradescope, &hostile_run(&install.root), &env);
+        let (results, said) = grade(
+            &install,
+            Platform::Gradescope,
+            &hostile_run(&install.root),
+            &env,
+        );
         let text = results.to_string();
         assert!(!text.contains("LEAKED"), "{text}");
         let tests = scores(&results);
@@ -514,12 +524,23 @@ fn code_that_reads_the_solutions_reads_nothing_in_bubblewrap_or_as_the_student_u
         assert!(said.contains(&format!("confinement: {confined}")), "{said}");
         assert!(results["output"].as_str().unwrap().contains(confined));
 
-        let (results, said) = grade(&install, Platform::Gradescope, &hostile_build(&install.root), &env);
+        let (results, said) = grade(
+            &install,
+            Platform::Gradescope,
+            &hostile_build(&install.root),
+            &env,
+        );
         let output = results["tests"][1]["output"].as_str().unwrap();
-        assert!(output.contains("It did not build") && output.contains(refused), "{output}\n{said}");
+        assert!(
+            output.contains("It did not build") && output.contains(refused),
+            "{output}\n{said}"
+        );
         let text = results.to_string();
         for answer in &answers {
-            assert!(!text.contains(answer), "the solution's {answer:?} reached the student");
+            assert!(
+                !text.contains(answer),
+                "the solution's {answer:?} reached the student"
+            );
         }
     }
 }
