@@ -91,12 +91,16 @@ if [ ! -s "$tarball" ]; then
         "deb http://deb.debian.org/debian bookworm-updates main" \
         "deb http://deb.debian.org/debian-security bookworm-security main" >>"$out/trial.log" 2>&1
 fi
-rm -rf "$root"
-mkdir -p "$root"
-tar -xf "$tarball" -C "$root"
+# REUSE_ROOT=1 keeps a root an earlier trial set up (its setup.sh then
+# runs again over the new package, doing only what changed).
+if [ "${REUSE_ROOT:-}" != 1 ] || [ ! -d "$root/autograder" ]; then
+    rm -rf "$root"
+    mkdir -p "$root"
+    tar -xf "$tarball" -C "$root"
+fi
 # As Gradescope's harness does: the zip unpacked in /autograder/source.
 mkdir -p "$root/autograder/source" "$root/autograder/submission" "$root/autograder/results"
-(cd "$root/autograder/source" && unzip -q "$out/autograder.zip")
+(cd "$root/autograder/source" && unzip -q -o "$out/autograder.zip")
 cp "$out/docker-like" "$root/usr/local/sbin/docker-like"
 
 # Runs a command in the root: a mount and IPC namespace of its own, a /dev

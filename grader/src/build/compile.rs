@@ -482,11 +482,11 @@ fn link_tree(from: &Path, to: &Path, members: &[Member]) -> io::Result<()> {
     };
     for entry in walkdir::WalkDir::new(from).into_iter().filter_entry(|e| {
         let name = e.file_name().to_string_lossy();
-        // Cargo's locks (`.cargo-build-lock` from cargo 1.96) are each
-        // build's own: a link to the read-only one cannot be opened.
+        // Cargo's locks (`.cargo-lock`; from cargo 1.96 also
+        // `.cargo-build-lock` and `.cargo-artifact-lock`) are each build's
+        // own: a link to the read-only one cannot be opened.
         !(theirs(&name)
-            || name == ".cargo-lock"
-            || name == ".cargo-build-lock"
+            || (name.starts_with(".cargo-") && name.ends_with("lock"))
             || name == ".rustc_info.json")
             && name != "grader-ready"
     }) {
