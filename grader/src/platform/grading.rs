@@ -140,6 +140,16 @@ fn stages_of(
     };
     layout::give(&class, user)?;
     let confinement = Confinement::detect(user);
+    // The student's build folder anew, linked from the dependencies for
+    // this upload's crates: the grader keeps one as long as the
+    // dependencies do, with read-only links for crates an earlier upload
+    // did not have, which the student user could not rebuild.
+    let students = layout
+        .student_bundle(confinement.build_sandboxed)
+        .join(".build/students");
+    if students.exists() {
+        fs::remove_dir_all(&students).map_err(Error::io(&students))?;
+    }
     log.push_str(&format!(
         "cuda-course autograder: confinement: {}\n",
         confinement.words()
