@@ -10,7 +10,7 @@
 #  4. each solution at a large size: kernel bandwidth against the
 #     device-to-device copy bandwidth measured in the same run; then reports
 #     printed whole for their tables (the dot-atomic sweep), and
-#     scripts/perf's comparisons with library peers (cuBLAS, via PyTorch).
+#     bench/harness's comparisons with library peers (cuBLAS, via PyTorch).
 # Prints a short table last. Full logs go to LOG_DIR.
 # Usage: run.sh [LOG_DIR]   (needs nvidia-smi, compute-sanitizer, python3)
 set -uo pipefail
@@ -60,7 +60,7 @@ shows=(
 )
 # Scripts with tables of their own, given the bundle's folder.
 tables=(
-    "perf/matmul_vs_cublas.py"
+    "bench/matmul_vs_cublas.py"
 )
 
 rows=()

@@ -208,11 +208,11 @@ echo "forgeries.sh: every forgery flagged with no host points; the honest studen
 RUN
 chmod +x "$out/forgeries.sh"
 # Issue 26: grading throughput, one exercise at a time against --jobs, on
-# the class copied COPIES times over (scripts/perf/grading-throughput.sh).
-cp scripts/perf/grading-throughput.sh scripts/perf/same-grades.py scripts/perf/gpu-steady-state.sh \
-    scripts/perf/gpu-sampled-throughput.sh scripts/perf/busy-windows.py scripts/perf/gpu-huge-run-parts.sh \
-    scripts/perf/gpu-tool-processes.sh scripts/perf/gpu-memspace-racecheck.sh scripts/perf/gpu-ab-throughput.sh \
-    scripts/perf/gpu-graders-throughput.sh scripts/perf/gpu-scaling.sh "$out/"
+# the class copied COPIES times over (bench/harness/grading-throughput.sh).
+cp bench/harness/grading-throughput.sh bench/harness/same-grades.py bench/harness/gpu-steady-state.sh \
+    bench/harness/gpu-sampled-throughput.sh bench/harness/busy-windows.py bench/probes/gpu-huge-run-parts.sh \
+    bench/probes/gpu-tool-processes.sh bench/probes/gpu-memspace-racecheck.sh \
+    bench/harness/gpu-graders-throughput.sh bench/harness/gpu-scaling.sh "$out/"
 cat >"$out/throughput.sh" <<'RUN'
 #!/usr/bin/env bash
 # Usage: throughput.sh [COPIES [JOBS [GRADER_RUN_FLAGS...]]]

@@ -3,7 +3,7 @@
 # global memory cudaMalloc left unwritten and written by a memset, shared
 # memory (static and dynamic) that no thread wrote, a __device__ array
 # never written, and memory a kernel's malloc returned. Run on the GPU
-# machine, from anywhere: bash scripts/perf/initcheck-probe.sh
+# machine, from anywhere: bash bench/probes/initcheck-probe.sh
 set -u
 cd "$(dirname "$0")"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader

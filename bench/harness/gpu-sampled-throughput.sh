@@ -4,7 +4,7 @@
 # --jobs JOBS (and, with THROUGHPUT_SEQUENTIAL=one, the first copy one at
 # a time, compared), while the CPU's busy share (/proc/stat) and the GPU's
 # utilization and memory (nvidia-smi) are written twice a second, each line
-# with its time. scripts/perf/busy-windows.py then says, ten seconds at a
+# with its time. bench/harness/busy-windows.py then says, ten seconds at a
 # time, how busy both were and which phases were in flight.
 #
 # Usage: gpu-sampled-throughput.sh GRADER_BUNDLE OUT [COPIES [JOBS [LIMIT]]]

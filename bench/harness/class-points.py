@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The points of every student of the grader's class, per exercise they
 submitted, with the memory-safety (m) and speed (s) points and the kernel's
-run above 2^31 elements: the table in scripts/perf/README.md.
+run above 2^31 elements: the table in bench/notebook.md.
 
-Usage: scripts/perf/class-points.py RESULTS_JSON
+Usage: bench/harness/class-points.py RESULTS_JSON
 (results.json of schema 1, rendered messages, or 2, typed outcomes.)
 """
 import json
@@ -63,7 +63,7 @@ for student, record in sorted(results["students"].items()):
             f"| {point('memory safety')} | {point('speed')} | {big} |"
         )
 
-# What scripts/perf/README.md quotes beside the table, from the same file:
+# What bench/notebook.md quotes beside the table, from the same file:
 # each speed point's message, the runs above 2^31 (how long, how they
 # ended) and the 4-chunk streams runs' overlap.
 print()

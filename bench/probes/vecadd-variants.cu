@@ -3,7 +3,7 @@
 // n = 2^28 floats and prints GB/s (12 bytes per element) and the ratio to a
 // cudaMemcpy D2D of the same 1 GiB (2 x bytes / time), measured in this run.
 // Build and run on the GPU machine:
-//   nvcc -O3 -arch=sm_90 -o vv scripts/perf/vecadd-variants.cu && ./vv
+//   nvcc -O3 -arch=sm_90 -o vv bench/probes/vecadd-variants.cu && ./vv
 #include <algorithm>
 #include <cstdio>
 #include <vector>

@@ -3,7 +3,7 @@
 // (issue 23: the course's shared-memory poison, kernels/src/fresh_launch.rs.)
 // Each case runs in a process of its own, so no case sees an earlier one's
 // poison. On a GPU machine:
-//   nvcc -arch=sm_90 -o probe scripts/perf/poison_probe.cu
+//   nvcc -arch=sm_90 -o probe bench/probes/poison_probe.cu
 //   for c in 0 1 2 3 4 5 6 7; do ./probe $c; done
 #include <cstdio>
 #include <cstdlib>

@@ -4,7 +4,7 @@
 #      matmul-tiled's kernels (CUDA_COURSE_EMULATOR_THREADS=1);
 #   2. the wall time of `dot-sm-solution --n 1000000` (target: under 2 s);
 #   3. the wall time of each solution at its emulator default sizes.
-# Release builds; run from anywhere: scripts/perf/emulator.sh
+# Release builds; run from anywhere: bench/harness/emulator.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 

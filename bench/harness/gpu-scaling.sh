@@ -30,13 +30,13 @@ fi
 count=$(echo "$gpus" | tr ',' '\n' | wc -l)
 jobs=$(($(nproc) / count))
 [ "$jobs" -ge 1 ] || jobs=1
-perf=$(dirname "$0")
+harness=$(dirname "$0")
 echo "gpu-scaling: GPUs $gpus, --jobs $jobs on each"
 THROUGHPUT_FLAGS="--gpus $gpus" THROUGHPUT_SEQUENTIAL=none \
-    bash "$perf/gpu-sampled-throughput.sh" "$here" "$out/all" "$copies" "$jobs" "$limit"
+    bash "$harness/gpu-sampled-throughput.sh" "$here" "$out/all" "$copies" "$jobs" "$limit"
 THROUGHPUT_FLAGS="--gpus 0" THROUGHPUT_SEQUENTIAL=none \
-    bash "$perf/gpu-sampled-throughput.sh" "$here" "$out/one" "$copies" "$jobs" "$limit"
-python3 "$perf/same-grades.py" "$out/one/w/jobs-$jobs" "$out/all/w/jobs-$jobs" | head -3
+    bash "$harness/gpu-sampled-throughput.sh" "$here" "$out/one" "$copies" "$jobs" "$limit"
+python3 "$harness/same-grades.py" "$out/one/w/jobs-$jobs" "$out/all/w/jobs-$jobs" | head -3
 # The timeline's lane is the GPU's place in --gpus.
 python3 - "$out/all/w/timeline-$jobs.tsv" <<'LANES'
 import collections, sys

@@ -6,7 +6,7 @@
 #
 # Here:   scripts/grader-bundle.sh /work/gb
 #         tar -C /work -cf - gb/grader gb/class gb/bwrap.sh gb/bubblewrap_*.deb | xz > .carry/gb.tar.xz
-# There:  BUDGET=545 scripts/perf/class-on-gpu.sh [STUDENT...]   (no students: all)
+# There:  BUDGET=545 bench/harness/class-on-gpu.sh [STUDENT...]   (no students: all)
 #         GPUS=0,1 grades over those GPUs (`--gpus`).
 #         with the previous call's $OUT/g.tar.xz copied to .carry/g.tar.xz to resume.
 # Leaves $OUT/g.tar.xz (the grading), $OUT/log.txt (with `mutants verify`),

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The emulator's speed before and after a change, measured alternately on
 # one machine: dot-sm's kernel at n = 1e6, thread-instructions per CPU
-# second on one core (the median launch of 5, as scripts/perf/emulator.sh
+# second on one core (the median launch of 5, as bench/harness/emulator.sh
 # reads it), strict (a student's run) and carrying on (the grader's,
 # CUDA_COURSE_EMULATOR_CARRY_ON=1), ROUNDS times.
 # Each checkout needs `cargo build --release -p emulator -p dot-sm-solution`
 # (e.g. git worktree add /tmp/before <commit>, then build there).
-# Usage: scripts/perf/emulator-ab.sh BEFORE_CHECKOUT NOW_CHECKOUT [ROUNDS]
+# Usage: bench/harness/emulator-ab.sh BEFORE_CHECKOUT NOW_CHECKOUT [ROUNDS]
 set -euo pipefail
 before=${1:?usage: emulator-ab.sh BEFORE_CHECKOUT NOW_CHECKOUT [ROUNDS]}
 now=${2:?usage: emulator-ab.sh BEFORE_CHECKOUT NOW_CHECKOUT [ROUNDS]}

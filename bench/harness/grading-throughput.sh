@@ -23,7 +23,7 @@
 #   grades only JOBS at a time, and compares nothing (gpu-steady-state.sh).
 # On the GPU machine: grader-bundle/throughput.sh [COPIES [JOBS [FLAGS...]]].
 # Here, on the CPU emulator: scripts/grader-bundle.sh, then
-#   scripts/perf/grading-throughput.sh target/release/grader grader-bundle/class 1 2 --emulate
+#   bench/harness/grading-throughput.sh target/release/grader grader-bundle/class 1 2 --emulate
 set -euo pipefail
 grader=$1
 bundle=$2

@@ -5,7 +5,7 @@
 # in its own sandbox, then the same bundle again with a 31st submission
 # added: the cost of one more submission. Runs on the build machine; no GPU
 # needed.
-# Usage: scripts/perf/grader-build-timing.sh [WORK_DIR]
+# Usage: bench/harness/grader-build-timing.sh [WORK_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 work=${1:-$(mktemp -d)}

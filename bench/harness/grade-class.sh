@@ -4,7 +4,7 @@
 # flags given, times it, verifies every expectation, and leaves results.json
 # and the log in $OUT/NAME. Stops grading at 540 s (a device call's limit is
 # 600 s): grade in shards (--shard 1/2, 2/2) and `grader merge` them here.
-# Usage: scripts/perf/grade-class.sh NAME [GRADER_RUN_FLAGS...]
+# Usage: bench/harness/grade-class.sh NAME [GRADER_RUN_FLAGS...]
 name=$1; shift
 [ -d /tmp/grader-bundle ] || tar -xJf .carry/gb.tar.xz -C /tmp
 here=/tmp/grader-bundle
