@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The points of every student of the grader's class, per exercise they
 submitted, with the memory-safety (m) and speed (s) points and the kernel's
-run above 2^31 elements: the table in bench/notebook.md.
+run above 2^31 elements: the table in
+bench/runs/2026-11-24-h200-class-safety-speed/README.md.
 
 Usage: bench/harness/class-points.py RESULTS_JSON
 (results.json of schema 1, rendered messages, or 2, typed outcomes.)
@@ -63,7 +64,7 @@ for student, record in sorted(results["students"].items()):
             f"| {point('memory safety')} | {point('speed')} | {big} |"
         )
 
-# What bench/notebook.md quotes beside the table, from the same file:
+# What that run's README quotes beside the table, from the same file:
 # each speed point's message, the runs above 2^31 (how long, how they
 # ended) and the 4-chunk streams runs' overlap.
 print()

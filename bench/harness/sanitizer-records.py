@@ -6,8 +6,8 @@ For every (student, exercise, tool, run) the earlier grading recorded:
 whether the later one recorded the same (clean or not, summary, first
 finding); prints the count, each difference, and how many findings each
 had. How the 2026-11-28 H100 check of the poison's exclusion was made
-(bench/notebook.md), with the later grading restricted to the
-earlier one's students.
+(bench/runs/2026-11-28-h100-process-parts), with the later grading
+restricted to the earlier one's students.
 """
 import json
 import sys

@@ -7,7 +7,8 @@ their waits (start minus asked: for a run, its worker's wait for a turn;
 for an alone line, the gated run's wait for the GPU alone); then the runs
 in flight on average in each WINDOW_S seconds (default 20), exercise and
 alone lines left out as grading-throughput.sh leaves them. How the
-2026-11-28 steady-state figures in bench/notebook.md were read.
+2026-11-28 steady-state figures were read
+(bench/runs/2026-11-28-h200-steady-state).
 """
 import sys
 from collections import defaultdict
