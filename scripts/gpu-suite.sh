@@ -58,9 +58,10 @@ shows=(
     "streams-overlap-solution --streams 4"
     "streams-overlap-solution --streams 8"
 )
-# Scripts with tables of their own, given the bundle's folder.
+# Scripts with tables of their own (in the bundle's bench/), given the
+# bundle's folder.
 tables=(
-    "bench/matmul_vs_cublas.py"
+    "matmul_vs_cublas.py"
 )
 
 rows=()
@@ -149,7 +150,7 @@ done
 for table in "${tables[@]}"; do
     echo
     echo "== $table"
-    python3 "$here/$table" "$here"
+    python3 "$here/bench/$table" "$here"
 done
 
 if [ ${#failures[@]} -gt 0 ]; then
