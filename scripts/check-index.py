@@ -29,12 +29,16 @@ CITING_NAMES = (".ci/run", "scripts/cuda-runner")
 
 
 def git_files(root):
-    """Tracked files and new ones git does not ignore, relative to root."""
+    """Tracked files and new ones git does not ignore, relative to root;
+    not Python's byte-code caches, which running a script leaves."""
     out = subprocess.run(
         ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
         cwd=root, capture_output=True, text=True, check=True,
     ).stdout
-    return [name for name in out.splitlines() if (root / name).is_file()]
+    return [
+        name for name in out.splitlines()
+        if "__pycache__/" not in name and (root / name).is_file()
+    ]
 
 
 def entries(index):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How the grading's times with the GPU alone follow each other (issue 26),
+"""How the grading's times with the GPU alone follow each other,
 from a timeline GRADER_TIMELINE wrote (grading-throughput.sh keeps it as
 w/timeline-JOBS.tsv).
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""How busy the GPU machine was while a grading ran, and with what
-(issue 26), from gpu-sampled-throughput.sh's folder.
+"""How busy the GPU machine was while a grading ran, and with what,
+from gpu-sampled-throughput.sh's folder.
 
 Usage: busy-windows.py OUT [JOBS [SECONDS]]
   OUT  the folder (cpu.txt, gpu.txt, w/timeline-JOBS.tsv); JOBS  the

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The grader's own class graded on the CPU emulator beside the same class
-graded on a GPU (issue 27): for every run both made (the same student,
+graded on a GPU: for every run both made (the same student,
 exercise, run tag and role), whether the two verdicts agree: passed on both,
 or failed on both. Runs one side skipped (the emulator leaves out runs above
 2^31; a node without the memory skips them too) are counted apart.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""How fast a grading's exercises ended away from its start and its tail
-(issue 26), from its timeline (GRADER_TIMELINE): the exercises a minute
+"""How fast a grading's exercises ended away from its start and its tail,
+from its timeline (GRADER_TIMELINE): the exercises a minute
 between the (K+1)-th exercise to end and the (N-K)-th, N the exercises,
 K an eighth of them by default. With as many exercises in flight as
 there are workers, a class of a few waves has no steady state, so this

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Several graders over the same class bundle on the GPU machine, one after
-# the other in one call (issue 26): gpu-sampled-throughput.sh at --jobs
+# the other in one call: gpu-sampled-throughput.sh at --jobs
 # JOBS over the solutions COPIES times over for each, none one at a time;
 # then whether each gave the first's grades (same-grades.py). A bundle's
 # class is the same for every grader where the changes are the graders'

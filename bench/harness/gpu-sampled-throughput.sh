@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The grading throughput on the GPU machine with the machine sampled
-# (issue 26): grading-throughput.sh over the solutions COPIES times at
+# The grading throughput on the GPU machine with the machine sampled:
+# grading-throughput.sh over the solutions COPIES times at
 # --jobs JOBS (and, with THROUGHPUT_SEQUENTIAL=one, the first copy one at
 # a time, compared), while the CPU's busy share (/proc/stat) and the GPU's
 # utilization and memory (nvidia-smi) are written twice a second, each line

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Grading throughput over every GPU of the machine against one of them
-# (issue 26's `--gpus`): the solutions COPIES times over, graded once with
+# (`grader run --gpus`): the solutions COPIES times over, graded once with
 # `--gpus` naming every GPU (--jobs at its default, the cores over the
 # GPUs, on each) and once on GPU 0 alone at the same --jobs, both sampled
 # by gpu-sampled-throughput.sh, in that order; then whether the two gave the

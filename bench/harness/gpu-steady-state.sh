@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The steady state on the GPU machine (issue 26): the solutions COPIES
+# The steady state on the GPU machine: the solutions COPIES
 # times over under other ids, graded JOBS at a time only
 # (grading-throughput.sh with THROUGHPUT_SEQUENTIAL=none; =one grades the
 # first copy one at a time too, and compares), stopped after LIMIT seconds,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Grading throughput (issue 26): a synthetic class, the grader's own class
+# Grading throughput: a synthetic class, the grader's own class
 # bundle (every solution, stub, mutant and correct variant) COPIES times
 # over under other ids (the same binaries, so no build), graded once one
 # exercise at a time (--jobs 1, the sequential grading) and once JOBS at a

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""streams-overlap's overlapped/serial ratios in gradings (issue 26): for each
+"""streams-overlap's overlapped/serial ratios in gradings: for each
 results.json given, every streams run that reported both pipelines' times,
 by run tag and role: each one's range, and the judged runs at or above the
 judge's limit (0.8, `judge::evidence::OVERLAP_FRACTION`). Only the student's

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""compute-sanitizer's time in a grading (issue 26), from results.json:
+"""compute-sanitizer's time in a grading, from results.json:
 each exercise's tools, their records, how many were left out as they could
 find nothing (`not_run`), how many found something (not clean), and their
 wall seconds, summed over every student; then the totals, each tool's

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Where a run above 2^31 elements spends its time (issue 26): vecadd-anyN's
+# Where a run above 2^31 elements spends its time: vecadd-anyN's
 # and dot-gm's, in the course's binary with the solution's PTX, as the
 # grader makes them and with their inputs made on the host, and streams-overlap's run past the grid in the
 # student's binary, each with its wall, user and system seconds and its

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Where racecheck's time over memspace-timing goes, on the GPU machine
-# (issue 26): the course's memspace-timing binary with the course's own PTX
+# Where racecheck's time over memspace-timing goes, on the GPU machine:
+# the course's memspace-timing binary with the course's own PTX
 # at the grader's racechecked shape (1024-thread blocks, uniform reads,
 # one timed run), plain and under racecheck (the poison kernel left out by
 # name, as the grader does) at 1, 3 and 32 blocks, twice each, one at a

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Where a GPU run's time goes (issue 26): the course's dot-sm binary at
+# Where a GPU run's time goes: the course's dot-sm binary at
 # n = 1 with the solution's PTX, alone and N processes at once, and the
 # driver's own steps (cuInit, the primary context, a module load, the
 # context's release) timed through ctypes, alone and 16 at once, with the

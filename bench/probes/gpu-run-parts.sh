@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What each kind of process in a grading costs the GPU machine (issue 26),
+# What each kind of process in a grading costs the GPU machine,
 # alone and 16 at once: the course's binary over a planned run with and
 # without the copy-bandwidth probe in it (dot-sm runs it, matmul-naive does
 # not), each compute-sanitizer tool over the same run (with the course's

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# streams-overlap's overlap against its size, on the GPU machine (issue 26):
+# streams-overlap's overlap against its size, on the GPU machine:
 # whether a run of moderate size could carry the judge's overlap question
 # (overlapped below 0.8 of serial, from 4 chunks and 5 ms of serial time,
 # grader/src/judge/evidence.rs) that the run past the grid carries now,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What a compute-sanitizer process costs on the GPU machine (issue 26): the
+# What a compute-sanitizer process costs on the GPU machine: the
 # course's vecadd-anyN binary with its own PTX at two small runs (the
 # grader's one-element and grid-smaller-than-n shapes), one run a process
 # against both runs in one process (kernels::batch), plain and under

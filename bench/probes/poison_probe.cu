@@ -1,6 +1,6 @@
 // Does a kernel that fills shared memory with 0xff leave it for the next
 // kernel of the same process, in every block slot of every multiprocessor?
-// (issue 23: the course's shared-memory poison, kernels/src/fresh_launch.rs.)
+// (The course's shared-memory poison: kernels/src/fresh_launch.rs.)
 // Each case runs in a process of its own, so no case sees an earlier one's
 // poison. On a GPU machine:
 //   nvcc -arch=sm_90 -o probe bench/probes/poison_probe.cu
