@@ -1,6 +1,7 @@
 //! A grading session: a bundle's exercises graded by each GPU's workers
 //! (`Lane::workers`, for `--jobs` runs at a time; each exercise by
-//! `judge::exercise`, its runs in the GPU's lanes, `run::lane`), each student recorded once all their exercises are, and
+//! `grade::exercise`, its runs in the GPU's lanes, `run::lane`), each
+//! student recorded once all their exercises are, and
 //! results.json rewritten after each, so a killed grader loses no grade;
 //! what an earlier results.json keeps (`--resume`: those graded from the
 //! same inputs; `--student`: everyone else), and the refusals that keep one
@@ -17,7 +18,7 @@ use crate::confine::gpus::Pin;
 use crate::confine::runner::Limits;
 use crate::confine::sandbox::Isolation;
 use crate::error::{Error, Result};
-use crate::judge::exercise::{self, Context};
+use crate::grade::exercise::{self, Context};
 use crate::record::results::{Results, Student};
 use crate::run::lane::{Lane, Node};
 
