@@ -23,7 +23,7 @@ use crate::grade::dispatch::{Dispatch, reads_overlap};
 use crate::grade::{batches, hosts, runs, tools};
 use crate::judge::score::{self, Made, Speed};
 use crate::plan::runs as plan;
-use crate::record::outcome::Shortfall;
+use crate::record::outcome::{RefusedBinary, Shortfall};
 use crate::record::results::Exercise;
 use crate::run::bench::Bench;
 use crate::run::lane::{Hangs, Lane};
@@ -66,15 +66,12 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
     // run, or by hand) is not graded.
     let found = digest::file(&context.bundle_dir.join(binary)).ok();
     if item.digest.is_none() || found != item.digest {
-        let refused = format!(
-            "the grader refused to run {}: it is not the binary that was built \
-             (sha256 {} expected, {} found)",
-            item.exercise,
-            item.digest.as_deref().unwrap_or("none"),
-            found.as_deref().unwrap_or("unreadable"),
-        );
+        let refused = RefusedBinary {
+            expected: item.digest.clone(),
+            found,
+        };
         return Exercise {
-            build_errors: Some(refused),
+            refused_binary: Some(refused),
             ..graded
         };
     }
@@ -162,4 +159,83 @@ pub fn inputs(
         )
         .as_bytes(),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kernels::catalogue::ExerciseId;
+
+    #[test]
+    fn a_binary_that_is_not_the_one_built_is_refused_and_not_filed_as_a_build_error() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("bin")).unwrap();
+        let binary = dir.path().join("bin/dot-sm--ann");
+        std::fs::write(&binary, "built").unwrap();
+        let built = digest::file(&binary).unwrap();
+        // Changed since the build, by a run or by hand.
+        std::fs::write(&binary, "changed").unwrap();
+        let changed = digest::file(&binary).unwrap();
+        let bundle = Bundle {
+            schema_version: crate::build::bundle::BUNDLE_SCHEMA,
+            seed: 1,
+            reference: Default::default(),
+            tracer: None,
+            items: vec![],
+            emulator: None,
+        };
+        let item = Item {
+            student: "ann".into(),
+            exercise: ExerciseId::DotSm,
+            problems: vec![],
+            absent: None,
+            refused: vec![],
+            build_errors: None,
+            binary: Some("bin/dot-sm--ann".into()),
+            digest: Some(built.clone()),
+            ptx_missing: vec![],
+            ptx: None,
+            canary: None,
+        };
+        let lane = Lane::new(1, None);
+        let context = Context {
+            bundle: &bundle,
+            bundle_dir: dir.path(),
+            isolation: &Isolation::Unsandboxed,
+            limits: Limits {
+                timeout: std::time::Duration::from_secs(1),
+                max_output: 1 << 10,
+            },
+            sanitize: true,
+            emulate: true,
+            driver: None,
+            lane: &lane,
+        };
+        let graded = grade(&context, &item);
+        assert_eq!(graded.build_errors, None, "it built");
+        let refused = RefusedBinary {
+            expected: Some(built),
+            found: Some(changed),
+        };
+        assert_eq!(graded.refused_binary.as_ref(), Some(&refused));
+        assert!(graded.runs.is_empty() && graded.points == 0);
+        assert!(lane.spent().is_empty(), "nothing ran");
+        // Its maximum is the exercise's, as for any binary that ran.
+        let unchanged = Item {
+            digest: Some(digest::file(&binary).unwrap()),
+            binary: None,
+            ..item.clone()
+        };
+        assert_eq!(graded.max_points, grade(&context, &unchanged).max_points);
+        // Unreadable, or a bundle that recorded no digest: refused too.
+        std::fs::remove_file(&binary).unwrap();
+        let graded = grade(&context, &item);
+        assert_eq!(graded.refused_binary.and_then(|r| r.found), None);
+        let no_digest = Item {
+            digest: None,
+            ..item
+        };
+        let graded = grade(&context, &no_digest);
+        assert_eq!(graded.refused_binary.map(|r| r.expected), Some(None));
+    }
 }

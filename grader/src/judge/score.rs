@@ -44,6 +44,7 @@ pub fn unmade(
     Exercise {
         refused: item.refused.clone(),
         build_errors: item.build_errors.clone(),
+        refused_binary: None,
         ptx_missing: item.ptx_missing.clone(),
         runs: vec![],
         points: 0,

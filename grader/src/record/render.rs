@@ -12,7 +12,7 @@ use crate::plan::disagreement::Disagreement;
 use crate::plan::runs::Tag;
 use crate::record::outcome::{
     CheckName, CheckOutcome, Evidence, Failure, Finding, Garbage, IntegrityEvidence, Memory,
-    NotStarted, Overlap, Shortfall, Skip, Tool, TraceFailure, Verdict,
+    NotStarted, Overlap, RefusedBinary, Shortfall, Skip, Tool, TraceFailure, Verdict,
 };
 use crate::record::results::{Check, Run, Sanitized};
 
@@ -616,6 +616,18 @@ impl fmt::Display for Changed {
             "{} is not the file that was built (sha256 {} expected, {} found)",
             self.path.display(),
             self.expected,
+            self.found.as_deref().unwrap_or("unreadable"),
+        )
+    }
+}
+
+impl fmt::Display for RefusedBinary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the grader refused to run your binary: it is not the binary that was built (sha256 \
+             {} expected, {} found)",
+            self.expected.as_deref().unwrap_or("none"),
             self.found.as_deref().unwrap_or("unreadable"),
         )
     }

@@ -138,6 +138,10 @@ pub fn feedback(name: &str, student: &Student, seed: u64) -> String {
             );
             continue;
         }
+        if let Some(refused) = &graded.refused_binary {
+            let _ = writeln!(out, "Not graded: {refused}.");
+            continue;
+        }
         if let Some(absent) = &graded.absent {
             let _ = writeln!(out, "Not graded: {absent}.");
             continue;
@@ -302,13 +306,14 @@ pub fn summary(results: &Results) -> String {
     }
     out.push_str("      total\n");
     let mut verdicts: BTreeMap<&str, usize> = BTreeMap::new();
-    let (mut submitted, mut unbuilt, mut absent) = (0, 0, 0);
+    let (mut submitted, mut unbuilt, mut absent, mut refused) = (0, 0, 0, 0);
     for (name, student) in &results.students {
         let _ = write!(out, "{name:<width$}");
         for exercise in &graded {
             let cell = match student.exercises.get(*exercise) {
                 Some(e) if e.absent.is_some() => String::new(),
                 Some(e) if e.build_errors.is_some() => "no build".to_owned(),
+                Some(e) if e.refused_binary.is_some() => "refused".to_owned(),
                 Some(e) => format!("{}/{}", e.points, e.max_points),
                 None => String::new(),
             };
@@ -322,6 +327,7 @@ pub fn summary(results: &Results) -> String {
                 (None, Some(_)) => (submitted, unbuilt) = (submitted + 1, unbuilt + 1),
                 (None, None) => submitted += 1,
             }
+            refused += usize::from(e.refused_binary.is_some());
             for run in &e.runs {
                 *verdicts.entry(run.verdict.kind()).or_default() += 1;
             }
@@ -330,8 +336,14 @@ pub fn summary(results: &Results) -> String {
     let counted: Vec<String> = verdicts.iter().map(|(k, n)| format!("{n} {k}")).collect();
     let _ = writeln!(
         out,
-        "{} students; {submitted} exercises submitted, {unbuilt} did not build, {absent} not submitted; runs: {}",
+        "{} students; {submitted} exercises submitted, {unbuilt} did not build, {absent} not submitted{}; runs: {}",
         results.students.len(),
+        // A binary not as built: the bundle's doing, rare, said only then.
+        if refused > 0 {
+            format!(", {refused} binaries refused (not as built)")
+        } else {
+            String::new()
+        },
         if counted.is_empty() {
             "none".to_owned()
         } else {
@@ -510,6 +522,7 @@ mod tests {
                 "src/main.rs is a symbolic link: submissions must hold the files themselves".into(),
             ],
             build_errors: None,
+            refused_binary: None,
             ptx_missing: vec![],
             runs: vec![kernel_run(run(true)), run(true), run(false)],
             points: 5,
@@ -574,6 +587,7 @@ mod tests {
         let broken = Exercise {
             refused: vec![],
             build_errors: Some("src/kernel.cu(12): error: identifier \"x\" is undefined".into()),
+            refused_binary: None,
             ptx_missing: vec![],
             runs: vec![],
             points: 0,
