@@ -198,64 +198,70 @@ pub fn feedback(name: &str, student: &Student, seed: u64) -> String {
             };
         }
         for run in &graded.runs {
-            // The message may quote the run's own output: fenced.
-            let message = render::verdict(&run.verdict, &run.findings);
-            let passed = run.verdict.passed();
-            let outcome = if passed && run.findings.is_empty() {
-                "passed".to_owned()
-            } else if matches!(run.verdict, Verdict::Skipped { .. }) {
-                message
-            } else {
-                let quoted = quote::fenced(&message, "text");
-                let indented: Vec<String> = quoted.lines().map(|l| format!("  {l}")).collect();
-                // Passed with the emulator's findings: they cost the
-                // memory-safety point, which names this run.
-                let head = if passed { "passed, but" } else { "FAILED" };
-                format!("{head}:\n\n{}\n", indented.join("\n"))
-            };
-            // The same run on the student's own machine.
-            // Without --json: the student wants the report for people.
-            let args: Vec<&str> = run
-                .command
-                .get(1..)
-                .unwrap_or_default()
-                .iter()
-                .map(String::as_str)
-                .filter(|a| *a != "--json")
-                .collect();
-            let args = args.join(" ");
-            let about = run.about();
-            let _ = match run.role {
-                Some(Role::KernelInCourseHost) if run.command.is_empty() => writeln!(
-                    out,
-                    "- {} of {}, {about}, your kernel in the course's host code: {outcome}",
-                    run.points, run.max_points
-                ),
-                Some(Role::KernelInCourseHost) => writeln!(
-                    out,
-                    "- {} of {}, {about}, your kernel in the course's host code: {outcome}\n  \
-                     `{}={PTX_DIR}/{} {} {args}` (in the grader's bundle)",
-                    run.points,
-                    run.max_points,
-                    kernels::KERNEL_PTX_ENV,
-                    run.ptx.as_deref().unwrap_or_default(),
-                    run.command.first().map_or("", String::as_str),
-                ),
-                // The student's binary, or a planned run left out: what
-                // it would have run.
-                Some(Role::StudentHost) | None => writeln!(
-                    out,
-                    "- {} of {}, {about}, your binary: {outcome}\n  `cargo run -p {exercise} -- {args}`",
-                    run.points, run.max_points
-                ),
-            };
-
-            if let Some(timings) = run.report.as_ref().and_then(timings) {
-                let _ = writeln!(out, "  {timings}");
-            }
+            run_feedback(&mut out, exercise, run);
         }
     }
     out
+}
+
+/// One run's lines of the feedback on `exercise`: its points, how it
+/// ended, and the command that makes it again.
+fn run_feedback(out: &mut String, exercise: &str, run: &results::Run) {
+    // The message may quote the run's own output: fenced.
+    let message = render::verdict(&run.verdict, &run.findings);
+    let passed = run.verdict.passed();
+    let outcome = if passed && run.findings.is_empty() {
+        "passed".to_owned()
+    } else if matches!(run.verdict, Verdict::Skipped { .. }) {
+        message
+    } else {
+        let quoted = quote::fenced(&message, "text");
+        let indented: Vec<String> = quoted.lines().map(|l| format!("  {l}")).collect();
+        // Passed with the emulator's findings: they cost the
+        // memory-safety point, which names this run.
+        let head = if passed { "passed, but" } else { "FAILED" };
+        format!("{head}:\n\n{}\n", indented.join("\n"))
+    };
+    // The same run on the student's own machine.
+    // Without --json: the student wants the report for people.
+    let args: Vec<&str> = run
+        .command
+        .get(1..)
+        .unwrap_or_default()
+        .iter()
+        .map(String::as_str)
+        .filter(|a| *a != "--json")
+        .collect();
+    let args = args.join(" ");
+    let about = run.about();
+    let _ = match run.role {
+        Some(Role::KernelInCourseHost) if run.command.is_empty() => writeln!(
+            out,
+            "- {} of {}, {about}, your kernel in the course's host code: {outcome}",
+            run.points, run.max_points
+        ),
+        Some(Role::KernelInCourseHost) => writeln!(
+            out,
+            "- {} of {}, {about}, your kernel in the course's host code: {outcome}\n  \
+             `{}={PTX_DIR}/{} {} {args}` (in the grader's bundle)",
+            run.points,
+            run.max_points,
+            kernels::KERNEL_PTX_ENV,
+            run.ptx.as_deref().unwrap_or_default(),
+            run.command.first().map_or("", String::as_str),
+        ),
+        // The student's binary, or a planned run left out: what
+        // it would have run.
+        Some(Role::StudentHost) | None => writeln!(
+            out,
+            "- {} of {}, {about}, your binary: {outcome}\n  `cargo run -p {exercise} -- {args}`",
+            run.points, run.max_points
+        ),
+    };
+
+    if let Some(timings) = run.report.as_ref().and_then(timings) {
+        let _ = writeln!(out, "  {timings}");
+    }
 }
 
 /// The timed steps of an exercise's JSON report, as the course writes them.
