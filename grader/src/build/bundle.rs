@@ -164,18 +164,21 @@ pub fn build(request: Request) -> Result<Bundle> {
         let names: Vec<&str> = chosen.iter().map(|id| id.name()).collect();
         trusted(&request, &builder, &root, &names)?
     };
-    let (built_students, built_by_item) =
-        build_students(&request, &builder, &students, &items, &taken, by_student)?;
+    let built = build_students(&request, &builder, &students, &items, &taken, by_student)?;
     // Regrading some students (`--student`) keeps everyone else's build
     // folders and binaries: the earlier bundle's items still name them.
     let sweep = request.students.is_empty();
     // Build folders of students no longer in the submissions go.
     for entry in fs::read_dir(&students).into_iter().flatten().flatten() {
-        if sweep && !built_students.contains(&*entry.file_name().to_string_lossy()) {
+        if sweep
+            && !built
+                .students
+                .contains(&*entry.file_name().to_string_lossy())
+        {
             fs::remove_dir_all(entry.path()).map_err(Error::io(&entry.path()))?;
         }
     }
-    let (binaries, kept_ptx) = keep_built(request.bundle, &mut items, built_by_item)?;
+    let (binaries, kept_ptx) = keep_built(request.bundle, &mut items, built.by_item)?;
     // Binaries of students no longer in the submissions go.
     for entry in fs::read_dir(&bin).map_err(Error::io(&bin))? {
         let entry = entry.map_err(Error::io(&bin))?;
@@ -277,9 +280,16 @@ fn trusted(
     Ok((reference, Some(tracer)))
 }
 
+/// The students' builds.
+struct Builds {
+    /// The students built, by id.
+    students: BTreeSet<String>,
+    /// Each item's build, by its index.
+    by_item: Vec<(usize, Built)>,
+}
+
 /// Each student of `by_student` (their items' indices) built in their own
-/// folder under `students`, each exercise with a canary build beside it:
-/// the students built, and each item's build by index.
+/// folder under `students`, each exercise with a canary build beside it.
 fn build_students(
     request: &Request,
     builder: &Builder,
@@ -287,7 +297,7 @@ fn build_students(
     items: &[Item],
     taken: &[Vec<Taken>],
     by_student: BTreeMap<&str, Vec<usize>>,
-) -> Result<(BTreeSet<String>, Vec<(usize, Built)>)> {
+) -> Result<Builds> {
     // Each student's build folder and binaries are named by their id,
     // which student_id made unique and safe as a file name.
     let mut built_students = BTreeSet::new();
@@ -320,7 +330,10 @@ fn build_students(
         built_by_item.extend(indices.iter().copied().zip(built));
     }
     (request.progress)(&Progress::Done);
-    Ok((built_students, built_by_item))
+    Ok(Builds {
+        students: built_students,
+        by_item: built_by_item,
+    })
 }
 
 /// What each item's build left, kept in the bundle at `bundle`: its
