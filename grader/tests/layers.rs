@@ -61,18 +61,7 @@ fn crate_paths(code: &str) -> Vec<(String, String)> {
 /// and its paths' first two segments.
 fn path_or_group(text: &str) -> (usize, Vec<(String, String)>) {
     if let Some(inner) = text.strip_prefix('{') {
-        let mut depth = 1;
-        let end = inner
-            .char_indices()
-            .find(|&(_, c)| {
-                depth += match c {
-                    '{' => 1,
-                    '}' => -1,
-                    _ => 0,
-                };
-                depth == 0
-            })
-            .map_or(inner.len(), |(i, _)| i);
+        let end = group_end(inner);
         let mut paths = Vec::new();
         for item in split_top_level(&inner[..end]) {
             let item = item.trim();
@@ -97,6 +86,23 @@ fn path_or_group(text: &str) -> (usize, Vec<(String, String)>) {
     let path = &text[..taken];
     let (first, rest) = path.split_once("::").unwrap_or((path, ""));
     (taken, vec![(segment(first), segment(rest))])
+}
+
+/// Where the group whose opening brace came just before `inner` closes: the
+/// index of its closing brace, or the end.
+fn group_end(inner: &str) -> usize {
+    let mut depth = 1;
+    inner
+        .char_indices()
+        .find(|&(_, c)| {
+            depth += match c {
+                '{' => 1,
+                '}' => -1,
+                _ => 0,
+            };
+            depth == 0
+        })
+        .map_or(inner.len(), |(i, _)| i)
 }
 
 fn split_top_level(text: &str) -> Vec<&str> {
@@ -232,18 +238,7 @@ fn paths_under(code: &str, room: &str) -> Vec<String> {
 /// many bytes it takes and the full paths it names.
 fn use_tree(text: &str) -> (usize, Vec<String>) {
     if let Some(inner) = text.strip_prefix('{') {
-        let mut depth = 1;
-        let end = inner
-            .char_indices()
-            .find(|&(_, c)| {
-                depth += match c {
-                    '{' => 1,
-                    '}' => -1,
-                    _ => 0,
-                };
-                depth == 0
-            })
-            .map_or(inner.len(), |(i, _)| i);
+        let end = group_end(inner);
         let paths = split_top_level(&inner[..end])
             .into_iter()
             .flat_map(|item| use_tree(item.trim()).1)
