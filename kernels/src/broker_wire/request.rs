@@ -1,0 +1,778 @@
+//! What the client asks: one [`Request`] per driver call (a pageable copy is
+//! one per chunk), its encoding and its bounded decoding.
+
+use super::{
+    MAX_IMAGE_BYTES, MAX_NAME_BYTES, MAX_NONCE_BYTES, MAX_PARAM_BYTES, Reader, WireError, Writer,
+};
+
+/// Where a copy's host bytes are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostPlace {
+    /// In page-locked region `region` (a token), `offset` bytes in.
+    Region { region: u64, offset: u64 },
+    /// At the start of the staging area: the chunk of a pageable copy of
+    /// `total` bytes that starts `at` bytes into it.
+    Staging { at: u64, total: u64 },
+}
+
+/// A copy's two ends. For a staged chunk, the device address is the whole
+/// copy's, and the chunk's lies `at` bytes past it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopyEnds {
+    HtoD { dst: u64, src: HostPlace },
+    DtoH { dst: HostPlace, src: u64 },
+    DtoD { dst: u64, src: u64 },
+}
+
+/// One driver call, as the client forwards it. `stream: None` is the
+/// synchronous form of a copy or memset; `Some(s)` its `Async` form on
+/// stream token `s` (0, 1 and 2 being the driver's own).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    Hello {
+        version: u32,
+        pid: u32,
+    },
+    Init {
+        flags: u32,
+    },
+    DriverGetVersion,
+    DeviceGetCount,
+    DeviceGet {
+        ordinal: i32,
+    },
+    DeviceGetAttribute {
+        attribute: i32,
+        device: i32,
+    },
+    DeviceGetName {
+        device: i32,
+    },
+    DeviceTotalMem {
+        device: i32,
+    },
+    PrimaryCtxRetain {
+        device: i32,
+    },
+    PrimaryCtxRelease {
+        device: i32,
+    },
+    CtxSetCurrent {
+        context: u64,
+    },
+    CtxGetCurrent,
+    CtxSynchronize,
+    /// `cuGetErrorString` when `description`, else `cuGetErrorName`.
+    ErrorText {
+        code: u32,
+        description: bool,
+    },
+    MemAlloc {
+        bytes: u64,
+    },
+    MemFree {
+        address: u64,
+    },
+    MemGetInfo,
+    MemAllocHost {
+        bytes: u64,
+    },
+    MemFreeHost {
+        region: u64,
+    },
+    Copy {
+        ends: CopyEnds,
+        bytes: u64,
+        stream: Option<u64>,
+    },
+    /// `count` elements of `width` bytes (1 or 4) set to `value`.
+    Memset {
+        address: u64,
+        width: u8,
+        value: u32,
+        count: u64,
+        stream: Option<u64>,
+    },
+    /// PTX text, without its NUL.
+    ModuleLoad {
+        image: Vec<u8>,
+    },
+    ModuleUnload {
+        module: u64,
+    },
+    ModuleGetFunction {
+        module: u64,
+        name: String,
+    },
+    ModuleGetGlobal {
+        module: u64,
+        name: String,
+    },
+    FuncGetAttribute {
+        function: u64,
+        attribute: i32,
+    },
+    FuncSetAttribute {
+        function: u64,
+        attribute: i32,
+        value: i32,
+    },
+    /// `params`: each parameter's bytes in order, packed, as many as the
+    /// function's layout says.
+    Launch {
+        function: u64,
+        grid: [u32; 3],
+        block: [u32; 3],
+        shared: u32,
+        stream: u64,
+        params: Vec<u8>,
+    },
+    StreamCreate {
+        flags: u32,
+        priority: Option<i32>,
+    },
+    StreamDestroy {
+        stream: u64,
+    },
+    StreamSynchronize {
+        stream: u64,
+    },
+    StreamQuery {
+        stream: u64,
+    },
+    StreamWaitEvent {
+        stream: u64,
+        event: u64,
+        flags: u32,
+    },
+    EventCreate {
+        flags: u32,
+    },
+    EventDestroy {
+        event: u64,
+    },
+    EventRecord {
+        event: u64,
+        stream: u64,
+    },
+    EventSynchronize {
+        event: u64,
+    },
+    EventQuery {
+        event: u64,
+    },
+    EventElapsed {
+        start: u64,
+        end: u64,
+    },
+    /// A batch's run ended (`crate::trace_record::batch_mark`).
+    Mark {
+        nonce: String,
+        index: u64,
+    },
+}
+
+impl Request {
+    /// The driver entry point the request stands for, as a record names it.
+    pub fn entry_point(&self) -> &'static str {
+        use Request::*;
+        match self {
+            Hello { .. } => "hello",
+            Init { .. } => "cuInit",
+            DriverGetVersion => "cuDriverGetVersion",
+            DeviceGetCount => "cuDeviceGetCount",
+            DeviceGet { .. } => "cuDeviceGet",
+            DeviceGetAttribute { .. } => "cuDeviceGetAttribute",
+            DeviceGetName { .. } => "cuDeviceGetName",
+            DeviceTotalMem { .. } => "cuDeviceTotalMem_v2",
+            PrimaryCtxRetain { .. } => "cuDevicePrimaryCtxRetain",
+            PrimaryCtxRelease { .. } => "cuDevicePrimaryCtxRelease_v2",
+            CtxSetCurrent { .. } => "cuCtxSetCurrent",
+            CtxGetCurrent => "cuCtxGetCurrent",
+            CtxSynchronize => "cuCtxSynchronize",
+            ErrorText { description, .. } => match description {
+                true => "cuGetErrorString",
+                false => "cuGetErrorName",
+            },
+            MemAlloc { .. } => "cuMemAlloc_v2",
+            MemFree { .. } => "cuMemFree_v2",
+            MemGetInfo => "cuMemGetInfo_v2",
+            MemAllocHost { .. } => "cuMemAllocHost_v2",
+            MemFreeHost { .. } => "cuMemFreeHost",
+            Copy { ends, stream, .. } => copy_entry_point(ends, stream.is_some()),
+            Memset { width, stream, .. } => match (width, stream.is_some()) {
+                (1, false) => "cuMemsetD8_v2",
+                (1, true) => "cuMemsetD8Async",
+                (_, false) => "cuMemsetD32_v2",
+                (_, true) => "cuMemsetD32Async",
+            },
+            ModuleLoad { .. } => "cuModuleLoadData",
+            ModuleUnload { .. } => "cuModuleUnload",
+            ModuleGetFunction { .. } => "cuModuleGetFunction",
+            ModuleGetGlobal { .. } => "cuModuleGetGlobal_v2",
+            FuncGetAttribute { .. } => "cuFuncGetAttribute",
+            FuncSetAttribute { .. } => "cuFuncSetAttribute",
+            Launch { .. } => "cuLaunchKernel",
+            StreamCreate { priority: None, .. } => "cuStreamCreate",
+            StreamCreate { .. } => "cuStreamCreateWithPriority",
+            StreamDestroy { .. } => "cuStreamDestroy_v2",
+            StreamSynchronize { .. } => "cuStreamSynchronize",
+            StreamQuery { .. } => "cuStreamQuery",
+            StreamWaitEvent { .. } => "cuStreamWaitEvent",
+            EventCreate { .. } => "cuEventCreate",
+            EventDestroy { .. } => "cuEventDestroy_v2",
+            EventRecord { .. } => "cuEventRecord",
+            EventSynchronize { .. } => "cuEventSynchronize",
+            EventQuery { .. } => "cuEventQuery",
+            EventElapsed { .. } => "cuEventElapsedTime",
+            Mark { .. } => "mark",
+        }
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::default();
+        self.write(&mut w);
+        w.0
+    }
+
+    /// Decodes one frame's body: any bytes give a request or an error.
+    pub fn decode(body: &[u8]) -> Result<Request, WireError> {
+        let mut r = Reader(body);
+        let request = Request::read(&mut r)?;
+        r.finish()?;
+        Ok(request)
+    }
+
+    fn write(&self, w: &mut Writer) {
+        use Request::*;
+        match self {
+            Hello { version, pid } => w.u8(1).u32(*version).u32(*pid),
+            Init { flags } => w.u8(2).u32(*flags),
+            DriverGetVersion => w.u8(3),
+            DeviceGetCount => w.u8(4),
+            DeviceGet { ordinal } => w.u8(5).i32(*ordinal),
+            DeviceGetAttribute { attribute, device } => w.u8(6).i32(*attribute).i32(*device),
+            DeviceGetName { device } => w.u8(7).i32(*device),
+            DeviceTotalMem { device } => w.u8(8).i32(*device),
+            PrimaryCtxRetain { device } => w.u8(9).i32(*device),
+            PrimaryCtxRelease { device } => w.u8(10).i32(*device),
+            CtxSetCurrent { context } => w.u8(11).u64(*context),
+            CtxGetCurrent => w.u8(12),
+            CtxSynchronize => w.u8(13),
+            ErrorText { code, description } => w.u8(14).u32(*code).u8(u8::from(*description)),
+            MemAlloc { bytes } => w.u8(20).u64(*bytes),
+            MemFree { address } => w.u8(21).u64(*address),
+            MemGetInfo => w.u8(22),
+            MemAllocHost { bytes } => w.u8(23).u64(*bytes),
+            MemFreeHost { region } => w.u8(24).u64(*region),
+            Copy {
+                ends,
+                bytes,
+                stream,
+            } => write_copy(w.u8(25), ends).u64(*bytes).option(*stream),
+            Memset {
+                address,
+                width,
+                value,
+                count,
+                stream,
+            } => w
+                .u8(26)
+                .u64(*address)
+                .u8(*width)
+                .u32(*value)
+                .u64(*count)
+                .option(*stream),
+            ModuleLoad { image } => w.u8(30).bytes(image),
+            ModuleUnload { module } => w.u8(31).u64(*module),
+            ModuleGetFunction { module, name } => w.u8(32).u64(*module).bytes(name.as_bytes()),
+            ModuleGetGlobal { module, name } => w.u8(33).u64(*module).bytes(name.as_bytes()),
+            FuncGetAttribute {
+                function,
+                attribute,
+            } => w.u8(34).u64(*function).i32(*attribute),
+            FuncSetAttribute {
+                function,
+                attribute,
+                value,
+            } => w.u8(35).u64(*function).i32(*attribute).i32(*value),
+            Launch {
+                function,
+                grid,
+                block,
+                shared,
+                stream,
+                params,
+            } => {
+                w.u8(36).u64(*function);
+                for v in grid.iter().chain(block) {
+                    w.u32(*v);
+                }
+                w.u32(*shared).u64(*stream).bytes(params)
+            }
+            StreamCreate { flags, priority } => w
+                .u8(40)
+                .u32(*flags)
+                .option(priority.map(|p| p as u32 as u64)),
+            StreamDestroy { stream } => w.u8(41).u64(*stream),
+            StreamSynchronize { stream } => w.u8(42).u64(*stream),
+            StreamQuery { stream } => w.u8(43).u64(*stream),
+            StreamWaitEvent {
+                stream,
+                event,
+                flags,
+            } => w.u8(44).u64(*stream).u64(*event).u32(*flags),
+            EventCreate { flags } => w.u8(50).u32(*flags),
+            EventDestroy { event } => w.u8(51).u64(*event),
+            EventRecord { event, stream } => w.u8(52).u64(*event).u64(*stream),
+            EventSynchronize { event } => w.u8(53).u64(*event),
+            EventQuery { event } => w.u8(54).u64(*event),
+            EventElapsed { start, end } => w.u8(55).u64(*start).u64(*end),
+            Mark { nonce, index } => w.u8(60).bytes(nonce.as_bytes()).u64(*index),
+        };
+    }
+
+    fn read(r: &mut Reader) -> Result<Request, WireError> {
+        use Request::*;
+        let tag = r.u8("tag")?;
+        Ok(match tag {
+            1 => Hello {
+                version: r.u32("version")?,
+                pid: r.u32("pid")?,
+            },
+            2 => Init {
+                flags: r.u32("flags")?,
+            },
+            3 => DriverGetVersion,
+            4 => DeviceGetCount,
+            5 => DeviceGet {
+                ordinal: r.i32("ordinal")?,
+            },
+            6 => DeviceGetAttribute {
+                attribute: r.i32("attribute")?,
+                device: r.i32("device")?,
+            },
+            7 => DeviceGetName {
+                device: r.i32("device")?,
+            },
+            8 => DeviceTotalMem {
+                device: r.i32("device")?,
+            },
+            9 => PrimaryCtxRetain {
+                device: r.i32("device")?,
+            },
+            10 => PrimaryCtxRelease {
+                device: r.i32("device")?,
+            },
+            11 => CtxSetCurrent {
+                context: r.u64("context")?,
+            },
+            12 => CtxGetCurrent,
+            13 => CtxSynchronize,
+            14 => ErrorText {
+                code: r.u32("code")?,
+                description: r.flag("description")?,
+            },
+            20 => MemAlloc {
+                bytes: r.u64("bytes")?,
+            },
+            21 => MemFree {
+                address: r.u64("address")?,
+            },
+            22 => MemGetInfo,
+            23 => MemAllocHost {
+                bytes: r.u64("bytes")?,
+            },
+            24 => MemFreeHost {
+                region: r.u64("region")?,
+            },
+            25 => Copy {
+                ends: read_copy(r)?,
+                bytes: r.u64("bytes")?,
+                stream: r.option("stream")?,
+            },
+            26 => read_memset(r)?,
+            30 => ModuleLoad {
+                image: r.bytes(MAX_IMAGE_BYTES, "image")?.to_vec(),
+            },
+            31 => ModuleUnload {
+                module: r.u64("module")?,
+            },
+            32 => ModuleGetFunction {
+                module: r.u64("module")?,
+                name: r.text(MAX_NAME_BYTES, "name")?,
+            },
+            33 => ModuleGetGlobal {
+                module: r.u64("module")?,
+                name: r.text(MAX_NAME_BYTES, "name")?,
+            },
+            34 => FuncGetAttribute {
+                function: r.u64("function")?,
+                attribute: r.i32("attribute")?,
+            },
+            35 => FuncSetAttribute {
+                function: r.u64("function")?,
+                attribute: r.i32("attribute")?,
+                value: r.i32("value")?,
+            },
+            36 => read_launch(r)?,
+            40 => StreamCreate {
+                flags: r.u32("flags")?,
+                priority: r.option("priority")?.map(|p| p as u32 as i32),
+            },
+            41 => StreamDestroy {
+                stream: r.u64("stream")?,
+            },
+            42 => StreamSynchronize {
+                stream: r.u64("stream")?,
+            },
+            43 => StreamQuery {
+                stream: r.u64("stream")?,
+            },
+            44 => StreamWaitEvent {
+                stream: r.u64("stream")?,
+                event: r.u64("event")?,
+                flags: r.u32("flags")?,
+            },
+            50 => EventCreate {
+                flags: r.u32("flags")?,
+            },
+            51 => EventDestroy {
+                event: r.u64("event")?,
+            },
+            52 => EventRecord {
+                event: r.u64("event")?,
+                stream: r.u64("stream")?,
+            },
+            53 => EventSynchronize {
+                event: r.u64("event")?,
+            },
+            54 => EventQuery {
+                event: r.u64("event")?,
+            },
+            55 => EventElapsed {
+                start: r.u64("start event")?,
+                end: r.u64("end event")?,
+            },
+            60 => Mark {
+                nonce: r.text(MAX_NONCE_BYTES, "nonce")?,
+                index: r.u64("index")?,
+            },
+            tag => return Err(WireError::UnknownTag { tag }),
+        })
+    }
+}
+
+fn copy_entry_point(ends: &CopyEnds, is_async: bool) -> &'static str {
+    match (ends, is_async) {
+        (CopyEnds::HtoD { .. }, false) => "cuMemcpyHtoD_v2",
+        (CopyEnds::HtoD { .. }, true) => "cuMemcpyHtoDAsync_v2",
+        (CopyEnds::DtoH { .. }, false) => "cuMemcpyDtoH_v2",
+        (CopyEnds::DtoH { .. }, true) => "cuMemcpyDtoHAsync_v2",
+        (CopyEnds::DtoD { .. }, false) => "cuMemcpyDtoD_v2",
+        (CopyEnds::DtoD { .. }, true) => "cuMemcpyDtoDAsync_v2",
+    }
+}
+
+fn write_place<'w>(w: &'w mut Writer, place: &HostPlace) -> &'w mut Writer {
+    match *place {
+        HostPlace::Region { region, offset } => w.u8(0).u64(region).u64(offset),
+        HostPlace::Staging { at, total } => w.u8(1).u64(at).u64(total),
+    }
+}
+
+fn read_place(r: &mut Reader) -> Result<HostPlace, WireError> {
+    match r.u8("host place")? {
+        0 => Ok(HostPlace::Region {
+            region: r.u64("region")?,
+            offset: r.u64("offset")?,
+        }),
+        1 => Ok(HostPlace::Staging {
+            at: r.u64("offset in the copy")?,
+            total: r.u64("copy's bytes")?,
+        }),
+        other => Err(WireError::BadValue {
+            what: "host place",
+            value: other.into(),
+        }),
+    }
+}
+
+fn write_copy<'w>(w: &'w mut Writer, ends: &CopyEnds) -> &'w mut Writer {
+    match ends {
+        CopyEnds::HtoD { dst, src } => write_place(w.u8(0).u64(*dst), src),
+        CopyEnds::DtoH { dst, src } => write_place(w.u8(1), dst).u64(*src),
+        CopyEnds::DtoD { dst, src } => w.u8(2).u64(*dst).u64(*src),
+    }
+}
+
+fn read_copy(r: &mut Reader) -> Result<CopyEnds, WireError> {
+    match r.u8("direction")? {
+        0 => Ok(CopyEnds::HtoD {
+            dst: r.u64("destination")?,
+            src: read_place(r)?,
+        }),
+        1 => Ok(CopyEnds::DtoH {
+            dst: read_place(r)?,
+            src: r.u64("source")?,
+        }),
+        2 => Ok(CopyEnds::DtoD {
+            dst: r.u64("destination")?,
+            src: r.u64("source")?,
+        }),
+        other => Err(WireError::BadValue {
+            what: "direction",
+            value: other.into(),
+        }),
+    }
+}
+
+fn read_memset(r: &mut Reader) -> Result<Request, WireError> {
+    let address = r.u64("address")?;
+    let width = r.u8("width")?;
+    if width != 1 && width != 4 {
+        return Err(WireError::BadValue {
+            what: "memset width",
+            value: width.into(),
+        });
+    }
+    Ok(Request::Memset {
+        address,
+        width,
+        value: r.u32("value")?,
+        count: r.u64("count")?,
+        stream: r.option("stream")?,
+    })
+}
+
+fn read_launch(r: &mut Reader) -> Result<Request, WireError> {
+    let function = r.u64("function")?;
+    let mut shape = [0u32; 6];
+    for v in &mut shape {
+        *v = r.u32("launch shape")?;
+    }
+    Ok(Request::Launch {
+        function,
+        grid: [shape[0], shape[1], shape[2]],
+        block: [shape[3], shape[4], shape[5]],
+        shared: r.u32("shared bytes")?,
+        stream: r.u64("stream")?,
+        params: r.bytes(MAX_PARAM_BYTES, "parameters")?.to_vec(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{MAX_FRAME_BYTES, noise};
+    use super::*;
+
+    /// One of every request, with values that use every field's width.
+    fn every_request() -> Vec<Request> {
+        use Request::*;
+        let region = HostPlace::Region {
+            region: 0x110,
+            offset: u64::MAX,
+        };
+        let staged = HostPlace::Staging { at: 16, total: 32 };
+        vec![
+            Hello { version: 1, pid: 7 },
+            Init { flags: 0 },
+            DriverGetVersion,
+            DeviceGetCount,
+            DeviceGet { ordinal: -1 },
+            DeviceGetAttribute {
+                attribute: 16,
+                device: 0,
+            },
+            DeviceGetName { device: 0 },
+            DeviceTotalMem { device: 0 },
+            PrimaryCtxRetain { device: 0 },
+            PrimaryCtxRelease { device: 0 },
+            CtxSetCurrent { context: 0xc0 },
+            CtxGetCurrent,
+            CtxSynchronize,
+            ErrorText {
+                code: 700,
+                description: true,
+            },
+            MemAlloc { bytes: 1 << 40 },
+            MemFree { address: 0x7f00 },
+            MemGetInfo,
+            MemAllocHost { bytes: 4096 },
+            MemFreeHost { region: 0x110 },
+            Copy {
+                ends: CopyEnds::HtoD {
+                    dst: 0x7f00,
+                    src: region,
+                },
+                bytes: 8,
+                stream: Some(0x120),
+            },
+            Copy {
+                ends: CopyEnds::DtoH {
+                    dst: staged,
+                    src: 0x7f00,
+                },
+                bytes: 16,
+                stream: None,
+            },
+            Copy {
+                ends: CopyEnds::DtoD { dst: 1, src: 2 },
+                bytes: 3,
+                stream: Some(0),
+            },
+            Memset {
+                address: 0x7f00,
+                width: 4,
+                value: u32::MAX,
+                count: 9,
+                stream: None,
+            },
+            ModuleLoad {
+                image: b".version 7.0".to_vec(),
+            },
+            ModuleUnload { module: 0x130 },
+            ModuleGetFunction {
+                module: 0x130,
+                name: "vecadd".into(),
+            },
+            ModuleGetGlobal {
+                module: 0x130,
+                name: "table".into(),
+            },
+            FuncGetAttribute {
+                function: 0x140,
+                attribute: 8,
+            },
+            FuncSetAttribute {
+                function: 0x140,
+                attribute: 8,
+                value: -1,
+            },
+            Launch {
+                function: 0x140,
+                grid: [1, 2, 3],
+                block: [4, 5, 6],
+                shared: 7,
+                stream: 2,
+                params: vec![1, 2, 3, 4, 5, 6, 7, 8],
+            },
+            StreamCreate {
+                flags: 1,
+                priority: Some(-1),
+            },
+            StreamCreate {
+                flags: 0,
+                priority: None,
+            },
+            StreamDestroy { stream: 0x150 },
+            StreamSynchronize { stream: 1 },
+            StreamQuery { stream: 0x150 },
+            StreamWaitEvent {
+                stream: 0x150,
+                event: 0x160,
+                flags: 0,
+            },
+            EventCreate { flags: 2 },
+            EventDestroy { event: 0x160 },
+            EventRecord {
+                event: 0x160,
+                stream: 0,
+            },
+            EventSynchronize { event: 0x160 },
+            EventQuery { event: 0x160 },
+            EventElapsed {
+                start: 0x160,
+                end: 0x170,
+            },
+            Mark {
+                nonce: "0123456789abcdef".into(),
+                index: 3,
+            },
+        ]
+    }
+
+    #[test]
+    fn every_request_comes_back_as_it_went() {
+        for request in every_request() {
+            let body = request.encode();
+            assert!(body.len() <= MAX_FRAME_BYTES);
+            assert_eq!(Request::decode(&body), Ok(request.clone()), "{request:?}");
+            // Every prefix is cut short, and one byte more is trailing.
+            for cut in 0..body.len() {
+                assert!(
+                    Request::decode(&body[..cut]).is_err(),
+                    "{request:?} at {cut}"
+                );
+            }
+            let mut longer = body.clone();
+            longer.push(0);
+            assert_eq!(
+                Request::decode(&longer),
+                Err(WireError::Trailing { bytes: 1 })
+            );
+        }
+    }
+
+    #[test]
+    fn each_request_names_its_driver_call_and_the_names_differ() {
+        let names: Vec<&str> = every_request().iter().map(Request::entry_point).collect();
+        let mut unique = names.clone();
+        unique.sort();
+        unique.dedup();
+        // The two StreamCreate forms have two names; none is shared.
+        assert_eq!(unique.len(), names.len(), "{names:?}");
+        assert!(names.contains(&"cuMemcpyDtoH_v2") && names.contains(&"cuMemsetD32_v2"));
+    }
+
+    #[test]
+    fn values_the_protocol_does_not_have_are_refused() {
+        assert_eq!(
+            Request::decode(&[99]),
+            Err(WireError::UnknownTag { tag: 99 })
+        );
+        let mut memset = Request::Memset {
+            address: 0,
+            width: 4,
+            value: 0,
+            count: 0,
+            stream: None,
+        }
+        .encode();
+        memset[9] = 2;
+        assert!(matches!(
+            Request::decode(&memset),
+            Err(WireError::BadValue {
+                what: "memset width",
+                ..
+            })
+        ));
+        let mut name = Request::ModuleGetFunction {
+            module: 1,
+            name: "k".into(),
+        }
+        .encode();
+        *name.last_mut().unwrap() = 0xff;
+        assert!(matches!(
+            Request::decode(&name),
+            Err(WireError::NotText { .. })
+        ));
+    }
+
+    #[test]
+    fn random_bytes_never_panic_the_decoder() {
+        for seed in 0..20_000u64 {
+            let length = (seed % 97) as usize;
+            let _ = Request::decode(&noise(seed, length));
+        }
+        // Each valid request with one byte changed decodes or is refused.
+        for (i, request) in every_request().iter().enumerate() {
+            let body = request.encode();
+            for at in 0..body.len() {
+                let mut changed = body.clone();
+                changed[at] ^= noise(i as u64 * 1000 + at as u64, 1)[0] | 1;
+                let _ = Request::decode(&changed);
+            }
+        }
+    }
+}
