@@ -59,6 +59,7 @@ use std::ffi::CStr;
 use std::fmt;
 use std::io::{self, Read};
 
+mod decode;
 mod reply;
 mod request;
 
