@@ -39,7 +39,8 @@ pub const NOT_SUPPORTED: CuResult = 801;
 pub const STREAM_LEGACY: Raw = Raw(1 as Ptr);
 pub const STREAM_PER_THREAD: Raw = Raw(2 as Ptr);
 
-/// Declares the entry points: a struct of function pointers and its loader.
+/// Declares the entry points: a struct `Api` of function pointers and its
+/// loader (the bench declares its own few).
 macro_rules! entry_points {
     ($($name:ident($($arg:ty),*);)*) => {
         #[expect(non_snake_case, reason = "the fields are the driver's own names")]
@@ -71,6 +72,8 @@ macro_rules! entry_points {
         }
     };
 }
+
+pub(crate) use entry_points;
 
 entry_points! {
     cuInit(u32);
@@ -122,6 +125,29 @@ entry_points! {
     cuEventElapsedTime(*mut f32, Ptr, Ptr);
 }
 
+/// `dlopen`s the library at `path` (a bare name is searched for as
+/// `dlopen` does), for the process's life.
+pub(crate) fn open_library(path: &Path) -> Result<*mut c_void, String> {
+    let name = CString::new(path.as_os_str().as_encoded_bytes())
+        .map_err(|_| format!("{} holds a NUL byte", path.display()))?;
+    // SAFETY: a NUL-terminated path.
+    let library = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+    if !library.is_null() {
+        return Ok(library);
+    }
+    // SAFETY: dlerror returns null or a NUL-terminated message.
+    let why = unsafe { libc::dlerror() };
+    let why = if why.is_null() {
+        "no reason given".to_owned()
+    } else {
+        // SAFETY: non-null, NUL-terminated, per dlerror.
+        unsafe { CStr::from_ptr(why) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    Err(format!("cannot load the driver {}: {why}", path.display()))
+}
+
 /// The opened backend. Its library stays loaded for the process's life.
 pub struct Driver {
     api: Api,
@@ -142,23 +168,7 @@ impl Driver {
     /// Opens the library at `path` (a bare name is searched for as
     /// `dlopen` does) and looks up every entry point.
     pub fn open(path: &Path) -> Result<Driver, String> {
-        let name = CString::new(path.as_os_str().as_encoded_bytes())
-            .map_err(|_| format!("{} holds a NUL byte", path.display()))?;
-        // SAFETY: a NUL-terminated path.
-        let library = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
-        if library.is_null() {
-            // SAFETY: dlerror returns null or a NUL-terminated message.
-            let why = unsafe { libc::dlerror() };
-            let why = if why.is_null() {
-                "no reason given".to_owned()
-            } else {
-                // SAFETY: non-null, NUL-terminated, per dlerror.
-                unsafe { CStr::from_ptr(why) }
-                    .to_string_lossy()
-                    .into_owned()
-            };
-            return Err(format!("cannot load the driver {}: {why}", path.display()));
-        }
+        let library = open_library(path)?;
         // SAFETY: a live handle of a library with cuda.h's entry points.
         let api = unsafe { Api::load(library) }
             .map_err(|why| format!("{} is not a CUDA driver: {why}", path.display()))?;

@@ -17,6 +17,7 @@
 //! [`timing`] and [`record`] (the evidence), [`socket`] and [`spawn`] (the
 //! ends of the socket).
 
+pub mod bench;
 pub mod cli;
 pub mod config;
 pub mod device_memory;

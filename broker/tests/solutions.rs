@@ -23,8 +23,12 @@ fn timeless(report: &Value) -> Value {
                         "gflop_per_s",
                         "speedup",
                         "ratio_to_bound",
+                        "ms",
+                        "relative_to_register",
                     ];
-                    !timed.contains(&key.as_str()) && !key.ends_with("_ms")
+                    !timed.contains(&key.as_str())
+                        && !key.ends_with("_ms")
+                        && !key.ends_with("_per_s")
                 })
                 .map(|(key, value)| (key.clone(), timeless(value)))
                 .collect(),
