@@ -15,7 +15,7 @@ use std::sync::Mutex;
 use kernels::broker_wire::{FD_VARIABLE, FD_VARIABLE_C, Reply, Request, VERSION, frame};
 
 use crate::codes::{CuResult, NO_DEVICE, SUCCESS};
-use crate::host_memory::{Mapping, Regions};
+use crate::host_memory::{Mapping, Regions, Staging};
 
 /// Why a call did not succeed.
 pub enum Fault {
@@ -62,7 +62,7 @@ pub struct Connection {
     socket: OwnedFd,
     /// The process that opened it: a child after `fork` cannot share it.
     pid: u32,
-    pub staging: Mapping,
+    pub staging: Staging,
     pub regions: Regions,
     pub functions: HashMap<u64, Function>,
 }
@@ -150,7 +150,10 @@ impl Connection {
             }
             _ => None,
         };
-        let staging = staging.ok_or("the broker's staging area could not be mapped")?;
+        let staging = staging
+            .filter(|mapping| mapping.bytes >= 2)
+            .map(Staging::new)
+            .ok_or("the broker's staging area could not be mapped")?;
         Ok(Connection {
             socket,
             pid,

@@ -49,6 +49,37 @@ impl Drop for Mapping {
     }
 }
 
+/// The staging area of pageable copies: its two halves by turns (the
+/// broker answers a chunk in one half once the other is free).
+pub struct Staging {
+    mapping: Mapping,
+    next: u8,
+}
+
+impl Staging {
+    pub fn new(mapping: Mapping) -> Staging {
+        Staging { mapping, next: 0 }
+    }
+
+    /// The most bytes of one chunk: half the area.
+    pub fn chunk_bytes(&self) -> usize {
+        self.mapping.bytes / 2
+    }
+
+    /// The half to fill next and where it starts.
+    pub fn next_half(&mut self) -> (u8, *mut u8) {
+        let half = self.next;
+        self.next ^= 1;
+        // SAFETY: half 0 or 1 of the mapping starts inside it.
+        let start = unsafe {
+            self.mapping
+                .base
+                .add(usize::from(half) * self.chunk_bytes())
+        };
+        (half, start)
+    }
+}
+
 /// A page-locked region: the broker's token and the client's mapping.
 pub struct Region {
     pub token: u64,

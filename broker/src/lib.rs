@@ -13,7 +13,8 @@
 //!
 //! Rooms: [`cli`] and [`config`] (what to do), [`driver`] (the backend),
 //! [`session`] (the loop and the calls, by family), its tables
-//! ([`tables`], [`device_memory`], [`shared_memory`], [`kernel_params`]),
+//! ([`tables`], [`device_memory`], [`shared_memory`], [`staging`],
+//! [`kernel_params`]),
 //! [`timing`] and [`record`] (the evidence), [`socket`] and [`spawn`] (the
 //! ends of the socket).
 
@@ -28,5 +29,6 @@ pub mod session;
 pub mod shared_memory;
 pub mod socket;
 pub mod spawn;
+pub mod staging;
 pub mod tables;
 pub mod timing;

@@ -17,6 +17,7 @@ use crate::kernel_params::{Entries, Params};
 use crate::record::{EntryId, Record};
 use crate::shared_memory::SharedMemory;
 use crate::socket;
+use crate::staging::Staging;
 use crate::tables::{Table, Tokens};
 use crate::timing::{Scan, Timing};
 
@@ -121,7 +122,7 @@ pub struct Session<'d> {
     regions: Table<SharedMemory>,
     pinned_bytes: u64,
     memory: DeviceMemory,
-    staging: SharedMemory,
+    staging: Staging,
     staged: Option<StagedCopy>,
     timing: Option<Timing>,
     record: Record,
@@ -169,11 +170,8 @@ fn open_context(driver: &Driver) -> Result<(Raw, i32), Failure> {
 
 impl<'d> Session<'d> {
     fn open(driver: &'d Driver, config: &'d Config) -> io::Result<Session<'d>> {
-        let staging = SharedMemory::create(
-            c"cuda-course-staging",
-            kernels::broker_wire::STAGING_BYTES as u64,
-        )?;
         let context = open_context(driver);
+        let staging = Staging::open(driver, kernels::broker_wire::STAGING_BYTES as u64)?;
         let timing = context.is_ok().then(|| Timing::start(driver));
         let mut tokens = Tokens::default();
         Ok(Session {
@@ -223,7 +221,7 @@ impl<'d> Session<'d> {
                     }
                     greeted = true;
                     self.record.set_pid(pid);
-                    let staging_bytes = self.staging.bytes() as u64;
+                    let staging_bytes = self.staging.bytes();
                     (Reply::Hello { staging_bytes }, Some(self.staging.raw_fd()))
                 }
                 Ok(_) if !greeted => return "the first request was not hello".into(),
@@ -319,6 +317,7 @@ impl<'d> Session<'d> {
         if let Some(timing) = &mut self.timing {
             timing.finish(driver, &mut self.record);
         }
+        self.staging.close(driver);
         let words: String = ended
             .chars()
             .map(|c| if c.is_control() { ' ' } else { c })

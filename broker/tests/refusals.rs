@@ -179,7 +179,11 @@ fn device_ranges_outside_the_program_s_allocations_are_refused() {
         copy(
             CopyEnds::HtoD {
                 dst: base,
-                src: HostPlace::Staging { at: 0, total: 2 },
+                src: HostPlace::Staging {
+                    half: 0,
+                    at: 0,
+                    total: 2,
+                },
             },
             4,
         ),

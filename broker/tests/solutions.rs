@@ -192,7 +192,8 @@ fn a_pageable_copy_larger_than_the_staging_area_is_one_record_line() {
     let Some(program) = course_binary("vecadd-anyN-solution") else {
         return;
     };
-    // 2^23 floats: 32 MiB each way, two chunks of the 16 MiB staging area.
+    // 2^23 floats: 32 MiB each way, four chunks in the halves of the 16 MiB
+    // staging area.
     let args = ["--json", "--n", "8388608", "--runs", "1"];
     let dir = tempfile::tempdir().unwrap();
     let record = dir.path().join("record.txt");

@@ -16,8 +16,13 @@
 //! page-locked host memory is a memfd mapped on both sides (its descriptor
 //! comes with [`Reply::Region`] as `SCM_RIGHTS`), and pageable copies go
 //! through a staging memfd (with [`Reply::Hello`]) of [`STAGING_BYTES`], a
-//! chunk at a time. Integers are little-endian; byte strings are a `u32`
-//! length and the bytes; an optional value is a `u8` 0 or 1 and the value.
+//! chunk of at most half of it at a time, in its two halves by turns: when
+//! the broker answers a chunk in one half, the other is free (no copy of
+//! its is still reading or writing it), so the client fills one half while
+//! the broker's copy from the other runs, as the driver's own staging of
+//! pageable memory does. Integers are little-endian; byte strings are a
+//! `u32` length and the bytes; an optional value is a `u8` 0 or 1 and the
+//! value.
 //!
 //! Handles the client holds (context, module, function, stream, event,
 //! page-locked region) are the broker's tokens, never the driver's

@@ -110,15 +110,15 @@ fn to_device(
     }
     let mut at = 0;
     loop {
-        let chunk = (bytes - at).min(c.staging.bytes);
+        let chunk = (bytes - at).min(c.staging.chunk_bytes());
+        let (half, start) = c.staging.next_half();
         if chunk > 0 {
             // SAFETY: the caller's source covers `bytes`, per the contract;
-            // the staging mapping holds `chunk` <= its size.
-            unsafe {
-                std::ptr::copy_nonoverlapping(src.cast::<u8>().add(at), c.staging.base, chunk)
-            };
+            // the staging half holds `chunk` <= its size.
+            unsafe { std::ptr::copy_nonoverlapping(src.cast::<u8>().add(at), start, chunk) };
         }
         let src = HostPlace::Staging {
+            half,
             at: at as u64,
             total: bytes as u64,
         };
@@ -158,8 +158,10 @@ fn to_host(
     }
     let mut at = 0;
     loop {
-        let chunk = (bytes - at).min(c.staging.bytes);
+        let chunk = (bytes - at).min(c.staging.chunk_bytes());
+        let (half, start) = c.staging.next_half();
         let place = HostPlace::Staging {
+            half,
             at: at as u64,
             total: bytes as u64,
         };
@@ -171,10 +173,8 @@ fn to_host(
         })?;
         if chunk > 0 {
             // SAFETY: the caller's destination covers `bytes`, per the
-            // contract; the staging mapping holds the chunk the broker wrote.
-            unsafe {
-                std::ptr::copy_nonoverlapping(c.staging.base, dst.cast::<u8>().add(at), chunk)
-            };
+            // contract; the staging half holds the chunk the broker wrote.
+            unsafe { std::ptr::copy_nonoverlapping(start, dst.cast::<u8>().add(at), chunk) };
         }
         at += chunk;
         if at >= bytes {

@@ -1,10 +1,9 @@
 //! Copies and memsets. Device ranges must lie inside one allocation (or
 //! module global) of the program's; host ranges inside one of its
 //! page-locked regions (real DMA from its pages, `pinned=1`) or, for
-//! pageable memory, a chunk of the staging area (`pinned=0`): the staging
-//! memfd is not registered, so the driver treats it as the pageable memory
-//! it stands for, and an async copy returns once the chunk may be reused.
-//! A pageable copy's chunks are one line of the record.
+//! pageable memory, a chunk in a half of the staging area (`pinned=0`;
+//! `crate::staging` says when each half is free). A pageable copy's chunks
+//! are one line of the record.
 
 use std::ffi::c_void;
 
@@ -18,14 +17,14 @@ use crate::driver::{INVALID_VALUE, On, Raw};
 struct Host {
     address: *mut c_void,
     region: Option<u64>,
-    /// For a pageable chunk: where it lies in the whole copy, and the
-    /// whole copy's bytes.
-    staged: Option<(u64, u64)>,
+    /// For a pageable chunk: its staging half, where it lies in the whole
+    /// copy, and the whole copy's bytes.
+    staged: Option<(u8, u64, u64)>,
 }
 
 impl Host {
     fn at(&self) -> u64 {
-        self.staged.map_or(0, |(at, _)| at)
+        self.staged.map_or(0, |(_, at, _)| at)
     }
 }
 
@@ -43,11 +42,11 @@ impl Session<'_> {
     }
 
     /// `bytes` at `at` past `base`, inside one device range of the
-    /// program's.
+    /// program's (no bytes: anywhere, as the driver does nothing then).
     fn device_range(&self, base: u64, at: u64, bytes: u64) -> Result<u64, Failure> {
         let address = base
             .checked_add(at)
-            .filter(|&a| self.memory.holds(a, bytes));
+            .filter(|&a| bytes == 0 || self.memory.holds(a, bytes));
         address.ok_or_else(|| {
             refuse(
                 INVALID_VALUE,
@@ -70,18 +69,18 @@ impl Session<'_> {
                     staged: None,
                 })
             }
-            HostPlace::Staging { at, total } => {
+            HostPlace::Staging { half, at, total } => {
                 let fits = at.checked_add(bytes).is_some_and(|end| end <= total);
-                let address = self.staging.at(0, bytes).filter(|_| fits).ok_or_else(|| {
-                    refuse(
-                        INVALID_VALUE,
-                        "a pageable copy's chunk is not inside its copy",
-                    )
+                let address = self.staging.chunk(half, bytes).filter(|_| fits);
+                let address = address.ok_or_else(|| {
+                    let why =
+                        "a pageable copy's chunk is not inside its copy and half the staging area";
+                    refuse(INVALID_VALUE, why)
                 })?;
                 Ok(Host {
                     address,
                     region: None,
-                    staged: Some((at, total)),
+                    staged: Some((half, at, total)),
                 })
             }
         }
@@ -92,7 +91,7 @@ impl Session<'_> {
     fn note_copy(&self, note: &mut Note, direction: Direction, host: Option<&Host>, bytes: u64) {
         let total = host
             .and_then(|h| h.staged)
-            .map_or(bytes, |(_, total)| total);
+            .map_or(bytes, |(_, _, total)| total);
         note.field(key::BYTES, total)
             .field(key::DIR, direction.word());
         let Some(host) = host else { return };
@@ -100,7 +99,7 @@ impl Session<'_> {
         if let Some(region) = host.region {
             note.hex(key::REGION, region);
         }
-        let Some((at, total)) = host.staged else {
+        let Some((_, at, total)) = host.staged else {
             return;
         };
         let follows = |open: &StagedCopy| {
@@ -128,46 +127,93 @@ impl Session<'_> {
         let (on, events_on) = self.on(stream)?;
         stream_field(note, stream.unwrap_or(0));
         note.synchronised = matches!(on, On::Sync);
-        let size = bytes as usize;
         match ends {
             CopyEnds::HtoD { dst, src } => {
                 let host = self.host(src, bytes)?;
                 self.note_copy(note, Direction::HostToDevice, Some(&host), bytes);
                 note.hex(key::DST, dst);
-                if bytes > 0 {
-                    let dst = self.device_range(dst, host.at(), bytes)?;
-                    // SAFETY: the host range lies inside a mapping of the
-                    // session's, which outlives the copy.
-                    self.timed(events_on, note, |d| unsafe {
-                        d.copy_htod(dst, host.address, size, on)
-                    })?;
-                }
+                let dst = self.device_range(dst, host.at(), bytes)?;
+                self.to_device(dst, &host, bytes, (on, events_on), note)?;
             }
             CopyEnds::DtoH { dst, src } => {
                 let host = self.host(dst, bytes)?;
                 self.note_copy(note, Direction::DeviceToHost, Some(&host), bytes);
                 note.hex(key::SRC, src);
-                if bytes > 0 {
-                    let src = self.device_range(src, host.at(), bytes)?;
-                    // SAFETY: as for HtoD.
-                    self.timed(events_on, note, |d| unsafe {
-                        d.copy_dtoh(host.address, src, size, on)
-                    })?;
-                }
+                let src = self.device_range(src, host.at(), bytes)?;
+                self.to_host(&host, src, bytes, (on, events_on), note)?;
             }
             CopyEnds::DtoD { dst, src } => {
                 self.note_copy(note, Direction::DeviceToDevice, None, bytes);
                 note.hex(key::SRC, src).hex(key::DST, dst);
+                let (src, dst) = (
+                    self.device_range(src, 0, bytes)?,
+                    self.device_range(dst, 0, bytes)?,
+                );
                 if bytes > 0 {
-                    let (src, dst) = (
-                        self.device_range(src, 0, bytes)?,
-                        self.device_range(dst, 0, bytes)?,
-                    );
-                    self.timed(events_on, note, |d| d.copy_dtod(dst, src, size, on))?;
+                    self.timed(events_on, note, |d| {
+                        d.copy_dtod(dst, src, bytes as usize, on)
+                    })?;
                 }
             }
         }
         Ok(Reply::Done)
+    }
+
+    /// A staged chunk goes asynchronously on its stream (the null stream
+    /// for the synchronous call, where the driver's own would go), and
+    /// the answer waits until the other half is free.
+    fn to_device(
+        &mut self,
+        dst: u64,
+        host: &Host,
+        bytes: u64,
+        (on, events_on): (On, Raw),
+        note: &mut Note,
+    ) -> Result<(), Failure> {
+        let on = if host.staged.is_some() {
+            On::Stream(events_on)
+        } else {
+            on
+        };
+        if bytes > 0 {
+            // SAFETY: the host range lies inside a mapping of the
+            // session's, which outlives the copy.
+            self.timed(events_on, note, |d| unsafe {
+                d.copy_htod(dst, host.address, bytes as usize, on)
+            })?;
+        }
+        if let Some((half, _, _)) = host.staged {
+            self.staging.issued(self.driver, half, events_on)?;
+            self.staging.wait(self.driver, 1 - half)?;
+        }
+        Ok(())
+    }
+
+    /// A staged chunk waits for both halves, and is done before the
+    /// answer, so the client may read it and fill the other half.
+    fn to_host(
+        &mut self,
+        host: &Host,
+        src: u64,
+        bytes: u64,
+        (on, events_on): (On, Raw),
+        note: &mut Note,
+    ) -> Result<(), Failure> {
+        if host.staged.is_some() {
+            self.staging.wait(self.driver, 0)?;
+            self.staging.wait(self.driver, 1)?;
+        }
+        if bytes > 0 {
+            // SAFETY: as in to_device.
+            self.timed(events_on, note, |d| unsafe {
+                d.copy_dtoh(host.address, src, bytes as usize, on)
+            })?;
+        }
+        if let Some((half, _, _)) = host.staged {
+            self.staging.issued(self.driver, half, events_on)?;
+            self.staging.wait(self.driver, half)?;
+        }
+        Ok(())
     }
 
     /// `count` elements of `width` bytes set to `value`.

@@ -177,6 +177,15 @@ fn read_place(r: &mut Reader) -> Result<HostPlace, WireError> {
             offset: r.u64("offset")?,
         }),
         1 => Ok(HostPlace::Staging {
+            half: match r.u8("staging half")? {
+                half @ (0 | 1) => half,
+                other => {
+                    return Err(WireError::BadValue {
+                        what: "staging half",
+                        value: other.into(),
+                    });
+                }
+            },
             at: r.u64("offset in the copy")?,
             total: r.u64("copy's bytes")?,
         }),

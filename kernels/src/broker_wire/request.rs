@@ -8,9 +8,10 @@ use super::{Reader, WireError, Writer};
 pub enum HostPlace {
     /// In page-locked region `region` (a token), `offset` bytes in.
     Region { region: u64, offset: u64 },
-    /// At the start of the staging area: the chunk of a pageable copy of
-    /// `total` bytes that starts `at` bytes into it.
-    Staging { at: u64, total: u64 },
+    /// In half `half` (0 or 1) of the staging area, from its start: the
+    /// chunk of a pageable copy of `total` bytes that starts `at` bytes
+    /// into it.
+    Staging { half: u8, at: u64, total: u64 },
 }
 
 /// A copy's two ends. For a staged chunk, the device address is the whole
@@ -345,7 +346,7 @@ fn copy_entry_point(ends: &CopyEnds, is_async: bool) -> &'static str {
 fn write_place<'w>(w: &'w mut Writer, place: &HostPlace) -> &'w mut Writer {
     match *place {
         HostPlace::Region { region, offset } => w.u8(0).u64(region).u64(offset),
-        HostPlace::Staging { at, total } => w.u8(1).u64(at).u64(total),
+        HostPlace::Staging { half, at, total } => w.u8(1).u8(half).u64(at).u64(total),
     }
 }
 
@@ -369,7 +370,11 @@ mod tests {
             region: 0x110,
             offset: u64::MAX,
         };
-        let staged = HostPlace::Staging { at: 16, total: 32 };
+        let staged = HostPlace::Staging {
+            half: 1,
+            at: 16,
+            total: 32,
+        };
         vec![
             Hello { version: 1, pid: 7 },
             Init { flags: 0 },
@@ -523,6 +528,28 @@ mod tests {
 
     #[test]
     fn values_the_protocol_does_not_have_are_refused() {
+        let mut staged = Request::Copy {
+            ends: CopyEnds::HtoD {
+                dst: 0,
+                src: HostPlace::Staging {
+                    half: 0,
+                    at: 0,
+                    total: 1,
+                },
+            },
+            bytes: 1,
+            stream: None,
+        }
+        .encode();
+        // tag, direction, destination, host place, then the half.
+        staged[11] = 2;
+        assert!(matches!(
+            Request::decode(&staged),
+            Err(WireError::BadValue {
+                what: "staging half",
+                ..
+            })
+        ));
         assert_eq!(
             Request::decode(&[99]),
             Err(WireError::UnknownTag { tag: 99 })
