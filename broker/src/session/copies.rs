@@ -133,14 +133,14 @@ impl Session<'_> {
                 self.note_copy(note, Direction::HostToDevice, Some(&host), bytes);
                 note.hex(key::DST, dst);
                 let dst = self.device_range(dst, host.at(), bytes)?;
-                self.to_device(dst, &host, bytes, (on, events_on), note)?;
+                self.copy_to_device(dst, &host, bytes, (on, events_on), note)?;
             }
             CopyEnds::DtoH { dst, src } => {
                 let host = self.host(dst, bytes)?;
                 self.note_copy(note, Direction::DeviceToHost, Some(&host), bytes);
                 note.hex(key::SRC, src);
                 let src = self.device_range(src, host.at(), bytes)?;
-                self.to_host(&host, src, bytes, (on, events_on), note)?;
+                self.copy_to_host(&host, src, bytes, (on, events_on), note)?;
             }
             CopyEnds::DtoD { dst, src } => {
                 self.note_copy(note, Direction::DeviceToDevice, None, bytes);
@@ -162,7 +162,7 @@ impl Session<'_> {
     /// A staged chunk goes asynchronously on its stream (the null stream
     /// for the synchronous call, where the driver's own would go), and
     /// the answer waits until the other half is free.
-    fn to_device(
+    fn copy_to_device(
         &mut self,
         dst: u64,
         host: &Host,
@@ -191,7 +191,7 @@ impl Session<'_> {
 
     /// A staged chunk waits for both halves, and is done before the
     /// answer, so the client may read it and fill the other half.
-    fn to_host(
+    fn copy_to_host(
         &mut self,
         host: &Host,
         src: u64,
@@ -204,7 +204,7 @@ impl Session<'_> {
             self.staging.wait(self.driver, 1)?;
         }
         if bytes > 0 {
-            // SAFETY: as in to_device.
+            // SAFETY: as in copy_to_device.
             self.timed(events_on, note, |d| unsafe {
                 d.copy_dtoh(host.address, src, bytes as usize, on)
             })?;
