@@ -98,6 +98,8 @@ struct StagedCopy {
 struct Module {
     real: Raw,
     entries: Entries,
+    /// Its PTX's bytes, against `MAX_LOADED_BYTES`.
+    bytes: usize,
 }
 
 /// A function the client holds.
@@ -116,6 +118,8 @@ pub struct Session<'d> {
     context_token: u64,
     tokens: Tokens,
     modules: Table<Module>,
+    /// PTX bytes of the modules loaded.
+    loaded_bytes: usize,
     functions: Table<Function>,
     streams: Table<Raw>,
     events: Table<Raw>,
@@ -181,6 +185,7 @@ impl<'d> Session<'d> {
             context_token: tokens.fresh(),
             tokens,
             modules: Table::new("modules"),
+            loaded_bytes: 0,
             functions: Table::new("functions"),
             streams: Table::new("streams"),
             events: Table::new("events"),

@@ -82,6 +82,9 @@ pub const VERSION: u32 = 1;
 
 /// The most PTX one module load may carry.
 pub const MAX_IMAGE_BYTES: usize = 16 << 20;
+/// The most PTX loaded and not unloaded at once: what the broker keeps of
+/// a module is bounded by its text.
+pub const MAX_LOADED_BYTES: usize = 256 << 20;
 /// The longest kernel or global name.
 pub const MAX_NAME_BYTES: usize = 1024;
 /// The longest text in a reply (a device name, an error's description, a

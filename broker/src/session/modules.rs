@@ -6,17 +6,26 @@
 
 use std::ffi::{CString, c_void};
 
-use kernels::broker_wire::Reply;
+use kernels::broker_wire::{MAX_LOADED_BYTES, Reply};
 use kernels::trace_record::key;
 
 use super::{Answer, Function, Module, Note, Session, record_name, refuse, stream_field};
-use crate::driver::{INVALID_IMAGE, INVALID_PTX, INVALID_VALUE, NOT_FOUND};
+use crate::driver::{INVALID_IMAGE, INVALID_PTX, INVALID_VALUE, NOT_FOUND, OUT_OF_MEMORY};
 use crate::kernel_params;
 
 impl Session<'_> {
     pub(super) fn load_module(&mut self, image: Vec<u8>, note: &mut Note) -> Answer {
-        note.field(key::BYTES, image.len());
+        let bytes = image.len();
+        note.field(key::BYTES, bytes);
         self.modules.room()?;
+        if self.loaded_bytes + bytes > MAX_LOADED_BYTES {
+            return Err(refuse(
+                OUT_OF_MEMORY,
+                format!(
+                    "a program may hold at most {MAX_LOADED_BYTES} bytes of PTX loaded at once"
+                ),
+            ));
+        }
         let text = String::from_utf8(image).map_err(|_| {
             refuse(
                 INVALID_IMAGE,
@@ -40,9 +49,13 @@ impl Session<'_> {
         };
         note.field(key::CANARY, u8::from(canary.is_some()));
         let real = self.driver.load_module(&ptx)?;
-        let token = self
-            .modules
-            .insert(&mut self.tokens, Module { real, entries })?;
+        let module = Module {
+            real,
+            entries,
+            bytes,
+        };
+        let token = self.modules.insert(&mut self.tokens, module)?;
+        self.loaded_bytes += bytes;
         note.hex("module", token);
         Ok(Reply::Value(token))
     }
@@ -50,7 +63,7 @@ impl Session<'_> {
     pub(super) fn unload_module(&mut self, module: u64, note: &mut Note) -> Answer {
         note.hex("module", module);
         self.driver.unload_module(self.modules.get(module)?.real)?;
-        self.modules.remove(module)?;
+        self.loaded_bytes -= self.modules.remove(module)?.bytes;
         self.functions.remove_where(|f| f.module == module);
         self.memory.forget_module(module);
         Ok(Reply::Done)
