@@ -379,3 +379,38 @@ fn without_a_broker_every_call_is_no_device_and_stderr_says_why() {
         );
     }
 }
+
+#[test]
+fn a_batch_s_marks_cut_the_record_as_the_trace_s_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let program = common::compile_c(
+        r#"
+        #include <stdio.h>
+        unsigned cuInit(unsigned);
+        unsigned cuCtxSynchronize(void);
+        unsigned cuda_course_broker_mark(const char *, unsigned long long);
+        int main(void) {
+            cuInit(0);
+            cuda_course_broker_mark("00ff", 0);
+            cuCtxSynchronize();
+            cuda_course_broker_mark("00ff", 1);
+            printf("%u\n", cuda_course_broker_mark("no\nnewlines", 2));
+            return 0;
+        }
+        "#,
+        dir.path(),
+        "marks",
+    );
+    let record = dir.path().join("record.txt");
+    let output = through_broker(&program, &[], &[], &record);
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout).trim(),
+        INVALID_VALUE.to_string()
+    );
+    let record = std::fs::read_to_string(&record).unwrap();
+    let runs = kernels::trace_record::split_batch(&record, "00ff");
+    assert_eq!(runs.len(), 2, "{record}");
+    assert!(runs[0].contains(" cuInit 0") && !runs[0].contains("cuCtxSynchronize"));
+    assert!(runs[1].contains(" cuCtxSynchronize 0") && !runs[1].contains("cuInit"));
+    assert!(!record.contains("newlines"), "{record}");
+}
