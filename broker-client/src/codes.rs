@@ -1,19 +1,13 @@
-//! The few CUresult codes the client returns itself, and their names and
-//! descriptions for when no broker can be asked (the driver's own texts
-//! come from the broker otherwise).
+//! The CUresult codes the client returns itself (the protocol's), and
+//! their names and descriptions for when no broker can be asked (the
+//! driver's own texts come from the broker otherwise).
 
 use std::ffi::CStr;
 
-/// `CUresult`.
-pub type CuResult = u32;
-
-pub const SUCCESS: CuResult = 0;
-pub const INVALID_VALUE: CuResult = 1;
-pub const OUT_OF_MEMORY: CuResult = 2;
-pub const NO_DEVICE: CuResult = 100;
-pub const INVALID_HANDLE: CuResult = 400;
-pub const NOT_FOUND: CuResult = 500;
-pub const NOT_SUPPORTED: CuResult = 801;
+pub use kernels::broker_wire::code::{
+    CuResult, INVALID_HANDLE, INVALID_VALUE, NO_DEVICE, NOT_FOUND, NOT_SUPPORTED, OUT_OF_MEMORY,
+    SUCCESS,
+};
 
 const TABLE: &[(CuResult, &CStr, &CStr)] = &[
     (SUCCESS, c"CUDA_SUCCESS", c"no error"),

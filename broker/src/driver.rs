@@ -6,8 +6,7 @@ use std::ffi::{CStr, CString, c_char, c_void};
 use std::path::Path;
 use std::ptr::null_mut;
 
-/// `CUresult`.
-pub type CuResult = u32;
+pub use kernels::broker_wire::code::*;
 /// A driver handle (context, module, function, stream, event), as the
 /// driver handed it out: the broker only ever gives one back to it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,20 +19,6 @@ impl Raw {
 
 /// The handle type in the entry points' signatures.
 type Ptr = *mut c_void;
-
-pub const SUCCESS: CuResult = 0;
-pub const INVALID_VALUE: CuResult = 1;
-pub const OUT_OF_MEMORY: CuResult = 2;
-pub const NOT_INITIALIZED: CuResult = 3;
-pub const NO_DEVICE: CuResult = 100;
-pub const INVALID_DEVICE: CuResult = 101;
-pub const INVALID_IMAGE: CuResult = 200;
-pub const INVALID_CONTEXT: CuResult = 201;
-pub const INVALID_PTX: CuResult = 218;
-pub const INVALID_HANDLE: CuResult = 400;
-pub const NOT_FOUND: CuResult = 500;
-pub const NOT_READY: CuResult = 600;
-pub const NOT_SUPPORTED: CuResult = 801;
 
 /// `CU_STREAM_LEGACY` and `CU_STREAM_PER_THREAD`.
 pub const STREAM_LEGACY: Raw = Raw(1 as Ptr);

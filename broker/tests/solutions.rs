@@ -75,6 +75,14 @@ fn calls(record: &str) -> Vec<Call> {
         .calls
 }
 
+/// The record's calls of entry point `name`.
+fn calls_to(record: &str, name: &str) -> Vec<Call> {
+    calls(record)
+        .into_iter()
+        .filter(|c| c.name == name)
+        .collect()
+}
+
 #[test]
 fn each_solution_reports_what_it_reports_on_the_emulator_directly() {
     let runs: [(&str, &[&str]); 4] = [
@@ -176,10 +184,7 @@ fn the_record_shows_what_the_judge_asks_and_which_copies_were_page_locked() {
     ) else {
         return;
     };
-    let htod: Vec<Call> = calls(&record)
-        .into_iter()
-        .filter(|c| c.name == "cuMemcpyHtoD_v2")
-        .collect();
+    let htod = calls_to(&record, "cuMemcpyHtoD_v2");
     assert_eq!(htod.len(), 2, "{htod:?}");
     assert!(
         htod.iter()
@@ -204,10 +209,7 @@ fn a_pageable_copy_larger_than_the_staging_area_is_one_record_line() {
         String::from_utf8_lossy(&output.stderr)
     );
     let record = std::fs::read_to_string(record).unwrap();
-    let htod: Vec<Call> = calls(&record)
-        .into_iter()
-        .filter(|c| c.name == "cuMemcpyHtoD_v2")
-        .collect();
+    let htod = calls_to(&record, "cuMemcpyHtoD_v2");
     assert_eq!(htod.len(), 2, "{record}");
     assert!(
         htod.iter()

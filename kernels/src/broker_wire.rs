@@ -108,6 +108,27 @@ pub const MAX_ALLOCATIONS: usize = 1 << 16;
 /// Requests that did not decode before the broker ends the session.
 pub const MAX_MALFORMED: u32 = 16;
 
+/// The CUresult codes the broker and the client answer with themselves,
+/// by cuda.h's names (the driver's own pass through as numbers).
+pub mod code {
+    /// `CUresult`.
+    pub type CuResult = u32;
+
+    pub const SUCCESS: CuResult = 0;
+    pub const INVALID_VALUE: CuResult = 1;
+    pub const OUT_OF_MEMORY: CuResult = 2;
+    pub const NOT_INITIALIZED: CuResult = 3;
+    pub const NO_DEVICE: CuResult = 100;
+    pub const INVALID_DEVICE: CuResult = 101;
+    pub const INVALID_IMAGE: CuResult = 200;
+    pub const INVALID_CONTEXT: CuResult = 201;
+    pub const INVALID_PTX: CuResult = 218;
+    pub const INVALID_HANDLE: CuResult = 400;
+    pub const NOT_FOUND: CuResult = 500;
+    pub const NOT_READY: CuResult = 600;
+    pub const NOT_SUPPORTED: CuResult = 801;
+}
+
 /// Why bytes are not a message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WireError {

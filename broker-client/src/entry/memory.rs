@@ -86,8 +86,38 @@ pub unsafe extern "C" fn cuMemFreeHost(buffer: *mut c_void) -> CuResult {
     })
 }
 
+/// A pageable copy of `bytes` through the staging area's halves by turns:
+/// for each chunk (at least one, for a copy of 0 bytes), `fill` before its
+/// request and `drain` after, each given the chunk's start in its half,
+/// where it lies in the copy and its length.
+fn through_staging(
+    c: &mut Connection,
+    bytes: usize,
+    request: impl Fn(HostPlace, u64) -> Request,
+    mut fill: impl FnMut(*mut u8, usize, usize),
+    mut drain: impl FnMut(*mut u8, usize, usize),
+) -> Result<(), Fault> {
+    let mut at = 0;
+    loop {
+        let chunk = (bytes - at).min(c.staging.chunk_bytes());
+        let (half, start) = c.staging.next_half();
+        fill(start, at, chunk);
+        let place = HostPlace::Staging {
+            half,
+            at: at as u64,
+            total: bytes as u64,
+        };
+        c.done(&request(place, chunk as u64))?;
+        drain(start, at, chunk);
+        at += chunk;
+        if at >= bytes {
+            return Ok(());
+        }
+    }
+}
+
 /// Host to device: from a page-locked region in one request, else through
-/// the staging area in chunks (at least one, for a copy of 0 bytes).
+/// the staging area.
 fn to_device(
     c: &mut Connection,
     dst: DevicePtr,
@@ -96,43 +126,25 @@ fn to_device(
     stream: Option<Stream>,
 ) -> Result<(), Fault> {
     let stream = stream.map(token);
+    let copy = |src, bytes| Request::Copy {
+        ends: CopyEnds::HtoD { dst, src },
+        bytes,
+        stream,
+    };
     if let Some((region, offset)) = c.regions.find(src as usize, bytes) {
-        let src = HostPlace::Region { region, offset };
-        let ends = CopyEnds::HtoD { dst, src };
-        return c.done(&Request::Copy {
-            ends,
-            bytes: bytes as u64,
-            stream,
-        });
+        return c.done(&copy(HostPlace::Region { region, offset }, bytes as u64));
     }
     if src.is_null() && bytes > 0 {
         return Err(INVALID_VALUE.into());
     }
-    let mut at = 0;
-    loop {
-        let chunk = (bytes - at).min(c.staging.chunk_bytes());
-        let (half, start) = c.staging.next_half();
+    let fill = |start: *mut u8, at: usize, chunk: usize| {
         if chunk > 0 {
             // SAFETY: the caller's source covers `bytes`, per the contract;
             // the staging half holds `chunk` <= its size.
             unsafe { std::ptr::copy_nonoverlapping(src.cast::<u8>().add(at), start, chunk) };
         }
-        let src = HostPlace::Staging {
-            half,
-            at: at as u64,
-            total: bytes as u64,
-        };
-        let ends = CopyEnds::HtoD { dst, src };
-        c.done(&Request::Copy {
-            ends,
-            bytes: chunk as u64,
-            stream,
-        })?;
-        at += chunk;
-        if at >= bytes {
-            return Ok(());
-        }
-    }
+    };
+    through_staging(c, bytes, copy, fill, |_, _, _| {})
 }
 
 /// Device to host, as [`to_device`] the other way.
@@ -144,43 +156,25 @@ fn to_host(
     stream: Option<Stream>,
 ) -> Result<(), Fault> {
     let stream = stream.map(token);
+    let copy = |dst, bytes| Request::Copy {
+        ends: CopyEnds::DtoH { dst, src },
+        bytes,
+        stream,
+    };
     if let Some((region, offset)) = c.regions.find(dst as usize, bytes) {
-        let dst = HostPlace::Region { region, offset };
-        let ends = CopyEnds::DtoH { dst, src };
-        return c.done(&Request::Copy {
-            ends,
-            bytes: bytes as u64,
-            stream,
-        });
+        return c.done(&copy(HostPlace::Region { region, offset }, bytes as u64));
     }
     if dst.is_null() && bytes > 0 {
         return Err(INVALID_VALUE.into());
     }
-    let mut at = 0;
-    loop {
-        let chunk = (bytes - at).min(c.staging.chunk_bytes());
-        let (half, start) = c.staging.next_half();
-        let place = HostPlace::Staging {
-            half,
-            at: at as u64,
-            total: bytes as u64,
-        };
-        let ends = CopyEnds::DtoH { dst: place, src };
-        c.done(&Request::Copy {
-            ends,
-            bytes: chunk as u64,
-            stream,
-        })?;
+    let drain = |start: *mut u8, at: usize, chunk: usize| {
         if chunk > 0 {
             // SAFETY: the caller's destination covers `bytes`, per the
             // contract; the staging half holds the chunk the broker wrote.
             unsafe { std::ptr::copy_nonoverlapping(start, dst.cast::<u8>().add(at), chunk) };
         }
-        at += chunk;
-        if at >= bytes {
-            return Ok(());
-        }
-    }
+    };
+    through_staging(c, bytes, copy, |_, _, _| {}, drain)
 }
 
 fn device_to_device(
