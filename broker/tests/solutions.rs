@@ -11,6 +11,19 @@ use kernels::catalogue::ExerciseId;
 use kernels::trace_record::Call;
 use serde_json::Value;
 
+/// A small streams-overlap run: 7 uneven chunks on 3 streams.
+const STREAMS_RUN: &[&str] = &[
+    "--json",
+    "--n",
+    "100003",
+    "--streams",
+    "3",
+    "--chunks",
+    "7",
+    "--runs",
+    "1",
+];
+
 /// A report without what depends on time.
 fn timeless(report: &Value) -> Value {
     match report {
@@ -98,20 +111,7 @@ fn each_solution_reports_what_it_reports_on_the_emulator_directly() {
             "matmul-tiled-solution",
             &["--json", "--width", "70", "--tile", "16", "--runs", "1"],
         ),
-        (
-            "streams-overlap-solution",
-            &[
-                "--json",
-                "--n",
-                "100003",
-                "--streams",
-                "3",
-                "--chunks",
-                "7",
-                "--runs",
-                "1",
-            ],
-        ),
+        ("streams-overlap-solution", STREAMS_RUN),
     ];
     for (binary, args) in runs {
         let Some(record) = same_both_ways(binary, args) else {
@@ -142,18 +142,7 @@ fn a_stub_fails_through_the_broker_as_it_fails_directly() {
 
 #[test]
 fn the_record_shows_what_the_judge_asks_and_which_copies_were_page_locked() {
-    let args = [
-        "--json",
-        "--n",
-        "100003",
-        "--streams",
-        "3",
-        "--chunks",
-        "7",
-        "--runs",
-        "1",
-    ];
-    let Some(record) = same_both_ways("streams-overlap-solution", &args) else {
+    let Some(record) = same_both_ways("streams-overlap-solution", STREAMS_RUN) else {
         return;
     };
     let trace = grader::run::trace::Trace::parse_first(&record).unwrap();
