@@ -26,16 +26,13 @@ pub unsafe extern "C" fn cuModuleLoadData(
 ) -> CuResult {
     with(|c| {
         needs(module)?;
-        if !image.is_null() {
-            // SAFETY: an image is at least this long (a header or PTX text).
-            let head = unsafe { std::slice::from_raw_parts(image.cast::<u8>(), 4) };
-            if BINARY_IMAGES.iter().any(|magic| head.starts_with(magic)) {
-                let why = "the GPU broker loads PTX text only, not a cubin or fat binary";
-                return Err(refuse(NOT_SUPPORTED, why));
-            }
-        }
-        // SAFETY: a PTX image is NUL-terminated text, per the contract.
+        // SAFETY: a PTX image is NUL-terminated text, per the contract; a
+        // cubin or fat binary has a NUL within its first bytes.
         let text = unsafe { c_bytes(image.cast(), MAX_IMAGE_BYTES, "PTX") }?;
+        if BINARY_IMAGES.iter().any(|magic| text.starts_with(magic)) {
+            let why = "the GPU broker loads PTX text only, not a cubin or fat binary";
+            return Err(refuse(NOT_SUPPORTED, why));
+        }
         let t = c.value(&Request::ModuleLoad {
             image: text.to_vec(),
         })?;
