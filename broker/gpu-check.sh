@@ -54,12 +54,14 @@ run_direct() {
 }
 
 # run_brokered OUT ERR RECORD BINARY ARGS...; prints its exit and wall seconds.
+# The client goes first on the program's library path, not the broker's:
+# the broker's libcuda.so.1 is the driver.
 run_brokered() {
     local out=$1 err=$2 record=$3
     shift 3
     local start
     start=$(now)
-    LD_LIBRARY_PATH="$client" "$broker" --driver "$driver" --record "$record" -- "$@" >"$out" 2>"$err"
+    "$broker" --driver "$driver" --record "$record" -- env LD_LIBRARY_PATH="$client" "$@" >"$out" 2>"$err"
     echo "$? $(python3 -c "print(f'{$(now) - $start:.3f}')")"
 }
 
@@ -155,8 +157,8 @@ echo "exit $rc_d directly, $rc_b through the broker; reports $same"
 
 echo
 echo "== 3. the memory cap (64 MiB; vecadd-anyN at 2^24 needs 192 MiB)"
-LD_LIBRARY_PATH="$client" "$broker" --driver "$driver" --memory-cap 64MiB --record "$logs/cap.record" \
-    -- "$here/vecadd-anyN-solution" --n 16777216 --json >"$logs/cap.json" 2>"$logs/cap.err"
+"$broker" --driver "$driver" --memory-cap 64MiB --record "$logs/cap.record" \
+    -- env LD_LIBRARY_PATH="$client" "$here/vecadd-anyN-solution" --n 16777216 --json >"$logs/cap.json" 2>"$logs/cap.err"
 rc_c=$?
 grep -q bad-arguments "$logs/cap.json" && [[ $rc_c == 2 ]] && echo "refused as bad arguments (exit 2): ok" || {
     echo "NOT refused (exit $rc_c)"
@@ -166,8 +168,8 @@ grep -q bad-arguments "$logs/cap.json" && [[ $rc_c == 2 ]] && echo "refused as b
 echo
 echo "== 4. per-call cost (microseconds, median of 5 runs after a warm-up)"
 "$bench" --driver "$driver" --json >"$logs/bench.direct.json" 2>"$logs/bench.direct.err"
-LD_LIBRARY_PATH="$client" "$broker" --driver "$driver" --record "$logs/bench.record" \
-    -- "$bench" --json >"$logs/bench.broker.json" 2>"$logs/bench.broker.err"
+"$broker" --driver "$driver" --record "$logs/bench.record" \
+    -- env LD_LIBRARY_PATH="$client" "$bench" --json >"$logs/bench.broker.json" 2>"$logs/bench.broker.err"
 python3 - "$logs/bench.direct.json" "$logs/bench.broker.json" <<'PY' || failed=1
 import json, sys
 direct, brokered = (json.load(open(p)) for p in sys.argv[1:3])

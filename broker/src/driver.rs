@@ -154,6 +154,14 @@ impl Driver {
     /// `dlopen` does) and looks up every entry point.
     pub fn open(path: &Path) -> Result<Driver, String> {
         let library = open_library(path)?;
+        // SAFETY: a live handle and a NUL-terminated name.
+        let client = unsafe { libc::dlsym(library, c"cuda_course_broker_mark".as_ptr()) };
+        if !client.is_null() {
+            return Err(format!(
+                "{} is the broker's client library, not a driver: name the driver (or the emulator's library) with --driver, and put the client on the program's library path only",
+                path.display()
+            ));
+        }
         // SAFETY: a live handle of a library with cuda.h's entry points.
         let api = unsafe { Api::load(library) }
             .map_err(|why| format!("{} is not a CUDA driver: {why}", path.display()))?;

@@ -414,3 +414,20 @@ fn a_batch_s_marks_cut_the_record_as_the_trace_s_do() {
     assert!(runs[1].contains(" cuCtxSynchronize 0") && !runs[1].contains("cuInit"));
     assert!(!record.contains("newlines"), "{record}");
 }
+
+#[test]
+fn the_client_is_never_the_broker_s_backend() {
+    let client = common::client_dir().join("libcuda.so.1");
+    let output = common::broker()
+        .arg("--driver")
+        .arg(&client)
+        .args(["--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(125));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("is the broker's client library, not a driver"),
+        "{stderr}"
+    );
+}
