@@ -213,11 +213,14 @@ impl Connection {
 
 /// The broker answered something other than what `request` asks for.
 pub fn unexpected(request: &Request, reply: &Reply) -> Fault {
-    let kind = format!("{reply:?}");
-    let kind = kind.split(['(', ' ', '{']).next().unwrap_or("?");
+    let first_word = |debug: String| {
+        let word = debug.split(['(', ' ', '{']).next().unwrap_or("?");
+        word.to_owned()
+    };
     Fault::Broken(format!(
-        "the broker answered {} with {kind}",
-        request.entry_point()
+        "the broker answered {} with {}",
+        first_word(format!("{request:?}")),
+        first_word(format!("{reply:?}"))
     ))
 }
 

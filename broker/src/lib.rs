@@ -23,6 +23,7 @@ pub mod cli;
 pub mod config;
 pub mod device_memory;
 pub mod driver;
+pub mod entry_point;
 pub mod kernel_params;
 pub mod record;
 pub mod session;

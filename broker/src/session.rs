@@ -248,7 +248,7 @@ impl<'d> Session<'d> {
             );
         }
         self.seq += 1;
-        let name = request.entry_point();
+        let name = crate::entry_point::entry_point(&request);
         let mut note = Note {
             name,
             ..Note::default()

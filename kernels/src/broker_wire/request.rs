@@ -172,62 +172,6 @@ pub enum Request {
 }
 
 impl Request {
-    /// The driver entry point the request stands for, as a record names it.
-    pub fn entry_point(&self) -> &'static str {
-        use Request::*;
-        match self {
-            Hello { .. } => "hello",
-            Init { .. } => "cuInit",
-            DriverGetVersion => "cuDriverGetVersion",
-            DeviceGetCount => "cuDeviceGetCount",
-            DeviceGet { .. } => "cuDeviceGet",
-            DeviceGetAttribute { .. } => "cuDeviceGetAttribute",
-            DeviceGetName { .. } => "cuDeviceGetName",
-            DeviceTotalMem { .. } => "cuDeviceTotalMem_v2",
-            PrimaryCtxRetain { .. } => "cuDevicePrimaryCtxRetain",
-            PrimaryCtxRelease { .. } => "cuDevicePrimaryCtxRelease_v2",
-            CtxSetCurrent { .. } => "cuCtxSetCurrent",
-            CtxGetCurrent => "cuCtxGetCurrent",
-            CtxSynchronize => "cuCtxSynchronize",
-            ErrorText { description, .. } => match description {
-                true => "cuGetErrorString",
-                false => "cuGetErrorName",
-            },
-            MemAlloc { .. } => "cuMemAlloc_v2",
-            MemFree { .. } => "cuMemFree_v2",
-            MemGetInfo => "cuMemGetInfo_v2",
-            MemAllocHost { .. } => "cuMemAllocHost_v2",
-            MemFreeHost { .. } => "cuMemFreeHost",
-            Copy { ends, stream, .. } => copy_entry_point(ends, stream.is_some()),
-            Memset { width, stream, .. } => match (width, stream.is_some()) {
-                (1, false) => "cuMemsetD8_v2",
-                (1, true) => "cuMemsetD8Async",
-                (_, false) => "cuMemsetD32_v2",
-                (_, true) => "cuMemsetD32Async",
-            },
-            ModuleLoad { .. } => "cuModuleLoadData",
-            ModuleUnload { .. } => "cuModuleUnload",
-            ModuleGetFunction { .. } => "cuModuleGetFunction",
-            ModuleGetGlobal { .. } => "cuModuleGetGlobal_v2",
-            FuncGetAttribute { .. } => "cuFuncGetAttribute",
-            FuncSetAttribute { .. } => "cuFuncSetAttribute",
-            Launch { .. } => "cuLaunchKernel",
-            StreamCreate { priority: None, .. } => "cuStreamCreate",
-            StreamCreate { .. } => "cuStreamCreateWithPriority",
-            StreamDestroy { .. } => "cuStreamDestroy_v2",
-            StreamSynchronize { .. } => "cuStreamSynchronize",
-            StreamQuery { .. } => "cuStreamQuery",
-            StreamWaitEvent { .. } => "cuStreamWaitEvent",
-            EventCreate { .. } => "cuEventCreate",
-            EventDestroy { .. } => "cuEventDestroy_v2",
-            EventRecord { .. } => "cuEventRecord",
-            EventSynchronize { .. } => "cuEventSynchronize",
-            EventQuery { .. } => "cuEventQuery",
-            EventElapsed { .. } => "cuEventElapsedTime",
-            Mark { .. } => "mark",
-        }
-    }
-
     pub fn encode(&self) -> Vec<u8> {
         let mut w = Writer::default();
         self.write(&mut w);
@@ -329,17 +273,6 @@ impl Request {
             EventElapsed { start, end } => w.u8(55).u64(*start).u64(*end),
             Mark { nonce, index } => w.u8(60).bytes(nonce.as_bytes()).u64(*index),
         };
-    }
-}
-
-fn copy_entry_point(ends: &CopyEnds, is_async: bool) -> &'static str {
-    match (ends, is_async) {
-        (CopyEnds::HtoD { .. }, false) => "cuMemcpyHtoD_v2",
-        (CopyEnds::HtoD { .. }, true) => "cuMemcpyHtoDAsync_v2",
-        (CopyEnds::DtoH { .. }, false) => "cuMemcpyDtoH_v2",
-        (CopyEnds::DtoH { .. }, true) => "cuMemcpyDtoHAsync_v2",
-        (CopyEnds::DtoD { .. }, false) => "cuMemcpyDtoD_v2",
-        (CopyEnds::DtoD { .. }, true) => "cuMemcpyDtoDAsync_v2",
     }
 }
 
@@ -513,17 +446,6 @@ mod tests {
                 Err(WireError::Trailing { bytes: 1 })
             );
         }
-    }
-
-    #[test]
-    fn each_request_names_its_driver_call_and_the_names_differ() {
-        let names: Vec<&str> = every_request().iter().map(Request::entry_point).collect();
-        let mut unique = names.clone();
-        unique.sort();
-        unique.dedup();
-        // The two StreamCreate forms have two names; none is shared.
-        assert_eq!(unique.len(), names.len(), "{names:?}");
-        assert!(names.contains(&"cuMemcpyDtoH_v2") && names.contains(&"cuMemsetD32_v2"));
     }
 
     #[test]
