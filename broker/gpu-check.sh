@@ -65,7 +65,8 @@ run_brokered() {
     echo "$? $(python3 -c "print(f'{$(now) - $start:.3f}')")"
 }
 
-# python3 check.py KERNEL DIRECT_JSON BROKER_JSON RECORD: prints "same|DIFFER record-ok|..."
+# python3 check.py KERNELS DIRECT_JSON BROKER_JSON RECORD: prints "same|DIFFER",
+# then "record ok" or what the record lacks, then what it shows of overlap.
 cat >"$logs/check.py" <<'PY'
 import json, sys
 kernel, direct, brokered, record = sys.argv[1:5]
@@ -91,7 +92,7 @@ for line in open(record):
     words = line.split()
     keys = dict(w.split("=", 1) for w in words[4:] if "=" in w)
     calls.append((words[2], int(words[3]), keys))
-problems = []
+problems, info = [], ""
 for group in kernel.split(","):
     names = group.split("|")
     launches = [k for n, r, k in calls if n == "cuLaunchKernel" and r == 0 and k.get("kernel") in names]
@@ -119,8 +120,11 @@ if kernel == "transform":
         elif e > end:
             union += e - end
             end = e
-    problems.append(f"overlap on the broker's timeline {busy / union:.2f}x" if union else "no timed async work")
-print(same, "; ".join(problems) or "record ok")
+    if union:
+        info = f"; busy/span of its async work on the broker's timeline {busy / union:.2f}"
+    else:
+        problems.append("no timed async work")
+print(same, "; ".join(problems) or "record ok", info)
 PY
 
 median() { python3 -c "import sys, statistics; print(f'{statistics.median(float(x) for x in sys.argv[1:]):.2f}')" "$@"; }
@@ -143,7 +147,7 @@ for entry in "${solutions[@]}"; do
     b=$(median "${broker_times[@]}")
     ratio=$(python3 -c "print(f'{$b / $d:.2f}')")
     verdict=$(python3 "$logs/check.py" "$kernel" "$logs/$name.direct.json" "$logs/$name.broker.json" "$logs/$name.record")
-    [[ "$rc_d" == "$rc_b" && "$rc_d" == 0 && "$verdict" == same* ]] || failed=1
+    [[ "$rc_d" == "$rc_b" && "$rc_d" == 0 && "$verdict" == "same record ok"* ]] || failed=1
     printf '%-28s %9s %9s %7s  %s (exit %s/%s)\n' "$name" "$d" "$b" "$ratio" "$verdict" "$rc_d" "$rc_b"
 done
 
