@@ -48,7 +48,8 @@ done
 # emulator: its expectations, the emulator's own (each race, out-of-bounds and
 # barrier mutant named with its kernel.cu line) included, and every grade and
 # verdict as the golden fixture holds them (scripts/golden-class.sh). Target:
-# under 5 minutes on 2 cores for the run (scripts/perf/README.md).
+# under 5 minutes on 2 cores for the run; it takes about 2
+# (bench/runs/2026-11-27-h100-throughput).
 scripts/golden-class.sh
 
 # The solutions built from the GPU machine's nvcc 13 PTX run and pass too.

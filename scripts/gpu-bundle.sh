@@ -8,7 +8,7 @@
 #   gpu-bundle/libcuda_course_trace.so  the driver-call tracer (tracer/), which
 #                              run.sh preloads into a few solutions
 #   gpu-bundle/run.sh          scripts/gpu-suite.sh: runs it all, prints a table
-#   gpu-bundle/perf/           scripts/perf's comparisons with library peers
+#   gpu-bundle/bench/          bench/harness's comparisons with library peers
 #   gpu-bundle/course-root/    the solutions' sources, for `course check --prebuilt`
 #
 # Test executables find the binary under test in the folder above their own,
@@ -49,6 +49,6 @@ for dir in solutions/*/; do
     cp -r "$dir/src" "$out/course-root/exercises/$name/"
 done
 : >"$out/course-root/Cargo.toml"
-mkdir -p "$out/perf"
-cp scripts/perf/*.py "$out/perf/"
+mkdir -p "$out/bench"
+cp bench/harness/matmul_vs_cublas.py "$out/bench/"
 echo "gpu-bundle: $(ls "$out" | grep -vc deps) files, $(ls "$out/deps" | wc -l) test executables, $(du -sh "$out" | cut -f1) in $out/"

@@ -10,7 +10,7 @@
 #  4. each solution at a large size: kernel bandwidth against the
 #     device-to-device copy bandwidth measured in the same run; then reports
 #     printed whole for their tables (the dot-atomic sweep), and
-#     scripts/perf's comparisons with library peers (cuBLAS, via PyTorch).
+#     bench/harness's comparisons with library peers (cuBLAS, via PyTorch).
 # Prints a short table last. Full logs go to LOG_DIR.
 # Usage: run.sh [LOG_DIR]   (needs nvidia-smi, compute-sanitizer, python3)
 set -uo pipefail
@@ -58,9 +58,10 @@ shows=(
     "streams-overlap-solution --streams 4"
     "streams-overlap-solution --streams 8"
 )
-# Scripts with tables of their own, given the bundle's folder.
+# Scripts with tables of their own (in the bundle's bench/), given the
+# bundle's folder.
 tables=(
-    "perf/matmul_vs_cublas.py"
+    "matmul_vs_cublas.py"
 )
 
 rows=()
@@ -149,7 +150,7 @@ done
 for table in "${tables[@]}"; do
     echo
     echo "== $table"
-    python3 "$here/$table" "$here"
+    python3 "$here/bench/$table" "$here"
 done
 
 if [ ${#failures[@]} -gt 0 ]; then

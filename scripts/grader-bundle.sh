@@ -10,9 +10,10 @@
 # grader-bundle/confinement.sh grades it with each run's peak memory logged
 # against its cap, and again without control groups;
 # grader-bundle/forgeries.sh grades the forgeries of the hostile suite
-# (issue 24) and checks each is flagged with no host points;
+# (reports the GPU did not compute) and checks each is flagged with no
+# host points;
 # grader-bundle/throughput.sh grades the class one exercise at a time and
-# --jobs at a time, and compares the grades (issue 26);
+# --jobs at a time, and compares the grades;
 # grader-bundle/gpu-steady-state.sh grader-bundle OUT grades the solutions
 # four times over at --jobs 16 only, with the grader's timeline.
 # The bundle also carries bubblewrap's .deb (the GPU machine has no network;
@@ -41,7 +42,7 @@ for case in grader/tests/fixtures/hostile-gpu/*/; do
     cp -r solutions/dot-sm/src "$hostile/$name-then-honest/dot-sm/"
 done
 target/release/grader build "$hostile" --exercise dot-sm --seed 2026 --bundle "$out/hostile" --target-dir target/grader-class
-# The forgeries (issue 24): each case of the hostile suite that reports an
+# The forgeries: each case of the hostile suite that reports an
 # answer the GPU did not compute, the solution's files where it has none,
 # beside an honest student; graded by forgeries.sh.
 forged=$class/forgeries
@@ -58,7 +59,7 @@ for case in cpu-overwrite forged-trace real-kernel-cpu-report trace-mid-run dlop
     done
 done
 target/release/grader build "$forged" --exercise vecadd-anyN --exercise matmul-naive --seed 2026 --bundle "$out/forgeries" --target-dir target/grader-class
-# The instructor's four-student class (issue 14), graded by instructor.sh.
+# The four-student class an instructor meets first, graded by instructor.sh.
 scripts/instructor-class.sh "$class/instructor"
 target/release/grader build "$class/instructor/submissions" --seed 14 --bundle "$out/instructor" --target-dir target/grader-class
 target/release/grader similarity "$class/instructor/submissions" --out "$out/instructor"
@@ -131,7 +132,7 @@ students = json.load(open(sys.argv[1]))["students"]
 # (the student's binary's runs, their kernel's runs in the course's host
 # code): a hostile kernel fails both, a hostile main.rs only its own.
 # The student's binary runs with the grader's canary kernel in place of
-# theirs (issue 24), so a hostile kernel shows only in the course's host.
+# theirs, so a hostile kernel shows only in the course's host.
 expected = {"gpu-infinite": ("passed", "timed-out"),
             "gpu-oob": ("passed", "cuda-error"),
             "gpu-oom": ("garbage", "passed"), "gpu-setsid": ("garbage", "passed"),
@@ -171,7 +172,7 @@ for lms in canvas moodle; do
 done
 RUN
 chmod +x "$out/instructor.sh"
-# Issue 24: the forgeries on the GPU: each must earn no host points and an
+# The forgeries on the GPU: each must earn no host points and an
 # integrity flag, the honest student full marks and none.
 cat >"$out/forgeries.sh" <<'RUN'
 #!/usr/bin/env bash
@@ -207,12 +208,12 @@ CHECK
 echo "forgeries.sh: every forgery flagged with no host points; the honest student at full marks"
 RUN
 chmod +x "$out/forgeries.sh"
-# Issue 26: grading throughput, one exercise at a time against --jobs, on
-# the class copied COPIES times over (scripts/perf/grading-throughput.sh).
-cp scripts/perf/grading-throughput.sh scripts/perf/same-grades.py scripts/perf/gpu-steady-state.sh \
-    scripts/perf/gpu-sampled-throughput.sh scripts/perf/busy-windows.py scripts/perf/gpu-huge-run-parts.sh \
-    scripts/perf/gpu-tool-processes.sh scripts/perf/gpu-memspace-racecheck.sh scripts/perf/gpu-ab-throughput.sh \
-    scripts/perf/gpu-graders-throughput.sh scripts/perf/gpu-scaling.sh "$out/"
+# Grading throughput, one exercise at a time against --jobs, on
+# the class copied COPIES times over (bench/harness/grading-throughput.sh).
+cp bench/harness/grading-throughput.sh bench/harness/same-grades.py bench/harness/gpu-steady-state.sh \
+    bench/harness/gpu-sampled-throughput.sh bench/harness/busy-windows.py bench/probes/gpu-huge-run-parts.sh \
+    bench/probes/gpu-tool-processes.sh bench/probes/gpu-memspace-racecheck.sh \
+    bench/harness/gpu-graders-throughput.sh bench/harness/gpu-scaling.sh "$out/"
 cat >"$out/throughput.sh" <<'RUN'
 #!/usr/bin/env bash
 # Usage: throughput.sh [COPIES [JOBS [GRADER_RUN_FLAGS...]]]
@@ -223,7 +224,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 "$here/grading-throughput.sh" "$here/grader" "$here/class" "${1:-1}" "${2:-$(nproc)}" --timeout 120 "${@:3}"
 RUN
 chmod +x "$out/throughput.sh"
-# Issue 16: the class over every GPU of this machine (--gpus) and in two
+# Scale: the class over every GPU of this machine (--gpus) and in two
 # shards merged, each against one plain run: the same grades, and the wall
 # times.
 cat >"$out/scale.sh" <<'RUN'
@@ -261,7 +262,7 @@ done
 echo "scale.sh: GPUs $gpus; results in $out"
 RUN
 chmod +x "$out/scale.sh"
-# Issue 25: how runs are confined on the GPU machine. The class graded with
+# How runs are confined on the GPU machine. The class graded with
 # every run's peak memory logged against its cap, then again without
 # control groups (rlimits only, RLIMIT_DATA under CUDA): both must keep
 # every expectation (the solutions' sanitizer point proves

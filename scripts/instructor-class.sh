@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Writes the four-student class of issue 14 into DIR/submissions, with a
-# roster in DIR/roster.csv: ada handed in a copy of her whole workspace
-# (every exercise solved, and the course's solutions/ beside them), bo
-# bare copies of two solutions, cy the stubs as they came, dee a dot-sm
-# whose kernel does not compile. The roster also lists eve, who handed in
-# nothing. Grade it with `grader grade DIR/submissions --out DIR/grading`
+# Writes the four-student class an instructor meets first into
+# DIR/submissions, with a roster in DIR/roster.csv: ada handed in a copy of
+# her whole workspace (every exercise solved, and the course's solutions/
+# beside them), bo bare copies of two solutions, cy the stubs as they came,
+# dee a dot-sm whose kernel does not compile. The roster also lists eve,
+# who handed in nothing. Grade it with `grader grade DIR/submissions --out DIR/grading`
 # and export with `grader export DIR/grading --lms canvas --roster
 # DIR/roster.csv`.
 # Usage: scripts/instructor-class.sh DIR

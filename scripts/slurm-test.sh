@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI for issue 16: a small class graded through a real, one-node Slurm
+# CI for grading through Slurm: a small class graded through a real, one-node Slurm
 # (scripts/slurm-local.sh) as `grader slurm --shards 3 --submit` does it (a
 # job array of shards, then a merge job), must get exactly the grades of one
 # `grader run` of the same bundle: grades.csv byte for byte, results.json

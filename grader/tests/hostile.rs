@@ -458,14 +458,23 @@ fn every_attack_fails_and_the_honest_students_do_not_notice() {
         without_durations(regraded["students"]["honest2"].clone())["exercises"]["dot-sm"],
         without_durations(json_student(honest2))["exercises"]["dot-sm"]
     );
+    // Refused as what it is: it built, and is not the binary built.
     let record = &regraded["students"]["honest1"]["exercises"]["dot-sm"];
+    assert!(record["build_errors"].is_null(), "{record}");
+    let refused = &record["refused_binary"];
     assert!(
-        record["build_errors"]
-            .as_str()
-            .is_some_and(|e| e.contains("not the binary that was built")),
+        refused["expected"].is_string() && refused["found"].is_string(),
         "{record}"
     );
+    assert_ne!(refused["expected"], refused["found"], "{record}");
     assert_eq!(record["points"], 0);
+    let feedback = fs::read_to_string(alone_out.join("feedback/honest1.md")).unwrap();
+    assert!(
+        feedback.contains(
+            "Not graded: the grader refused to run your binary: it is not the binary that was built"
+        ),
+        "{feedback}"
+    );
 
     // Shards that are not the bundle's partition are refused by merge,
     // naming what is wrong: a shard emptied of its student, a shard with

@@ -2,7 +2,9 @@
 //! listed in [`ROOMS`], no module names one in a room below its own (the
 //! pipeline runs one way), no two modules import each other round a cycle,
 //! and a room's `mod.rs` only names its modules. Read from the source, every
-//! `crate::` path outside comments counting, tests included.
+//! `crate::` path outside comments counting, tests included. And the judge
+//! starts nothing: of the room that makes the runs it names only what a
+//! made run is ([`JUDGE_READS_FROM_RUN`]), never what makes one.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -24,6 +26,13 @@ const ROOMS: &[&str] = &[
     "platform",
     "instructor",
 ];
+
+/// All that `judge/` may name in `run/`: what a made run is, never what
+/// makes one (`job::make`, the lanes, batches, the tools, the bench). The
+/// dispatcher (`grade::exercise`) decides which runs are made and has
+/// `run::bench` make them; the judge turns what came back into verdicts
+/// and points.
+const JUDGE_READS_FROM_RUN: &[&str] = &["job::Job", "job::Made", "trace::Trace"];
 
 /// The binary's own files: the top, above every room.
 const BINARY: &[&str] = &["main.rs", "cli.rs", "terminal.rs"];
@@ -53,18 +62,7 @@ fn crate_paths(code: &str) -> Vec<(String, String)> {
 /// and its paths' first two segments.
 fn path_or_group(text: &str) -> (usize, Vec<(String, String)>) {
     if let Some(inner) = text.strip_prefix('{') {
-        let mut depth = 1;
-        let end = inner
-            .char_indices()
-            .find(|&(_, c)| {
-                depth += match c {
-                    '{' => 1,
-                    '}' => -1,
-                    _ => 0,
-                };
-                depth == 0
-            })
-            .map_or(inner.len(), |(i, _)| i);
+        let end = group_end(inner);
         let mut paths = Vec::new();
         for item in split_top_level(&inner[..end]) {
             let item = item.trim();
@@ -89,6 +87,23 @@ fn path_or_group(text: &str) -> (usize, Vec<(String, String)>) {
     let path = &text[..taken];
     let (first, rest) = path.split_once("::").unwrap_or((path, ""));
     (taken, vec![(segment(first), segment(rest))])
+}
+
+/// Where the group whose opening brace came just before `inner` closes: the
+/// index of its closing brace, or the end.
+fn group_end(inner: &str) -> usize {
+    let mut depth = 1;
+    inner
+        .char_indices()
+        .find(|&(_, c)| {
+            depth += match c {
+                '{' => 1,
+                '}' => -1,
+                _ => 0,
+            };
+            depth == 0
+        })
+        .map_or(inner.len(), |(i, _)| i)
 }
 
 fn split_top_level(text: &str) -> Vec<&str> {
@@ -199,6 +214,77 @@ fn problems(files: &BTreeMap<String, String>, order: &[&str]) -> Vec<String> {
     problems
 }
 
+/// Every path `code` names under `crate::<room>::`, in full (`job::Job`;
+/// `job::{self, Job}` gives `job::self` and `job::Job`), comments left out
+/// and groups over several lines read whole.
+fn paths_under(code: &str, room: &str) -> Vec<String> {
+    let code: Vec<&str> = code
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or_default())
+        .collect();
+    let code = code.join(" ");
+    let prefix = format!("crate::{room}::");
+    let mut found = Vec::new();
+    let mut rest = code.as_str();
+    while let Some(at) = rest.find(&prefix) {
+        let after = &rest[at + prefix.len()..];
+        let (taken, paths) = use_tree(after);
+        found.extend(paths);
+        rest = &after[taken..];
+    }
+    found
+}
+
+/// The use tree at the start of `text` (a path, or a group in braces): how
+/// many bytes it takes and the full paths it names.
+fn use_tree(text: &str) -> (usize, Vec<String>) {
+    if let Some(inner) = text.strip_prefix('{') {
+        let end = group_end(inner);
+        let paths = split_top_level(&inner[..end])
+            .into_iter()
+            .flat_map(|item| use_tree(item.trim()).1)
+            .collect();
+        return (end + 2, paths);
+    }
+    let mut taken = 0;
+    let mut segments = Vec::new();
+    loop {
+        let rest = &text[taken..];
+        let length = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        segments.push(&rest[..length]);
+        taken += length;
+        if text[taken..].starts_with("::{") {
+            let (group, paths) = use_tree(&text[taken + 2..]);
+            let prefix = segments.join("::");
+            let paths = paths.into_iter().map(|p| format!("{prefix}::{p}"));
+            return (taken + 2 + group, paths.collect());
+        }
+        match text[taken..].strip_prefix("::") {
+            Some(_) => taken += 2,
+            None => return (taken, vec![segments.join("::")]),
+        }
+    }
+}
+
+/// What `judge/`'s files in `files` name in `run/` beyond
+/// [`JUDGE_READS_FROM_RUN`].
+fn judge_reaches(files: &BTreeMap<String, String>) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (path, code) in files.iter().filter(|(p, _)| p.starts_with("judge/")) {
+        for named in paths_under(code, "run") {
+            if !JUDGE_READS_FROM_RUN.contains(&named.as_str()) {
+                problems.push(format!(
+                    "{path}: names crate::run::{named}; the judge starts nothing and reads of \
+                     run/ only {JUDGE_READS_FROM_RUN:?} (tests/layers.rs)"
+                ));
+            }
+        }
+    }
+    problems
+}
+
 /// A cycle of the graph, if it has one, as the modules round it.
 fn find_cycle(edges: &BTreeMap<Module, BTreeSet<Module>>) -> Option<Vec<Module>> {
     fn visit(
@@ -252,6 +338,55 @@ fn the_grader_s_rooms_import_only_downwards_and_round_no_cycle() {
     assert!(files.len() > 20, "{files:?}");
     let found = problems(&files, ROOMS);
     assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+#[test]
+fn the_judge_names_nothing_in_run_that_makes_a_run() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = BTreeMap::new();
+    sources(&root, &root, &mut files);
+    assert!(files.keys().any(|p| p.starts_with("judge/")), "{files:?}");
+    let found = judge_reaches(&files);
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+#[test]
+fn a_judge_that_could_make_a_run_is_caught_in_any_form_of_import() {
+    let files = plan(&[
+        (
+            "judge/run.rs",
+            "// crate::run::lane::Lane in a comment\nuse crate::run::job::{Job, Made};\n\
+             use crate::run::trace::Trace;\n",
+        ),
+        ("judge/ok.rs", "fn f(t: &crate::run::trace::Trace) {}\n"),
+        (
+            "judge/points.rs",
+            "use crate::run::{\n    job::{self, Job},\n    lane::Lane,\n};\n\
+             fn f() { crate::run::bench::ending(x) }\n",
+        ),
+        ("grade/exercise.rs", "use crate::run::lane::Lane;\n"),
+    ]);
+    let found = judge_reaches(&files);
+    let named: Vec<&str> = found
+        .iter()
+        .map(|p| {
+            p.split("names crate::run::")
+                .nth(1)
+                .unwrap()
+                .split(';')
+                .next()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(
+        named,
+        ["job::self", "lane::Lane", "bench::ending"],
+        "{found:?}"
+    );
+    assert!(
+        found.iter().all(|p| p.starts_with("judge/points.rs: ")),
+        "{found:?}"
+    );
 }
 
 fn plan(files: &[(&str, &str)]) -> BTreeMap<String, String> {

@@ -22,6 +22,7 @@ use crate::build::emulator_library::{self, Library};
 use crate::build::ptx_check;
 use crate::build::reference::{self, Kept, PTX_DIR, Reference};
 use crate::discover::discovery::{Problem, discover};
+use crate::discover::overlay::Taken;
 use kernels::catalogue::{ALL_IDS, ExerciseId};
 
 use crate::atomic_file;
@@ -124,21 +125,103 @@ pub enum Progress<'a> {
     Done,
 }
 
-/// Builds the bundle; returns it as written to BUNDLE/bundle.json.
+/// Builds the bundle; returns it as written to BUNDLE/bundle.json. In
+/// stages: what there is to build (`discovered`), the course's trusted
+/// host code (`trusted`), each student's build (`build_students`), what
+/// each item's build left kept in the bundle (`keep_built`), the files of
+/// students no longer in the submissions swept away, and bundle.json.
 pub fn build(request: Request) -> Result<Bundle> {
     let chosen: Vec<ExerciseId> = ALL_IDS
         .into_iter()
         .filter(|id| request.exercises.is_empty() || request.exercises.contains(id))
         .collect();
-    let names: Vec<&str> = chosen.iter().map(|id| id.name()).collect();
+    let (mut items, taken) = discovered(&request, &chosen)?;
+    let root = request
+        .target
+        .map_or_else(|| request.bundle.join(".build"), Path::to_owned);
+    let students = request.bundle.join(".build").join("students");
+    let builder = Builder {
+        isolation: request.isolation,
+        course: request
+            .course
+            .canonicalize()
+            .map_err(Error::io(request.course))?,
+        root: &root,
+        jobs: request.jobs,
+        timeout: request.build_timeout,
+    };
+    let bin = request.bundle.join("bin");
+    fs::create_dir_all(&bin).map_err(Error::io(&bin))?;
+    let mut by_student: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, item) in items.iter().enumerate() {
+        if item.absent.is_none() {
+            by_student.entry(&item.student).or_default().push(i);
+        }
+    }
+    let (reference, tracer) = if by_student.is_empty() {
+        (BTreeMap::new(), None)
+    } else {
+        let names: Vec<&str> = chosen.iter().map(|id| id.name()).collect();
+        trusted(&request, &builder, &root, &names)?
+    };
+    let built = build_students(&request, &builder, &students, &items, &taken, by_student)?;
+    // Regrading some students (`--student`) keeps everyone else's build
+    // folders and binaries: the earlier bundle's items still name them.
+    let sweep = request.students.is_empty();
+    // Build folders of students no longer in the submissions go.
+    for entry in fs::read_dir(&students).into_iter().flatten().flatten() {
+        if sweep
+            && !built
+                .students
+                .contains(&*entry.file_name().to_string_lossy())
+        {
+            fs::remove_dir_all(entry.path()).map_err(Error::io(&entry.path()))?;
+        }
+    }
+    let (binaries, kept_ptx) = keep_built(request.bundle, &mut items, built.by_item)?;
+    // Binaries of students no longer in the submissions go.
+    for entry in fs::read_dir(&bin).map_err(Error::io(&bin))? {
+        let entry = entry.map_err(Error::io(&bin))?;
+        if sweep && !binaries.contains(&*entry.file_name().to_string_lossy()) {
+            fs::remove_file(entry.path()).map_err(Error::io(&entry.path()))?;
+        }
+    }
+    if sweep {
+        reference::sweep(request.bundle, PTX_DIR, &kept_ptx)?;
+    }
+    // Every bundle can be graded on the CPU emulator too; a course
+    // without one still grades on a GPU.
+    let emulator = emulator_library::build(request.course, &root, request.bundle)
+        .inspect_err(|why| eprintln!("grader: warning: {why}; only a GPU can grade this bundle"))
+        .ok();
+    let mut bundle = Bundle {
+        schema_version: BUNDLE_SCHEMA,
+        seed: request.seed,
+        reference,
+        tracer,
+        items,
+        emulator,
+    };
+    if let Some(earlier) = request.earlier {
+        bundle = merged(earlier, bundle, request.students);
+    }
+    let path = request.bundle.join("bundle.json");
+    let text = serde_json::to_string_pretty(&bundle).expect("a bundle is JSON");
+    atomic_file::write(&path, text.as_bytes()).map_err(Error::io(&path))?;
+    Ok(bundle)
+}
+
+/// What there is to build: an item per discovered student and `chosen`
+/// exercise, with what was refused or why nothing was found, and the files
+/// taken for each (in the items' order).
+fn discovered(request: &Request, chosen: &[ExerciseId]) -> Result<(Vec<Item>, Vec<Vec<Taken>>)> {
     let submissions = discover(request.submissions).map_err(Error::io(request.submissions))?;
     let submissions = crate::discover::selection::only(submissions, request.students)?;
-
     let mut items = Vec::new();
     let mut taken = Vec::new();
     for submission in &submissions {
         let problems: Vec<String> = submission.problems.iter().map(|p| p.to_string()).collect();
-        for &exercise in &chosen {
+        for &exercise in chosen {
             let ambiguous = submission.problems.iter().any(
                 |p| matches!(p, Problem::Ambiguous { exercise: e, .. } if e == exercise.name()),
             );
@@ -175,48 +258,49 @@ pub fn build(request: Request) -> Result<Bundle> {
             });
         }
     }
+    Ok((items, taken))
+}
 
-    let root = request
-        .target
-        .map_or_else(|| request.bundle.join(".build"), Path::to_owned);
-    let students = request.bundle.join(".build").join("students");
-    let builder = Builder {
-        isolation: request.isolation,
-        course: request
-            .course
-            .canonicalize()
-            .map_err(Error::io(request.course))?,
-        root: &root,
-        jobs: request.jobs,
-        timeout: request.build_timeout,
-    };
-    let bin = request.bundle.join("bin");
-    fs::create_dir_all(&bin).map_err(Error::io(&bin))?;
-    let mut by_student: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for (i, item) in items.iter().enumerate() {
-        if item.absent.is_none() {
-            by_student.entry(&item.student).or_default().push(i);
-        }
-    }
-    let mut reference = BTreeMap::new();
-    let mut tracer = None;
-    if !by_student.is_empty() {
-        (request.progress)(&Progress::Preparing);
-        builder.prepare()?;
-        // In the bundle's own build folder, like the students': the
-        // dependencies' folder is shared by graders running at once.
-        let own = request.bundle.join(".build");
-        reference = reference::build(&builder, request.course, &names, &own, request.bundle)?;
-        tracer = Some(reference::build_tracer(
-            request.course,
-            &root,
-            request.bundle,
-        )?);
-    }
+/// The course's trusted host code, built once per class: the dependencies,
+/// the solution binaries of the exercises `names` (with the PTX each
+/// embeds) and the tracer.
+fn trusted(
+    request: &Request,
+    builder: &Builder,
+    root: &Path,
+    names: &[&str],
+) -> Result<(BTreeMap<String, Reference>, Option<Kept>)> {
+    (request.progress)(&Progress::Preparing);
+    builder.prepare()?;
+    // In the bundle's own build folder, like the students': the
+    // dependencies' folder is shared by graders running at once.
+    let own = request.bundle.join(".build");
+    let reference = reference::build(builder, request.course, names, &own, request.bundle)?;
+    let tracer = reference::build_tracer(request.course, root, request.bundle)?;
+    Ok((reference, Some(tracer)))
+}
+
+/// The students' builds.
+struct Builds {
+    /// The students built, by id.
+    students: BTreeSet<String>,
+    /// Each item's build, by its index.
+    by_item: Vec<(usize, Built)>,
+}
+
+/// Each student of `by_student` (their items' indices) built in their own
+/// folder under `students`, each exercise with a canary build beside it.
+fn build_students(
+    request: &Request,
+    builder: &Builder,
+    students: &Path,
+    items: &[Item],
+    taken: &[Vec<Taken>],
+    by_student: BTreeMap<&str, Vec<usize>>,
+) -> Result<Builds> {
     // Each student's build folder and binaries are named by their id,
     // which student_id made unique and safe as a file name.
     let mut built_students = BTreeSet::new();
-    let mut binaries = BTreeSet::new();
     let total = by_student.len();
     let mut built_by_item: Vec<(usize, Built)> = Vec::new();
     for (done, (student, indices)) in by_student.into_iter().enumerate() {
@@ -246,15 +330,22 @@ pub fn build(request: Request) -> Result<Bundle> {
         built_by_item.extend(indices.iter().copied().zip(built));
     }
     (request.progress)(&Progress::Done);
-    // Regrading some students (`--student`) keeps everyone else's build
-    // folders and binaries: the earlier bundle's items still name them.
-    let sweep = request.students.is_empty();
-    // Build folders of students no longer in the submissions go.
-    for entry in fs::read_dir(&students).into_iter().flatten().flatten() {
-        if sweep && !built_students.contains(&*entry.file_name().to_string_lossy()) {
-            fs::remove_dir_all(entry.path()).map_err(Error::io(&entry.path()))?;
-        }
-    }
+    Ok(Builds {
+        students: built_students,
+        by_item: built_by_item,
+    })
+}
+
+/// What each item's build left, kept in the bundle at `bundle`: its
+/// binary (with its digest), its canary build, its PTX and what that PTX
+/// lacks, or its build's errors. Returns the names kept in `bin/` and in
+/// the PTX folder.
+fn keep_built(
+    bundle: &Path,
+    items: &mut [Item],
+    built_by_item: Vec<(usize, Built)>,
+) -> Result<(BTreeSet<String>, BTreeSet<String>)> {
+    let mut binaries = BTreeSet::new();
     let mut kept_ptx = BTreeSet::new();
     for (i, result) in built_by_item {
         let item = &mut items[i];
@@ -262,7 +353,7 @@ pub fn build(request: Request) -> Result<Bundle> {
         if let Some(binary) = &result.binary {
             let name = format!("{}--{}", item.exercise, item.student);
             let relative = Path::new("bin").join(&name);
-            let copy = request.bundle.join(&relative);
+            let copy = bundle.join(&relative);
             // A fresh file, never written through an existing one.
             let _ = fs::remove_file(&copy);
             fs::copy(binary, &copy).map_err(Error::io(&copy))?;
@@ -274,15 +365,15 @@ pub fn build(request: Request) -> Result<Bundle> {
             let name = format!("{}--{}--canary", item.exercise, item.student);
             let ptx_name = format!("{name}.ptx");
             item.canary = Some(Canary {
-                binary: reference::keep(binary, request.bundle, "bin", &name)?,
-                ptx: reference::keep(ptx, request.bundle, PTX_DIR, &ptx_name)?,
+                binary: reference::keep(binary, bundle, "bin", &name)?,
+                ptx: reference::keep(ptx, bundle, PTX_DIR, &ptx_name)?,
             });
             binaries.insert(name);
             kept_ptx.insert(ptx_name);
         }
         if let Some(ptx) = &result.ptx {
             let name = format!("{}--{}.ptx", item.exercise, item.student);
-            item.ptx = Some(reference::keep(ptx, request.bundle, PTX_DIR, &name)?);
+            item.ptx = Some(reference::keep(ptx, bundle, PTX_DIR, &name)?);
             kept_ptx.insert(name);
         }
         let exercise = item.exercise.exercise();
@@ -293,36 +384,7 @@ pub fn build(request: Request) -> Result<Bundle> {
             None => vec![],
         };
     }
-    // Binaries of students no longer in the submissions go.
-    for entry in fs::read_dir(&bin).map_err(Error::io(&bin))? {
-        let entry = entry.map_err(Error::io(&bin))?;
-        if sweep && !binaries.contains(&*entry.file_name().to_string_lossy()) {
-            fs::remove_file(entry.path()).map_err(Error::io(&entry.path()))?;
-        }
-    }
-    if sweep {
-        reference::sweep(request.bundle, PTX_DIR, &kept_ptx)?;
-    }
-    // Every bundle can be graded on the CPU emulator too; a course
-    // without one still grades on a GPU.
-    let emulator = emulator_library::build(request.course, &root, request.bundle)
-        .inspect_err(|why| eprintln!("grader: warning: {why}; only a GPU can grade this bundle"))
-        .ok();
-    let mut bundle = Bundle {
-        schema_version: BUNDLE_SCHEMA,
-        seed: request.seed,
-        reference,
-        tracer,
-        items,
-        emulator,
-    };
-    if let Some(earlier) = request.earlier {
-        bundle = merged(earlier, bundle, request.students);
-    }
-    let path = request.bundle.join("bundle.json");
-    let text = serde_json::to_string_pretty(&bundle).expect("a bundle is JSON");
-    atomic_file::write(&path, text.as_bytes()).map_err(Error::io(&path))?;
-    Ok(bundle)
+    Ok((binaries, kept_ptx))
 }
 
 /// The earlier bundle's items for everyone but `students`, and the fresh

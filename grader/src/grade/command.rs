@@ -104,8 +104,11 @@ pub fn run(mut run: Run, progress: &mut dyn FnMut(Progress)) -> Result<Results> 
         Some(indices) => crate::confine::gpus::find(indices)?,
         None => vec![],
     };
+    // Read once: every step below is handed this one.
+    let bundle = bundle::load(run.bundle)?;
     if let Some(shard) = run.shard {
         run.students = shard::begin(
+            &bundle,
             run.bundle,
             run.out,
             shard,
@@ -132,15 +135,13 @@ pub fn run(mut run: Run, progress: &mut dyn FnMut(Progress)) -> Result<Results> 
         isolation: run.isolation,
         jobs: run.running.jobs.unwrap_or_else(|| default_jobs(gpus.len())),
     };
-    let students: BTreeSet<String> = bundle::load(run.bundle)?
-        .items
-        .into_iter()
-        .map(|i| i.student)
-        .filter(|s| run.students.is_empty() || run.students.contains(s))
+    let students: BTreeSet<&str> = (bundle.items.iter())
+        .map(|i| i.student.as_str())
+        .filter(|s| run.students.is_empty() || run.students.iter().any(|r| r == s))
         .collect();
     progress(Progress::Students(students.len()));
     let graded = |student: &str| progress(Progress::Graded(student));
-    let results = grading::run(run.bundle, run.out, &settings, &gpus, graded);
+    let results = grading::run(&bundle, run.bundle, run.out, &settings, &gpus, graded);
     progress(Progress::Done);
     let results = results?;
     reports::write(&results, run.out).map_err(Error::io(run.out))?;

@@ -1,6 +1,7 @@
 //! A grading session: a bundle's exercises graded by each GPU's workers
 //! (`Lane::workers`, for `--jobs` runs at a time; each exercise by
-//! `judge::exercise`, its runs in the GPU's lanes, `run::lane`), each student recorded once all their exercises are, and
+//! `grade::exercise`, its runs in the GPU's lanes, `run::lane`), each
+//! student recorded once all their exercises are, and
 //! results.json rewritten after each, so a killed grader loses no grade;
 //! what an earlier results.json keeps (`--resume`: those graded from the
 //! same inputs; `--student`: everyone else), and the refusals that keep one
@@ -12,12 +13,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, mpsc};
 
-use crate::build::bundle::{self, Bundle, Item};
+use crate::build::bundle::{Bundle, Item};
 use crate::confine::gpus::Pin;
 use crate::confine::runner::Limits;
 use crate::confine::sandbox::Isolation;
 use crate::error::{Error, Result};
-use crate::judge::exercise::{self, Context};
+use crate::grade::exercise::{self, Context};
 use crate::record::results::{Results, Student};
 use crate::run::lane::{Lane, Node};
 
@@ -63,12 +64,13 @@ impl Settings {
     }
 }
 
-/// Grades the bundle at `bundle_dir` into `out`/results.json, on every GPU
+/// Grades `bundle` (read from `bundle_dir`) into `out`/results.json, on every GPU
 /// of `gpus` (none: on the GPUs the runs see, or the emulator), `--jobs`
 /// exercises at a time on each; `progress` is told each student as they
 /// are recorded. Exercises are taken student by student, so students are
 /// recorded about in order, and none waits for the whole class.
 pub fn run(
+    bundle: &Bundle,
     bundle_dir: &Path,
     out: &Path,
     settings: &Settings,
@@ -77,12 +79,11 @@ pub fn run(
 ) -> Result<Results> {
     let workers = pinned(settings, gpus)?;
     let Pending {
-        bundle,
         mut results,
         path,
         students,
         driver,
-    } = prepare(bundle_dir, out, settings)?;
+    } = prepare(bundle, bundle_dir, out, settings)?;
     // Each student's exercises, in the bundle's order, and their record as
     // the exercises come in (a submission's problems are on each item).
     let mine = |student: &String| -> Vec<&Item> {
@@ -129,8 +130,7 @@ pub fn run(
     std::thread::scope(|scope| {
         for (worker, lane) in workers.iter().zip(&lanes) {
             for _ in 0..lane.workers() {
-                let (queue, done, bundle, driver) =
-                    (&queue, done.clone(), &bundle, driver.as_deref());
+                let (queue, done, driver) = (&queue, done.clone(), driver.as_deref());
                 scope.spawn(move || {
                     loop {
                         // The lock is held only to take an item, never while grading.
@@ -296,10 +296,9 @@ fn pinned(settings: &Settings, gpus: &[Pin]) -> Result<Vec<Settings>> {
         .collect()
 }
 
-/// A grading about to start: the bundle, the records kept from an earlier
+/// A grading about to start: the records kept from an earlier
 /// results.json, and who is left to grade.
 pub struct Pending {
-    pub bundle: Bundle,
     pub results: Results,
     /// `out`/results.json, to be saved after each student.
     pub path: PathBuf,
@@ -309,10 +308,14 @@ pub struct Pending {
     pub driver: Option<PathBuf>,
 }
 
-/// Loads the bundle and what `out`/results.json keeps (`--resume`,
+/// Loads what `out`/results.json keeps of `bundle`'s grading (`--resume`,
 /// `--student`), and says who is left to grade.
-pub fn prepare(bundle_dir: &Path, out: &Path, settings: &Settings) -> Result<Pending> {
-    let bundle = bundle::load(bundle_dir)?;
+pub fn prepare(
+    bundle: &Bundle,
+    bundle_dir: &Path,
+    out: &Path,
+    settings: &Settings,
+) -> Result<Pending> {
     let path = out.join("results.json");
     let keep_others = !settings.only.is_empty();
     let mut results = if (settings.resume || keep_others) && path.exists() {
@@ -362,7 +365,7 @@ pub fn prepare(bundle_dir: &Path, out: &Path, settings: &Settings) -> Result<Pen
     }
     results.sandbox = sandbox;
     results.grader = Some(crate::record::results::this_grader());
-    let driver = crate::run::device::driver(bundle_dir, &bundle, settings.emulate)?;
+    let driver = crate::run::device::driver(bundle_dir, bundle, settings.emulate)?;
     if results.emulated != settings.emulate {
         if keep_others && !results.students.is_empty() {
             return Err(mixed(&path, results.emulated));
@@ -393,7 +396,7 @@ pub fn prepare(bundle_dir: &Path, out: &Path, settings: &Settings) -> Result<Pen
                                 && e.inputs.is_some()
                                 && e.inputs
                                     == exercise::inputs(
-                                        &bundle,
+                                        bundle,
                                         bundle_dir,
                                         settings.sanitize,
                                         settings.emulate,
@@ -407,7 +410,6 @@ pub fn prepare(bundle_dir: &Path, out: &Path, settings: &Settings) -> Result<Pen
         }
     }
     Ok(Pending {
-        bundle,
         results,
         path,
         students,

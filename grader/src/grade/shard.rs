@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::path::Path;
 
-use crate::build::bundle;
+use crate::build::bundle::Bundle;
 use crate::build::digest;
 use crate::error::{Error, Result};
 use crate::record::results::{Results, ShardRecord};
@@ -69,11 +69,12 @@ pub fn bundle_identity(bundle_dir: &Path) -> Result<String> {
     digest::file(&path).map_err(Error::io(&path))
 }
 
-/// Readies `out` to grade `shard` of the bundle: results.json holding the
+/// Readies `out` to grade `shard` of `bundle` (read from `bundle_dir`): results.json holding the
 /// shard's record, fresh, or as it is with `resume` when it is this very
 /// shard's. `sandbox` is how its runs are confined. Returns the students
 /// of the shard, which may be none in a class smaller than the shards.
 pub fn begin(
+    bundle: &Bundle,
     bundle_dir: &Path,
     out: &Path,
     shard: Shard,
@@ -81,7 +82,6 @@ pub fn begin(
     sandbox: Option<String>,
     emulated: bool,
 ) -> Result<Vec<String>> {
-    let bundle = bundle::load(bundle_dir)?;
     let record = ShardRecord {
         index: shard.index,
         count: shard.count,

@@ -1219,10 +1219,11 @@ pub fn listing(results: &Results) -> String {
                 e.points,
                 e.max_points,
                 e.ptx_missing.len(),
-                match (&e.absent, &e.build_errors) {
-                    (Some(_), _) => "\tabsent",
-                    (None, Some(_)) => "\tno build",
-                    (None, None) => "",
+                match (&e.absent, &e.build_errors, &e.refused_binary) {
+                    (Some(_), _, _) => "\tabsent",
+                    (None, Some(_), _) => "\tno build",
+                    (None, None, Some(_)) => "\trefused",
+                    (None, None, None) => "",
                 }
             ));
             for run in &e.runs {

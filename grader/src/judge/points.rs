@@ -1,39 +1,34 @@
-//! The points that are not a run's: memory safety (compute-sanitizer's four
-//! tools over the kernel in the course's host code at the exercise's first
-//! run, its smallest, and at an edge-shape run of moderate size, where a
-//! read one past the end during a prefetch happens) and speed (the kernel's time at the timed run against the
-//! course's own kernel, run right after it on the same GPU); what each
-//! stands at before anything runs; and the sums.
+//! The points that are not a run's, from what their runs gave: memory
+//! safety (compute-sanitizer's four tools over the kernel in the course's
+//! host code at the exercise's first run, its smallest, and at an
+//! edge-shape run of moderate size, where a read one past the end during a
+//! prefetch happens; on the CPU emulator, its findings) and speed (the
+//! kernel's time at the timed run against the course's own kernel, run
+//! right after it on the same GPU); what each stands at before anything
+//! runs; and the sums. Nothing here starts a process: the runs are made by
+//! `run::bench`, as the dispatcher (`grade::exercise`) asks.
 
-use std::path::{Path, PathBuf};
-
-use kernels::catalogue::ExerciseId;
 use kernels::catalogue::points::{MEMORY_SAFETY, SPEED};
 use serde_json::Value;
 
-use crate::build::reference::Kept;
-use crate::confine::runner::{Ended, Limits};
-use crate::confine::sandbox::Isolation;
-use crate::plan::runs::{self as plan, Role};
-use crate::record::outcome::{CheckName, CheckOutcome, NotStarted, Tool, Verdict};
+use crate::confine::runner::{Ended, Outcome};
+use crate::plan::runs::{self as plan, Role, Tag};
+use crate::record::outcome::{CheckName, CheckOutcome, NotStarted};
 use crate::record::results::{Check, Run, Sanitized};
-use crate::run::job::{self, Job};
-use crate::run::lane::{ExerciseLane, Hangs, Lane, Use};
-use crate::run::sanitizer;
 
-/// Where the checks run: the sandbox and the limits of the grading, and
-/// the GPU's lanes (the tools share it; the course's timed run has it
-/// alone while it times, as the student's had).
-pub struct Bench<'a> {
-    pub isolation: &'a Isolation,
-    pub limits: Limits,
-    pub lane: &'a Lane,
-    /// Whether a run of this exercise ran out of time alone.
-    pub hangs: &'a Hangs,
-    /// Whether the exercise's runs keep several work queues (its verdicts
-    /// read how streams overlap: `judge::exercise::reads_overlap`); the
-    /// course's timed run is made as the student's kernel's was.
-    pub keeps_work_queues: bool,
+/// What became of compute-sanitizer's tools over an exercise's kernel, as
+/// the dispatcher made them (`grade::tools`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Tools {
+    /// There was no run to go over.
+    NoRun,
+    /// The kernel cannot be run in the course's host code.
+    Unrunnable(NotStarted),
+    /// The kernel did not finish this run plain, so it was not run again
+    /// under the tools, which slow it down many times.
+    TimedOut(Tag),
+    /// The tools' records, over the runs from `first` on.
+    Ran { first: Tag, records: Vec<Sanitized> },
 }
 
 fn check(name: CheckName, assessed: bool, passed: bool, outcome: CheckOutcome) -> Check {
@@ -91,108 +86,30 @@ pub fn set(checks: &mut Vec<Check>, check: Check) {
     }
 }
 
-/// The memory-safety point: compute-sanitizer's tools over the kernel in
-/// the course's host code at each of `runs` (the first planned run and an
-/// edge-shape one), each made once (the tools slow it down many times);
-/// with the tools' records. Each comes with the kernel's plain run of it.
-pub fn memory_safety(
-    bench: &Bench,
-    exercise: ExerciseId,
-    kernel_host: &Result<(PathBuf, Kept), NotStarted>,
-    runs: &[(&plan::Run, Option<&Run>)],
-    counts: bool,
-) -> (Check, Vec<Sanitized>) {
-    let lost = |outcome| (check(CheckName::MemorySafety, true, false, outcome), vec![]);
-    let Some((first, _)) = runs.first() else {
-        return lost(CheckOutcome::NoKernel);
-    };
-    let (reference, ptx) = match kernel_host {
-        Ok(host) => host,
-        Err(reason) => {
-            return lost(CheckOutcome::Unrunnable {
-                reason: reason.clone(),
-            });
-        }
-    };
-    // The tools that can find nothing in it; where it cannot be read now
-    // (it was when the kernel ran), every tool runs.
-    let ptx_text = crate::build::ptx_check::read(&ptx.path).ok();
-    let left_out: Vec<(Tool, &str)> = sanitizer::TOOLS
-        .iter()
-        .filter_map(|&tool| {
-            let why = sanitizer::not_needed(tool, ptx_text.as_deref()?, exercise)?;
-            Some((tool, why))
-        })
-        .collect();
-    // A kernel that did not finish a run plain would not under the tools
-    // either, which slow it down many times: 4 × 10 × the timeout of the
-    // node's time for nothing.
-    if let Some((run, _)) = runs
-        .iter()
-        .find(|(_, ran)| ran.is_some_and(|r| matches!(r.verdict, Verdict::TimedOut { .. })))
-    {
-        return lost(CheckOutcome::TimedOut { run: run.tag });
-    }
-    let tool_runs: Vec<sanitizer::ToolRun> = runs
-        .iter()
-        .map(|(run, _)| {
-            // The run's command line with other parameters, made once.
-            let args_with = |params| {
-                made_once(
-                    plan::Run {
-                        params,
-                        ..(*run).clone()
-                    }
-                    .args(),
-                )
-            };
-            let (args, elements) = match run.params.sanitized() {
-                Some((params, elements)) => (args_with(params), Some(elements)),
-                None => (made_once(run.args()), None),
-            };
-            sanitizer::ToolRun {
-                tag: run.tag,
-                args,
-                elements,
-                racechecked: run
-                    .params
-                    .racechecked()
-                    .map(|(params, blocks)| (args_with(params), blocks)),
-            }
-        })
-        .collect();
-    let sanitized = sanitizer::sanitize(
-        bench.isolation,
-        ExerciseLane {
-            lane: bench.lane,
-            hangs: bench.hangs,
-        },
-        reference,
-        &tool_runs,
-        &[(kernels::KERNEL_PTX_ENV, ptx.path.as_path())],
-        &left_out,
-        bench.limits,
-    );
-    let clean = sanitized.iter().all(|s| s.clean);
-    let mut point = check(
-        CheckName::MemorySafety,
-        true,
-        clean,
-        CheckOutcome::Sanitized { run: first.tag },
-    );
-    point.points = u32::from(clean && counts) * MEMORY_SAFETY;
-    (point, sanitized)
-}
-
-/// A run's arguments made once (`--runs 1`): the tools slow a run down
-/// many times, and one launch shows what they look for.
-fn made_once(mut args: Vec<String>) -> Vec<String> {
-    if let Some(at) = args.iter().position(|a| a == "--runs") {
-        if let Some(runs) = args.get_mut(at + 1) {
-            *runs = "1".to_owned();
+/// The memory-safety point from compute-sanitizer's tools over the kernel
+/// in the course's host code at the first planned run and an edge-shape
+/// one (`tools`): clean where every tool's record is; its points where the
+/// kernel `counts`.
+pub fn memory_safety(tools: &Tools, counts: bool) -> Check {
+    let lost = |outcome| check(CheckName::MemorySafety, true, false, outcome);
+    match tools {
+        Tools::NoRun => lost(CheckOutcome::NoKernel),
+        Tools::Unrunnable(reason) => lost(CheckOutcome::Unrunnable {
+            reason: reason.clone(),
+        }),
+        Tools::TimedOut(run) => lost(CheckOutcome::TimedOut { run: *run }),
+        Tools::Ran { first, records } => {
+            let clean = records.iter().all(|s| s.clean);
+            let mut point = check(
+                CheckName::MemorySafety,
+                true,
+                clean,
+                CheckOutcome::Sanitized { run: *first },
+            );
+            point.points = u32::from(clean && counts) * MEMORY_SAFETY;
+            point
         }
     }
-    args
 }
 
 /// The memory-safety point on the CPU emulator: its own checks of every
@@ -220,24 +137,26 @@ pub fn emulator_safety(runs: &[Run], counts: bool) -> Check {
 
 /// The speed point: the kernel's time at the timed run (its kernel run in
 /// the course's host code, already made, among `runs`) against the course's
-/// own kernel at the same arguments (`course`: [`course_ms`], made right
-/// after it on the same GPU wherever the kernel's run gave a time, None
-/// otherwise); `asks` is the fraction of the course's speed the point needs
-/// (`Exercise::speed_fraction`).
+/// own kernel at the same arguments (`course`: its run's outcome, made
+/// right after it on the same GPU wherever the kernel's run gave a time,
+/// None otherwise); `unrunnable` why the kernel could not be run in the
+/// course's host code, if it could not; `asks` is the fraction of the
+/// course's speed the point needs (`Exercise::speed_fraction`).
 pub fn speed(
     runs: &[Run],
-    kernel_host: &Result<(PathBuf, Kept), NotStarted>,
+    unrunnable: Option<&NotStarted>,
     timed: &plan::Run,
-    course: Option<(Option<f64>, Ended)>,
+    course: Option<&Outcome>,
     asks: f64,
     counts: bool,
 ) -> Check {
     let fail = |outcome| check(CheckName::Speed, true, false, outcome);
-    if let Err(reason) = kernel_host {
+    if let Some(reason) = unrunnable {
         return fail(CheckOutcome::Unrunnable {
             reason: reason.clone(),
         });
     }
+    let course = course.map(course_ms);
     let theirs = runs
         .iter()
         .find(|r| r.role == Some(Role::KernelInCourseHost) && r.tag == timed.tag);
@@ -282,37 +201,14 @@ pub fn theirs_ms(run: &Run) -> Option<f64> {
         .and_then(|r| kernel_ms(r.report.as_ref()?))
 }
 
-/// The course's own kernel's time at `timed` (None when it did not pass),
-/// and how its run ended.
-pub fn course_ms(bench: &Bench, reference: &Path, timed: &plan::Run) -> (Option<f64>, Ended) {
-    // The course's binary with its own kernel, made as the student's
-    // kernel's run was (`judge::exercise::using`): alone while it times,
-    // with the exercise's work queues.
-    let job = Job {
-        run: timed,
-        role: Role::KernelInCourseHost,
-        binary: reference,
-        ptx: None,
-        tracer: None,
-    };
-    let made = bench
-        .lane
-        .run_as("the course's timed runs", Use::Gated, |gate| {
-            job::make(
-                &job,
-                bench.isolation,
-                bench.limits,
-                None,
-                gate,
-                bench.keeps_work_queues,
-            )
-        });
-    let outcome = made.outcome;
+/// The course's own kernel's time in its run's `outcome` (None when it did
+/// not pass), and how its run ended.
+fn course_ms(outcome: &Outcome) -> (Option<f64>, Ended) {
     let ms = serde_json::from_str::<Value>(outcome.stdout.trim())
         .ok()
         .filter(|r| r["check"]["passed"] == true)
         .and_then(|r| kernel_ms(&r));
-    (ms, outcome.ended)
+    (ms, outcome.ended.clone())
 }
 
 /// The median kernel time a report gives, in ms.
@@ -327,6 +223,7 @@ fn kernel_ms(report: &Value) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::outcome::Verdict;
     use kernels::catalogue::ExerciseId;
 
     fn planned(timed: bool) -> Vec<plan::Run> {
@@ -407,81 +304,113 @@ mod tests {
         assert_eq!(not_assessed(&planned(false), true, false).len(), 1);
     }
 
-    /// A bench on `lane`, unsandboxed, with a timeout of `seconds`.
-    fn bench<'a>(
-        lane: &'a Lane,
-        hangs: &'a Hangs,
-        keeps_work_queues: bool,
-        seconds: u64,
-    ) -> Bench<'a> {
-        static UNSANDBOXED: Isolation = Isolation::Unsandboxed;
-        Bench {
-            lane,
-            hangs,
-            keeps_work_queues,
-            isolation: &UNSANDBOXED,
-            limits: Limits {
-                timeout: std::time::Duration::from_secs(seconds),
-                max_output: 1 << 16,
-            },
+    /// A tool's record over `run`, clean or not.
+    fn record(run: Tag, clean: bool) -> Sanitized {
+        Sanitized {
+            tool: crate::record::outcome::Tool::Memcheck,
+            clean,
+            summary: String::new(),
+            finding: None,
+            run: Some(run),
+            blocks: None,
+            elements: None,
+            not_run: None,
+            in_one_process: false,
+            seconds: 0.0,
         }
     }
 
     #[test]
-    fn a_kernel_that_timed_out_is_not_run_again_under_the_sanitizer() {
-        let first = &planned(true)[0];
-        let verdict = Verdict::TimedOut { seconds: 1.0 };
-        let ran = Run::not_made(first, Some(Role::KernelInCourseHost), verdict, 1);
-        // A reference binary that cannot exist: were it run, the record
-        // would say the tool could not start it.
-        let host = Ok((
-            PathBuf::from("/nonexistent/reference"),
-            Kept {
-                path: PathBuf::from("/nonexistent/kernel.ptx"),
-                digest: String::new(),
-            },
-        ));
-        let (lane, hangs) = (Lane::new(1, None), Hangs::default());
-        let bench = bench(&lane, &hangs, false, 1);
-        let (point, tools) = memory_safety(
-            &bench,
-            ExerciseId::VecaddAnyN,
-            &host,
-            &[(first, Some(&ran))],
+    fn memory_safety_is_every_tool_clean_and_a_kernel_not_checked_earns_nothing() {
+        let plan = planned(false);
+        let (first, second) = (plan[0].tag, plan[1].tag);
+        let ran = |clean: [bool; 2]| Tools::Ran {
+            first,
+            records: vec![record(first, clean[0]), record(second, clean[1])],
+        };
+        let clean = memory_safety(&ran([true, true]), true);
+        assert!(clean.assessed && clean.passed && clean.points == MEMORY_SAFETY);
+        assert_eq!(clean.outcome, CheckOutcome::Sanitized { run: first });
+        assert_eq!(
+            memory_safety(&ran([true, true]), false).points,
+            0,
+            "the kernel earns it"
+        );
+        let found = memory_safety(&ran([true, false]), true);
+        assert!(found.assessed && !found.passed && found.points == 0);
+        // Not checked: assessed, lost, and why.
+        for (tools, why) in [
+            (Tools::NoRun, CheckOutcome::NoKernel),
+            (
+                Tools::TimedOut(second),
+                CheckOutcome::TimedOut { run: second },
+            ),
+            (
+                Tools::Unrunnable(NotStarted::NoPtx),
+                CheckOutcome::Unrunnable {
+                    reason: NotStarted::NoPtx,
+                },
+            ),
+        ] {
+            let point = memory_safety(&tools, true);
+            assert!(point.assessed && !point.passed && point.points == 0);
+            assert_eq!(point.outcome, why);
+        }
+    }
+
+    #[test]
+    fn speed_is_the_course_s_time_over_the_kernel_s_where_both_passed() {
+        let plan = planned(true);
+        let timed = plan.iter().find(|r| r.timed).unwrap();
+        let report = |passed: bool, ms: f64| {
+            serde_json::json!({
+                "check": {"passed": passed},
+                "timings": [{"step": "kernel", "ms": ms, "median_of": 5}],
+            })
+        };
+        let theirs = |ms: f64| Run {
+            report: Some(report(true, ms)),
+            ..Run::not_made(timed, Some(Role::KernelInCourseHost), Verdict::Passed, 1)
+        };
+        let course = |passed: bool, ms: f64| Outcome {
+            ended: Ended::Exited(if passed { 0 } else { 1 }),
+            stdout: report(passed, ms).to_string(),
+            stderr: String::new(),
+            flooded: false,
+            duration: std::time::Duration::ZERO,
+            peak_memory: None,
+            out_of_memory: None,
+        };
+        // Twice as slow as the course's, where the point asks a half.
+        let runs = [theirs(2.0)];
+        let point = speed(&runs, None, timed, Some(&course(true, 1.0)), 0.5, true);
+        assert!(
+            point.assessed && point.passed && point.points == SPEED,
+            "{point:?}"
+        );
+        assert!(
+            matches!(point.outcome, CheckOutcome::Measured { fraction, .. } if fraction == 0.5)
+        );
+        let slower = [theirs(2.5)];
+        let point = speed(&slower, None, timed, Some(&course(true, 1.0)), 0.5, true);
+        assert!(point.assessed && !point.passed && point.points == 0);
+        // The course's own kernel failed here: the node's, not assessed.
+        let point = speed(&runs, None, timed, Some(&course(false, 1.0)), 0.5, true);
+        assert!(!point.assessed && point.points == 0);
+        assert!(matches!(point.outcome, CheckOutcome::CourseFailed { .. }));
+        // No course run (the kernel gave no time), or no kernel to run.
+        let point = speed(&runs, None, timed, None, 0.5, true);
+        assert_eq!(point.outcome, CheckOutcome::NotMeasured { run: timed.tag });
+        let why = NotStarted::NoPtx;
+        let point = speed(
+            &runs,
+            Some(&why),
+            timed,
+            Some(&course(true, 1.0)),
+            0.5,
             true,
         );
-        assert!(tools.is_empty());
-        assert!(point.assessed && !point.passed && point.points == 0);
-        assert_eq!(point.outcome, CheckOutcome::TimedOut { run: first.tag });
-    }
-
-    #[test]
-    #[cfg(unix)]
-    fn the_course_s_timed_run_has_the_work_queues_the_exercise_s_runs_have() {
-        use std::os::unix::fs::PermissionsExt;
-        // A course binary that reports a passing run whose kernel time says
-        // whether its contexts were given one work queue: 1 ms with the
-        // variable, 2 ms without.
-        let dir = tempfile::tempdir().unwrap();
-        let reference = dir.path().join("reference");
-        let (name, value) = crate::confine::sandbox::ONE_WORK_QUEUE;
-        std::fs::write(
-            &reference,
-            format!(
-                "#!/bin/sh\nms=2; [ \"${name}\" = {value} ] && ms=1\n\
-                 echo \"{{\\\"check\\\": {{\\\"passed\\\": true}}, \\\"timings\\\": \
-                 [{{\\\"step\\\": \\\"kernel\\\", \\\"ms\\\": $ms, \\\"median_of\\\": 1}}]}}\"\n"
-            ),
-        )
-        .unwrap();
-        std::fs::set_permissions(&reference, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let timed = &planned(true)[0];
-        let (lane, hangs) = (Lane::new(1, None), Hangs::default());
-        for (keeps, ms) in [(false, 1.0), (true, 2.0)] {
-            let bench = bench(&lane, &hangs, keeps, 10);
-            let (got, ended) = course_ms(&bench, &reference, timed);
-            assert_eq!(got, Some(ms), "keeps_work_queues {keeps}: {ended:?}");
-        }
+        assert_eq!(point.outcome, CheckOutcome::Unrunnable { reason: why });
     }
 
     #[test]

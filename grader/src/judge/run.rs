@@ -97,6 +97,24 @@ pub fn judge(
     }
 }
 
+/// What the course's host code reported running the canary's PTX (`made`),
+/// the result the student's host code must carry; else why there is
+/// nothing to compare with: it did not report (the node's fault, not the
+/// student's).
+pub fn canary_report(made: &Made) -> Result<Value, NotStarted> {
+    let outcome = &made.outcome;
+    serde_json::from_str(outcome.stdout.trim())
+        .ok()
+        .filter(|r: &Value| r["results"].is_object())
+        .ok_or_else(|| NotStarted::CanaryUnverified {
+            ended: format!(
+                "{:?}: {}",
+                outcome.ended,
+                outcome.stdout.trim().chars().take(300).collect::<String>()
+            ),
+        })
+}
+
 /// A run of the canary build, judged against the canary's result: a report
 /// that carries it passes (the trace is judged after); one that carries the
 /// exercise's exact answer, where the canary's differs from it, computed

@@ -340,6 +340,7 @@ mod tests {
         Exercise {
             refused: vec![],
             build_errors: None,
+            refused_binary: None,
             ptx_missing: vec![],
             runs: vec![],
             points,

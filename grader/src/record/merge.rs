@@ -60,64 +60,7 @@ pub fn join(shards: &[(PathBuf, Results)]) -> Result<Results> {
     };
     let mut by_index: BTreeMap<u32, &Path> = BTreeMap::new();
     for &(dir, results, record) in &records {
-        let differs = |what: &str, this: String, that: String| {
-            Error::Usage(format!(
-                "{} and {} are shards of different gradings: {what} {this} and {that}",
-                first_dir.display(),
-                dir.display()
-            ))
-        };
-        if record.bundle != first_record.bundle {
-            return Err(differs(
-                "bundles (bundle.json sha256)",
-                short(&first_record.bundle),
-                short(&record.bundle),
-            ));
-        }
-        if results.seed != first.seed {
-            return Err(differs(
-                "seeds",
-                first.seed.to_string(),
-                results.seed.to_string(),
-            ));
-        }
-        if results.grader != first.grader {
-            let build = |g: &Option<String>| g.clone().unwrap_or_else(|| "unnamed".to_owned());
-            return Err(differs(
-                "graders",
-                build(&first.grader),
-                build(&results.grader),
-            ));
-        }
-        if record.count != first_record.count {
-            return Err(differs(
-                "shard counts",
-                first_record.count.to_string(),
-                record.count.to_string(),
-            ));
-        }
-        if results.sandbox != first.sandbox {
-            return Err(differs(
-                "confinements",
-                confinement(&first.sandbox),
-                confinement(&results.sandbox),
-            ));
-        }
-        if results.emulated != first.emulated {
-            let device = |emulated: bool| {
-                if emulated {
-                    "the CPU emulator"
-                } else {
-                    "a GPU"
-                }
-                .to_owned()
-            };
-            return Err(differs(
-                "devices",
-                device(first.emulated),
-                device(results.emulated),
-            ));
-        }
+        same_grading((first_dir, first, first_record), (dir, results, record))?;
         if let Some(other) = by_index.insert(record.index, dir) {
             return Err(Error::Usage(format!(
                 "{} and {} are both shard {}/{}; give each shard once",
@@ -174,6 +117,74 @@ pub fn join(shards: &[(PathBuf, Results)]) -> Result<Results> {
         }
     }
     Ok(merged)
+}
+
+/// Refuses `this` shard where it is not of the same grading as the
+/// `first`: another bundle, seed, grader build, shard count, confinement
+/// or device.
+fn same_grading(
+    (first_dir, first, first_record): (&Path, &Results, &ShardRecord),
+    (dir, results, record): (&Path, &Results, &ShardRecord),
+) -> Result<()> {
+    let differs = |what: &str, this: String, that: String| {
+        Error::Usage(format!(
+            "{} and {} are shards of different gradings: {what} {this} and {that}",
+            first_dir.display(),
+            dir.display()
+        ))
+    };
+    if record.bundle != first_record.bundle {
+        return Err(differs(
+            "bundles (bundle.json sha256)",
+            short(&first_record.bundle),
+            short(&record.bundle),
+        ));
+    }
+    if results.seed != first.seed {
+        return Err(differs(
+            "seeds",
+            first.seed.to_string(),
+            results.seed.to_string(),
+        ));
+    }
+    if results.grader != first.grader {
+        let build = |g: &Option<String>| g.clone().unwrap_or_else(|| "unnamed".to_owned());
+        return Err(differs(
+            "graders",
+            build(&first.grader),
+            build(&results.grader),
+        ));
+    }
+    if record.count != first_record.count {
+        return Err(differs(
+            "shard counts",
+            first_record.count.to_string(),
+            record.count.to_string(),
+        ));
+    }
+    if results.sandbox != first.sandbox {
+        return Err(differs(
+            "confinements",
+            confinement(&first.sandbox),
+            confinement(&results.sandbox),
+        ));
+    }
+    if results.emulated != first.emulated {
+        let device = |emulated: bool| {
+            if emulated {
+                "the CPU emulator"
+            } else {
+                "a GPU"
+            }
+            .to_owned()
+        };
+        return Err(differs(
+            "devices",
+            device(first.emulated),
+            device(results.emulated),
+        ));
+    }
+    Ok(())
 }
 
 /// Why an OUT that holds results.json already must not be overwritten by

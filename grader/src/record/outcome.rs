@@ -210,6 +210,18 @@ pub enum NotStarted {
     CanaryUnverified { ended: String },
 }
 
+/// Why an exercise whose binary was built was not run at all: the bundle's
+/// copy of the student's binary is not the one built (changed since, by a
+/// run or by hand, or in a bundle that recorded no digest). Not a build
+/// error: the build succeeded, and the grader refused what the bundle holds.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct RefusedBinary {
+    /// Its sha256 as built; None where the bundle recorded none.
+    pub expected: Option<String>,
+    /// Its sha256 now; None where it cannot be read.
+    pub found: Option<String>,
+}
+
 /// Why a planned run was left out.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(tag = "why", rename_all = "kebab-case")]

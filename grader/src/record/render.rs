@@ -12,7 +12,7 @@ use crate::plan::disagreement::Disagreement;
 use crate::plan::runs::Tag;
 use crate::record::outcome::{
     CheckName, CheckOutcome, Evidence, Failure, Finding, Garbage, IntegrityEvidence, Memory,
-    NotStarted, Overlap, Shortfall, Skip, Tool, TraceFailure, Verdict,
+    NotStarted, Overlap, RefusedBinary, Shortfall, Skip, Tool, TraceFailure, Verdict,
 };
 use crate::record::results::{Check, Run, Sanitized};
 
@@ -233,97 +233,7 @@ pub fn check(check: &Check, runs: &[Run], sanitized: &[Sanitized]) -> String {
             "0 points: not checked, the kernel did not finish the run \"{}\" in time",
             about(*run)
         ),
-        (CheckOutcome::Sanitized { run }, _) => {
-            // Each tool's record names its run; older records, the first.
-            let mut by_run: Vec<(Tag, Vec<&Sanitized>)> = Vec::new();
-            for s in sanitized {
-                let tag = s.run.unwrap_or(*run);
-                match by_run.iter_mut().find(|(t, _)| *t == tag) {
-                    Some((_, records)) => records.push(s),
-                    None => by_run.push((tag, vec![s])),
-                }
-            }
-            if check.passed {
-                let tools: Vec<String> = by_run
-                    .first()
-                    .map(|(_, records)| {
-                        records
-                            .iter()
-                            .filter(|s| s.not_run.is_none())
-                            .map(|s| s.tool.to_string())
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                // A tool left out as it could find nothing says why, once.
-                let mut not_run: Vec<String> = Vec::new();
-                for s in sanitized {
-                    if let Some(why) = &s.not_run {
-                        let said = format!("{} not run: {why}", s.tool);
-                        if !not_run.contains(&said) {
-                            not_run.push(said);
-                        }
-                    }
-                }
-                let runs: Vec<String> = by_run
-                    .iter()
-                    .map(|(tag, _)| format!("\"{}\"", about(*tag)))
-                    .collect();
-                // A tool that went over fewer blocks than the run has
-                // (racecheck over memspace-timing's), or fewer elements
-                // (every tool over streams-overlap's uneven chunks), says so.
-                let mut cut: Vec<String> = sanitized
-                    .iter()
-                    .filter(|s| s.not_run.is_none())
-                    .filter_map(|s| match (s.blocks, s.elements) {
-                        (Some(b), _) => {
-                            Some(format!("{} over grids of {b} of their blocks", s.tool))
-                        }
-                        (None, Some(e)) => Some(format!(
-                            "the tools over the run's chunks and streams at n = {e}"
-                        )),
-                        (None, None) => None,
-                    })
-                    .collect();
-                cut.dedup();
-                cut.extend(not_run);
-                return format!(
-                    "{} found nothing in the run{} {}{}",
-                    and_list(&tools),
-                    if runs.len() == 1 { "" } else { "s" },
-                    and_list(&runs),
-                    if cut.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" ({})", cut.join("; "))
-                    }
-                );
-            }
-            let found: Vec<String> = by_run
-                .iter()
-                .filter_map(|(tag, records)| {
-                    let said: Vec<String> = records
-                        .iter()
-                        .filter(|s| !s.clean)
-                        .map(|s| {
-                            let tool = match (s.blocks, s.elements) {
-                                (Some(b), _) => {
-                                    format!("{} over a grid of {b} of its blocks", s.tool)
-                                }
-                                (None, Some(e)) => format!("{} at n = {e}", s.tool),
-                                (None, None) => s.tool.to_string(),
-                            };
-                            match &s.finding {
-                                Some(finding) => format!("{tool}: {finding} ({})", s.summary),
-                                None => format!("{tool}: {}", s.summary),
-                            }
-                        })
-                        .collect();
-                    (!said.is_empty())
-                        .then(|| format!("in the run \"{}\": {}", about(*tag), said.join("; ")))
-                })
-                .collect();
-            found.join("; ")
-        }
+        (CheckOutcome::Sanitized { run }, _) => tools(check.passed, *run, sanitized, &about),
         (CheckOutcome::NotMeasured { run }, _) => format!(
             "0 points: the kernel did not pass the run \"{}\", so its speed was not measured",
             about(*run)
@@ -347,6 +257,120 @@ pub fn check(check: &Check, runs: &[Run], sanitized: &[Sanitized]) -> String {
             about(*run)
         ),
     }
+}
+
+/// What compute-sanitizer's tools found (`sanitized`, the records of a
+/// check that `passed` or not), run by run; `first` names a record's run
+/// where it does not (records made when the tools ran over the first run
+/// only), `about` a run's description.
+fn tools(
+    passed: bool,
+    first: Tag,
+    sanitized: &[Sanitized],
+    about: &dyn Fn(Tag) -> String,
+) -> String {
+    // Each tool's record names its run; older records, the first.
+    let mut by_run: Vec<(Tag, Vec<&Sanitized>)> = Vec::new();
+    for s in sanitized {
+        let tag = s.run.unwrap_or(first);
+        match by_run.iter_mut().find(|(t, _)| *t == tag) {
+            Some((_, records)) => records.push(s),
+            None => by_run.push((tag, vec![s])),
+        }
+    }
+    if passed {
+        tools_clean(&by_run, sanitized, about)
+    } else {
+        tools_found(&by_run, about)
+    }
+}
+
+/// The words of tools that found nothing: which tools, over which runs,
+/// over what cut of them, and which were left out and why.
+fn tools_clean(
+    by_run: &[(Tag, Vec<&Sanitized>)],
+    sanitized: &[Sanitized],
+    about: &dyn Fn(Tag) -> String,
+) -> String {
+    let tools: Vec<String> = by_run
+        .first()
+        .map(|(_, records)| {
+            records
+                .iter()
+                .filter(|s| s.not_run.is_none())
+                .map(|s| s.tool.to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    // A tool left out as it could find nothing says why, once.
+    let mut not_run: Vec<String> = Vec::new();
+    for s in sanitized {
+        if let Some(why) = &s.not_run {
+            let said = format!("{} not run: {why}", s.tool);
+            if !not_run.contains(&said) {
+                not_run.push(said);
+            }
+        }
+    }
+    let runs: Vec<String> = by_run
+        .iter()
+        .map(|(tag, _)| format!("\"{}\"", about(*tag)))
+        .collect();
+    // A tool that went over fewer blocks than the run has (racecheck over
+    // memspace-timing's), or fewer elements (every tool over
+    // streams-overlap's uneven chunks), says so.
+    let mut cut: Vec<String> = sanitized
+        .iter()
+        .filter(|s| s.not_run.is_none())
+        .filter_map(|s| match (s.blocks, s.elements) {
+            (Some(b), _) => Some(format!("{} over grids of {b} of their blocks", s.tool)),
+            (None, Some(e)) => Some(format!(
+                "the tools over the run's chunks and streams at n = {e}"
+            )),
+            (None, None) => None,
+        })
+        .collect();
+    cut.dedup();
+    cut.extend(not_run);
+    format!(
+        "{} found nothing in the run{} {}{}",
+        and_list(&tools),
+        if runs.len() == 1 { "" } else { "s" },
+        and_list(&runs),
+        if cut.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", cut.join("; "))
+        }
+    )
+}
+
+/// The words of tools that found something: each run's findings, tool by
+/// tool, with the tool's summary.
+fn tools_found(by_run: &[(Tag, Vec<&Sanitized>)], about: &dyn Fn(Tag) -> String) -> String {
+    let found: Vec<String> = by_run
+        .iter()
+        .filter_map(|(tag, records)| {
+            let said: Vec<String> = records
+                .iter()
+                .filter(|s| !s.clean)
+                .map(|s| {
+                    let tool = match (s.blocks, s.elements) {
+                        (Some(b), _) => format!("{} over a grid of {b} of its blocks", s.tool),
+                        (None, Some(e)) => format!("{} at n = {e}", s.tool),
+                        (None, None) => s.tool.to_string(),
+                    };
+                    match &s.finding {
+                        Some(finding) => format!("{tool}: {finding} ({})", s.summary),
+                        None => format!("{tool}: {}", s.summary),
+                    }
+                })
+                .collect();
+            (!said.is_empty())
+                .then(|| format!("in the run \"{}\": {}", about(*tag), said.join("; ")))
+        })
+        .collect();
+    found.join("; ")
 }
 
 impl fmt::Display for CheckName {
@@ -616,6 +640,18 @@ impl fmt::Display for Changed {
             "{} is not the file that was built (sha256 {} expected, {} found)",
             self.path.display(),
             self.expected,
+            self.found.as_deref().unwrap_or("unreadable"),
+        )
+    }
+}
+
+impl fmt::Display for RefusedBinary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the grader refused to run your binary: it is not the binary that was built (sha256 \
+             {} expected, {} found)",
+            self.expected.as_deref().unwrap_or("none"),
             self.found.as_deref().unwrap_or("unreadable"),
         )
     }

@@ -138,6 +138,10 @@ pub fn feedback(name: &str, student: &Student, seed: u64) -> String {
             );
             continue;
         }
+        if let Some(refused) = &graded.refused_binary {
+            let _ = writeln!(out, "Not graded: {refused}.");
+            continue;
+        }
         if let Some(absent) = &graded.absent {
             let _ = writeln!(out, "Not graded: {absent}.");
             continue;
@@ -194,64 +198,70 @@ pub fn feedback(name: &str, student: &Student, seed: u64) -> String {
             };
         }
         for run in &graded.runs {
-            // The message may quote the run's own output: fenced.
-            let message = render::verdict(&run.verdict, &run.findings);
-            let passed = run.verdict.passed();
-            let outcome = if passed && run.findings.is_empty() {
-                "passed".to_owned()
-            } else if matches!(run.verdict, Verdict::Skipped { .. }) {
-                message
-            } else {
-                let quoted = quote::fenced(&message, "text");
-                let indented: Vec<String> = quoted.lines().map(|l| format!("  {l}")).collect();
-                // Passed with the emulator's findings: they cost the
-                // memory-safety point, which names this run.
-                let head = if passed { "passed, but" } else { "FAILED" };
-                format!("{head}:\n\n{}\n", indented.join("\n"))
-            };
-            // The same run on the student's own machine.
-            // Without --json: the student wants the report for people.
-            let args: Vec<&str> = run
-                .command
-                .get(1..)
-                .unwrap_or_default()
-                .iter()
-                .map(String::as_str)
-                .filter(|a| *a != "--json")
-                .collect();
-            let args = args.join(" ");
-            let about = run.about();
-            let _ = match run.role {
-                Some(Role::KernelInCourseHost) if run.command.is_empty() => writeln!(
-                    out,
-                    "- {} of {}, {about}, your kernel in the course's host code: {outcome}",
-                    run.points, run.max_points
-                ),
-                Some(Role::KernelInCourseHost) => writeln!(
-                    out,
-                    "- {} of {}, {about}, your kernel in the course's host code: {outcome}\n  \
-                     `{}={PTX_DIR}/{} {} {args}` (in the grader's bundle)",
-                    run.points,
-                    run.max_points,
-                    kernels::KERNEL_PTX_ENV,
-                    run.ptx.as_deref().unwrap_or_default(),
-                    run.command.first().map_or("", String::as_str),
-                ),
-                // The student's binary, or a planned run left out: what
-                // it would have run.
-                Some(Role::StudentHost) | None => writeln!(
-                    out,
-                    "- {} of {}, {about}, your binary: {outcome}\n  `cargo run -p {exercise} -- {args}`",
-                    run.points, run.max_points
-                ),
-            };
-
-            if let Some(timings) = run.report.as_ref().and_then(timings) {
-                let _ = writeln!(out, "  {timings}");
-            }
+            run_feedback(&mut out, exercise, run);
         }
     }
     out
+}
+
+/// One run's lines of the feedback on `exercise`: its points, how it
+/// ended, and the command that makes it again.
+fn run_feedback(out: &mut String, exercise: &str, run: &results::Run) {
+    // The message may quote the run's own output: fenced.
+    let message = render::verdict(&run.verdict, &run.findings);
+    let passed = run.verdict.passed();
+    let outcome = if passed && run.findings.is_empty() {
+        "passed".to_owned()
+    } else if matches!(run.verdict, Verdict::Skipped { .. }) {
+        message
+    } else {
+        let quoted = quote::fenced(&message, "text");
+        let indented: Vec<String> = quoted.lines().map(|l| format!("  {l}")).collect();
+        // Passed with the emulator's findings: they cost the
+        // memory-safety point, which names this run.
+        let head = if passed { "passed, but" } else { "FAILED" };
+        format!("{head}:\n\n{}\n", indented.join("\n"))
+    };
+    // The same run on the student's own machine.
+    // Without --json: the student wants the report for people.
+    let args: Vec<&str> = run
+        .command
+        .get(1..)
+        .unwrap_or_default()
+        .iter()
+        .map(String::as_str)
+        .filter(|a| *a != "--json")
+        .collect();
+    let args = args.join(" ");
+    let about = run.about();
+    let _ = match run.role {
+        Some(Role::KernelInCourseHost) if run.command.is_empty() => writeln!(
+            out,
+            "- {} of {}, {about}, your kernel in the course's host code: {outcome}",
+            run.points, run.max_points
+        ),
+        Some(Role::KernelInCourseHost) => writeln!(
+            out,
+            "- {} of {}, {about}, your kernel in the course's host code: {outcome}\n  \
+             `{}={PTX_DIR}/{} {} {args}` (in the grader's bundle)",
+            run.points,
+            run.max_points,
+            kernels::KERNEL_PTX_ENV,
+            run.ptx.as_deref().unwrap_or_default(),
+            run.command.first().map_or("", String::as_str),
+        ),
+        // The student's binary, or a planned run left out: what
+        // it would have run.
+        Some(Role::StudentHost) | None => writeln!(
+            out,
+            "- {} of {}, {about}, your binary: {outcome}\n  `cargo run -p {exercise} -- {args}`",
+            run.points, run.max_points
+        ),
+    };
+
+    if let Some(timings) = run.report.as_ref().and_then(timings) {
+        let _ = writeln!(out, "  {timings}");
+    }
 }
 
 /// The timed steps of an exercise's JSON report, as the course writes them.
@@ -302,13 +312,14 @@ pub fn summary(results: &Results) -> String {
     }
     out.push_str("      total\n");
     let mut verdicts: BTreeMap<&str, usize> = BTreeMap::new();
-    let (mut submitted, mut unbuilt, mut absent) = (0, 0, 0);
+    let (mut submitted, mut unbuilt, mut absent, mut refused) = (0, 0, 0, 0);
     for (name, student) in &results.students {
         let _ = write!(out, "{name:<width$}");
         for exercise in &graded {
             let cell = match student.exercises.get(*exercise) {
                 Some(e) if e.absent.is_some() => String::new(),
                 Some(e) if e.build_errors.is_some() => "no build".to_owned(),
+                Some(e) if e.refused_binary.is_some() => "refused".to_owned(),
                 Some(e) => format!("{}/{}", e.points, e.max_points),
                 None => String::new(),
             };
@@ -322,6 +333,7 @@ pub fn summary(results: &Results) -> String {
                 (None, Some(_)) => (submitted, unbuilt) = (submitted + 1, unbuilt + 1),
                 (None, None) => submitted += 1,
             }
+            refused += usize::from(e.refused_binary.is_some());
             for run in &e.runs {
                 *verdicts.entry(run.verdict.kind()).or_default() += 1;
             }
@@ -330,8 +342,14 @@ pub fn summary(results: &Results) -> String {
     let counted: Vec<String> = verdicts.iter().map(|(k, n)| format!("{n} {k}")).collect();
     let _ = writeln!(
         out,
-        "{} students; {submitted} exercises submitted, {unbuilt} did not build, {absent} not submitted; runs: {}",
+        "{} students; {submitted} exercises submitted, {unbuilt} did not build, {absent} not submitted{}; runs: {}",
         results.students.len(),
+        // A binary not as built: the bundle's doing, rare, said only then.
+        if refused > 0 {
+            format!(", {refused} binaries refused (not as built)")
+        } else {
+            String::new()
+        },
         if counted.is_empty() {
             "none".to_owned()
         } else {
@@ -510,6 +528,7 @@ mod tests {
                 "src/main.rs is a symbolic link: submissions must hold the files themselves".into(),
             ],
             build_errors: None,
+            refused_binary: None,
             ptx_missing: vec![],
             runs: vec![kernel_run(run(true)), run(true), run(false)],
             points: 5,
@@ -574,6 +593,7 @@ mod tests {
         let broken = Exercise {
             refused: vec![],
             build_errors: Some("src/kernel.cu(12): error: identifier \"x\" is undefined".into()),
+            refused_binary: None,
             ptx_missing: vec![],
             runs: vec![],
             points: 0,

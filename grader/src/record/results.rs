@@ -13,7 +13,9 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::plan::runs::{self as plan, Params, Role, Tag};
-use crate::record::outcome::{CheckName, CheckOutcome, Finding, Integrity, Skip, Tool, Verdict};
+use crate::record::outcome::{
+    CheckName, CheckOutcome, Finding, Integrity, RefusedBinary, Skip, Tool, Verdict,
+};
 
 /// Bumped when a field changes meaning or disappears. 2: typed outcomes
 /// (verdicts, findings, checks, each run's tag, arguments and role) in
@@ -95,6 +97,11 @@ pub struct Exercise {
     pub refused: Vec<String>,
     /// The build's errors, when it failed: nvcc's or rustc's.
     pub build_errors: Option<String>,
+    /// The binary was built, and the grader refused to run it: the
+    /// bundle's copy is not the one built, so nothing of the exercise ran.
+    /// (Gradings before this field filed it under `build_errors`.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused_binary: Option<RefusedBinary>,
     /// What the PTX lacks of what the exercise is about; empty when it has it all.
     pub ptx_missing: Vec<String>,
     pub runs: Vec<Run>,
@@ -458,6 +465,7 @@ mod tests {
         let exercise = Exercise {
             refused: vec![],
             build_errors: None,
+            refused_binary: None,
             ptx_missing: vec![],
             runs,
             points: 3,

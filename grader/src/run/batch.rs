@@ -7,7 +7,7 @@
 //! each run's mark. A student's kernel's run is taken from the batch only
 //! where it passed with nothing on stderr, the canary's (the grader's own
 //! kernel) where it reported, a student's binary's where it passed and its
-//! share of the trace then shows the work (`judge::exercise`); every other
+//! share of the trace then shows the work (`grade::batches`); every other
 //! run is made in a process of its own afterwards, exactly as without
 //! batches, so every verdict but a pass comes from a process of its own,
 //! and a pass is the same in both.
@@ -38,7 +38,7 @@ pub const TIMEOUT: Duration = Duration::from_secs(40);
 /// exit code `takes` takes and wrote nothing to stderr (the CPU emulator's
 /// findings go there) and, traced, where its share of the trace was
 /// marked; None where it is to be made alone. A student's run taken here
-/// is the grader's only once it is judged a pass (`judge::exercise`).
+/// is the grader's only once it is judged a pass (`grade::runs`).
 /// `driver` and `keeps_work_queues` as for [`job::make`].
 pub fn make(
     jobs: &[Job],

@@ -62,7 +62,7 @@ pub fn make(
         tracing,
     } = attached(job);
     // Never the student's binary, whose host code could say anything
-    // (`judge::exercise::using` never gives it one).
+    // (`grade::dispatch::using` never gives it one).
     let (gate, waited) = GateEnd::attach(gate.filter(|_| job.role == Role::KernelInCourseHost));
     descriptors.extend(gate);
     // The command, and with it the trace's write end and the gate's end,

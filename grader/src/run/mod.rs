@@ -5,11 +5,13 @@
 //! binary has it alone only while it times, [`gate`]), one job, a planned
 //! run made in its role ([`job`]), several of an exercise's runs of the
 //! course's binary in one process ([`batch`]), the driver-call trace of a
-//! student's binary ([`trace`], [`traced`]), and compute-sanitizer over a
-//! kernel ([`sanitizer`]). What comes back is raw; the judge says what it amounts
-//! to.
+//! student's binary ([`trace`], [`traced`]), compute-sanitizer over a
+//! kernel ([`sanitizer`]), and one exercise's bench, through which the
+//! dispatcher (`grade::exercise`) has every one of its processes made
+//! ([`mod@bench`]). What comes back is raw; the judge says what it amounts to.
 
 pub mod batch;
+pub mod bench;
 pub mod device;
 pub mod gate;
 pub mod job;

@@ -15,7 +15,8 @@ extern "C" __global__ void dot(const float* __restrict__ a,
     // Step 1: store a[i] * b[i] into c[i] for every i below n, with a
     //     grid-stride loop.
     // As in vecadd-anyN, 16 bytes per access (float4) keep the memory system
-    // busier than 4 (scripts/perf); cudaMalloc aligns buffers to 256 bytes.
+    // busier than 4 (bench/runs/2026-11-21-h100-vecadd-variants); cudaMalloc aligns
+    // buffers to 256 bytes.
     const size_t stride = (size_t)blockDim.x * gridDim.x;
     const size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     const float4* a4 = reinterpret_cast<const float4*>(a);

@@ -19,9 +19,9 @@ extern "C" __global__ void dot(const float* __restrict__ a,
 
     // Step 1: sum a[i] * b[i] over this thread's grid-stride loop into a
     //     running sum.
-    // 16 bytes per load (float4) keep the memory system busy (scripts/perf);
-    // cudaMalloc aligns buffers to 256 bytes. The leftover n % 4 elements
-    // take the scalar loop below.
+    // 16 bytes per load (float4) keep the memory system busy
+    // (bench/runs/2026-11-21-h100-vecadd-variants); cudaMalloc aligns buffers
+    // to 256 bytes. The leftover n % 4 elements take the scalar loop below.
     const size_t stride = (size_t)blockDim.x * gridDim.x;
     const size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     const float4* a4 = reinterpret_cast<const float4*>(a);

@@ -20,8 +20,9 @@ extern "C" __global__ void vecadd(const float* __restrict__ a,
     const size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     // A plain float loop is correct and reaches about 0.93x the copy
     // bandwidth on an H100; moving 16 bytes per access (float4) reaches about
-    // 0.98x (scripts/perf). cudaMalloc aligns every buffer to 256 bytes, so
-    // a, b and c may be read as float4 from their start.
+    // 0.98x (bench/runs/2026-11-21-h100-vecadd-variants). cudaMalloc aligns
+    // every buffer to 256 bytes, so a, b and c may be read as float4 from
+    // their start.
     const float4* a4 = reinterpret_cast<const float4*>(a);
     const float4* b4 = reinterpret_cast<const float4*>(b);
     float4* c4 = reinterpret_cast<float4*>(c);
