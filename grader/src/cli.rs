@@ -495,9 +495,13 @@ pub fn grading<'a>(
 impl PackageArgs {
     /// The package's settings, for `platform`.
     pub fn settings(&self, platform: Platform) -> Settings {
+        // In course order, each once, however they were named.
+        let mut exercises = self.exercises.clone();
+        exercises.sort();
+        exercises.dedup();
         Settings {
             platform,
-            exercises: self.exercises.clone(),
+            exercises,
             visibility: self.visibility,
             stdout_visibility: self.stdout_visibility,
             seed: self.seed,
