@@ -260,7 +260,8 @@ fn processes_of(uid: u32) -> usize {
         .count()
 }
 
-/// An upload: files by name, or those files zipped into one.
+/// An upload: files by name, or those files zipped into one (a name
+/// ending in `@` is a link there).
 enum Upload {
     Files(Vec<(String, String)>),
     Zip(String, Vec<(String, String)>),
@@ -278,10 +279,15 @@ impl Upload {
             }
             Upload::Zip(name, files) => {
                 let mut zip = zip::ZipWriter::new(fs::File::create(dir.join(name)).unwrap());
+                let options = zip::write::SimpleFileOptions::default();
                 for (name, text) in files {
-                    zip.start_file(name.as_str(), zip::write::SimpleFileOptions::default())
-                        .unwrap();
-                    zip.write_all(text.as_bytes()).unwrap();
+                    // A name ending in `@`: a link to `text`.
+                    if let Some(link) = name.strip_suffix('@') {
+                        zip.add_symlink(link, text.as_str(), options).unwrap();
+                    } else {
+                        zip.start_file(name.as_str(), options).unwrap();
+                        zip.write_all(text.as_bytes()).unwrap();
+                    }
                 }
                 zip.finish().unwrap();
             }
@@ -543,4 +549,40 @@ fn code_that_reads_the_solutions_reads_nothing_in_bubblewrap_or_as_the_student_u
             );
         }
     }
+}
+
+#[test]
+fn a_zip_that_links_or_climbs_out_is_taken_without_those_entries_each_named() {
+    if !is_root() {
+        eprintln!("skipped: the autograder's student user needs root");
+        return;
+    }
+    let install = install();
+    let (kernel, main) = sources("solutions");
+    let escape = format!("/tmp/cuda-course-escape-{}.rs", std::process::id());
+    let climbing = format!("../../../../../../../../../..{escape}");
+    let solution = packaged_solution(&install.root).display().to_string();
+    let upload = Upload::Zip(
+        "mine.zip".into(),
+        vec![
+            (format!("{EXERCISE}/src/kernel.cu"), kernel),
+            (format!("{EXERCISE}/src/main.rs"), main),
+            (format!("{EXERCISE}/src/answer.rs@"), solution),
+            (climbing.clone(), "fn main() {}".into()),
+            (format!("{EXERCISE}/old.zip"), "PK".into()),
+        ],
+    );
+    let (results, said) = grade(&install, Platform::PrairieLearn, &upload, &[]);
+    assert!(!Path::new(&escape).exists(), "{escape} was written");
+    let check = results["tests"][0]["output"].as_str().unwrap();
+    for line in [
+        format!("not taken: mine.zip/{EXERCISE}/src/answer.rs is a link"),
+        format!("not taken: mine.zip/{climbing} names a place outside the zip"),
+        format!("not unpacked: mine.zip/{EXERCISE}/old.zip, a zip inside a zip"),
+    ] {
+        assert!(check.contains(&line), "{line:?} not in {check}");
+    }
+    // What was left is the solution, graded in full.
+    assert_eq!(results["gradable"], true);
+    assert_eq!(results["score"].as_f64(), Some(1.0), "{results}\n{said}");
 }
