@@ -245,9 +245,38 @@ for e in $exercises; do
     upload gradescope "$e" solutions
     grading "$e-solutions-bwrap" gradescope 768 bwrap
 done
-for kind in solutions exercises; do
-    upload prairielearn "$first" "$kind"
-    grading "$first-$kind-prairielearn" prairielearn 2048 docker
+for e in $exercises; do
+    for kind in solutions exercises; do
+        upload prairielearn "$e" "$kind"
+        grading "$e-$kind-prairielearn" prairielearn 2048 docker
+    done
 done
+upload prairielearn "$first" solutions
+sed -i '0,/fn main/s/fn main/fn main() { let broken: u32 = "no"; }\nfn not_main/' \
+    "$root/grade/student/$first/src/main.rs"
+grading "$first-compile-error-prairielearn" prairielearn 2048 docker
 say "done: $out/summary.tsv"
 column -t -s $'\t' "$out/summary.tsv" | tee -a "$out/trial.log"
+
+# Every results.json against its platform's schema (grader/tests/schemas),
+# with Python's jsonschema where it is installed.
+if python3 -c 'import jsonschema' 2>/dev/null; then
+    python3 - "$here/grader/tests/schemas" "$out/gradings" <<'PY' | tee -a "$out/trial.log"
+import json, pathlib, sys
+import jsonschema
+schemas, gradings = map(pathlib.Path, sys.argv[1:])
+bad = 0
+done = sorted(gradings.glob("*/results.json"))
+for results in done:
+    platform = "prairielearn" if results.parent.name.endswith("-prairielearn") else "gradescope"
+    schema = json.loads((schemas / f"{platform}.json").read_text())
+    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(json.loads(results.read_text())))
+    for error in errors:
+        print(f"autograder-trial: {results.parent.name}: not {platform}'s schema: {error.message}")
+    bad += bool(errors)
+print(f"autograder-trial: {len(done) - bad} of {len(done)} results.json valid against their platform's schema")
+sys.exit(1 if bad else 0)
+PY
+else
+    say "python3's jsonschema is missing: the results were not held to the schemas"
+fi
