@@ -6,8 +6,9 @@
 # run there (it installs everything itself, from Debian's archive and
 # crates.io), then every exercise's solution, every stub and a compile
 # error graded by /autograder/run_autograder, each inside the platform's
-# budget: one core and 768 MiB (Gradescope's defaults; PrairieLearn's
-# entrypoint at one core and 2 GiB), no network.
+# budget: one core and 768 MiB (Gradescope's defaults), no network; then
+# the same with PrairieLearn's entrypoint at one core and 2 GiB. Every
+# results.json is held to its platform's schema (grader/tests/schemas).
 #
 # Each grading runs as Docker's default profile runs a container: without
 # CAP_SYS_ADMIN and with unshare, setns and clone's namespace flags
@@ -19,14 +20,15 @@
 # is the group's RSS, sampled every half second, and its max_usage_in_bytes
 # (page cache included).
 #
-#   scripts/autograder-trial.sh OUT          every exercise (about 1 h 30)
+#   scripts/autograder-trial.sh OUT          every exercise (about 40 min here)
 #   EXERCISES="dot-sm" scripts/autograder-trial.sh OUT    fewer
 #
 # Needs root, mmdebstrap, bubblewrap, gcc and libseccomp-dev here, and
 # Debian's archive and crates.io reachable. The Debian root is cached in
 # OUT/../debian-bookworm.tar; OUT gets setup.log, one folder per grading
 # (results.json, the entry point's output, time and memory) and
-# summary.tsv. Exit status: 0 when every grading ended as expected.
+# summary.tsv (the scores are there to read). Exit status: 0 when the
+# setup worked and every results.json is valid against its schema.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 me=autograder-trial
