@@ -140,16 +140,7 @@ fn stages_of(
     };
     layout::give(&class, user)?;
     let confinement = Confinement::detect(user);
-    // The student's build folder anew, linked from the dependencies for
-    // this upload's crates: the grader keeps one as long as the
-    // dependencies do, with read-only links for crates an earlier upload
-    // did not have, which the student user could not rebuild.
-    let students = layout
-        .student_bundle(confinement.build_sandboxed)
-        .join(".build/students");
-    if students.exists() {
-        fs::remove_dir_all(&students).map_err(Error::io(&students))?;
-    }
+    forget_earlier_builds(layout, &confinement)?;
     log.push_str(&format!(
         "cuda-course autograder: confinement: {}\n",
         confinement.words()
@@ -190,6 +181,20 @@ fn stages_of(
         *log = report::hide_in(log, &results);
     }
     Ok(report::graded(&results, &notes, &confinement.words(), hide))
+}
+
+/// Removes the student's build folder, to be linked anew from the
+/// dependencies for this upload's crates: the grader keeps one as long as
+/// the dependencies do, with read-only links for crates an earlier upload
+/// did not have, which the student user could not rebuild.
+fn forget_earlier_builds(layout: &Layout, confinement: &Confinement) -> Result<()> {
+    let students = layout
+        .student_bundle(confinement.build_sandboxed)
+        .join(".build/students");
+    if students.exists() {
+        fs::remove_dir_all(&students).map_err(Error::io(&students))?;
+    }
+    Ok(())
 }
 
 /// An empty folder at `path`.
