@@ -156,14 +156,14 @@ impl Gpu {
     }
 
     /// Loads PTX (JIT-compiling it for this GPU): the binary's own, or the
-    /// file [`KERNEL_PTX_ENV`](crate::grader_names::KERNEL_PTX_ENV) names. A PTX the driver refuses gets a
+    /// file [`KERNEL_PTX_ENV`] names. A PTX the driver refuses gets a
     /// message saying why and what to change.
     pub fn load_module(&self, ptx: &str) -> Result<Module, CourseError> {
         let replacement = kernel_ptx_override()?;
         self.load_ptx(replacement.as_deref().unwrap_or(ptx))
     }
 
-    /// Loads `ptx` itself, whatever [`KERNEL_PTX_ENV`](crate::grader_names::KERNEL_PTX_ENV)
+    /// Loads `ptx` itself, whatever [`KERNEL_PTX_ENV`]
     /// says: the text [`named_ptx`] read.
     pub(crate) fn load_ptx(&self, ptx: &str) -> Result<Module, CourseError> {
         Module::from_ptx(ptx, &[]).map_err(|err| self.diagnose_load(ptx, err))
@@ -194,7 +194,7 @@ impl Gpu {
     }
 }
 
-/// The PTX [`KERNEL_PTX_ENV`](crate::grader_names::KERNEL_PTX_ENV) names, read, or None when it is not set.
+/// The PTX [`KERNEL_PTX_ENV`] names, read, or None when it is not set.
 fn kernel_ptx_override() -> Result<Option<String>, CourseError> {
     let Some(path) = std::env::var_os(KERNEL_PTX_ENV) else {
         return Ok(None);
@@ -208,7 +208,7 @@ fn kernel_ptx_override() -> Result<Option<String>, CourseError> {
     })
 }
 
-/// The PTX [`KERNEL_PTX_ENV`](crate::grader_names::KERNEL_PTX_ENV) names, read before
+/// The PTX [`KERNEL_PTX_ENV`] names, read before
 /// the GPU is started, for `--inputs-on-gpu`: it runs the student's kernel
 /// in the course's host code and nothing else, so without the variable it
 /// is a bad argument.

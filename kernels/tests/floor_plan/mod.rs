@@ -58,12 +58,21 @@ pub fn paths(module: &str, code: &str) -> Vec<Vec<String>> {
         .filter(|s| !s.is_empty())
         .map(str::to_owned)
         .collect();
-    let mut inline = false;
+    // The brace depth, and where each inline module open now started.
+    let mut depth = 0usize;
+    let mut inline_at: Vec<usize> = Vec::new();
     let mut found = Vec::new();
     for line in code.lines() {
         let line = line.split("//").next().unwrap_or_default();
-        if line.trim_start().starts_with("mod ") && line.trim_end().ends_with('{') {
-            inline = true;
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if line.trim_end().ends_with('{') && words.iter().rev().nth(2) == Some(&"mod") {
+            inline_at.push(depth);
+        }
+        depth += line.matches('{').count();
+        depth = depth.saturating_sub(line.matches('}').count());
+        let inline = !inline_at.is_empty();
+        while inline_at.last().is_some_and(|&at| depth <= at) {
+            inline_at.pop();
         }
         let mut rest = line;
         while let Some(at) = next_root(rest) {
@@ -316,9 +325,17 @@ mod tests {
     }
 
     #[test]
-    fn inside_a_test_module_super_is_the_file() {
-        let code = "fn a() {}\n#[cfg(test)]\nmod tests {\n    use super::*;\n}\n";
-        assert_eq!(paths("exec::race", code), [vec!["exec", "race"]]);
+    fn inside_an_inline_module_super_is_the_file() {
+        let code = "pub mod fixed {\n    use super::Reg;\n}\nuse super::launch;\n\
+                    #[cfg(test)]\nmod tests {\n    use super::*;\n}\n";
+        assert_eq!(
+            paths("exec::race", code),
+            [
+                vec!["exec", "race", "Reg"],
+                vec!["exec", "launch"],
+                vec!["exec", "race"]
+            ]
+        );
     }
 
     #[test]
