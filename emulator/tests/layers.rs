@@ -11,9 +11,8 @@
 mod floor_plan;
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
-use floor_plan::{find_cycle, graph, logic_lines, module_of, sources};
+use floor_plan::{crate_sources, find_cycle, graph, logic_lines, module_of, plan};
 
 /// The layers from the bottom up, as module paths: each may use those
 /// before it, never one after. A module is in the longest layer its path
@@ -102,19 +101,10 @@ fn problems(files: &BTreeMap<String, String>, layers: &[&str]) -> Vec<String> {
 
 #[test]
 fn the_emulator_s_layers_import_only_downwards_and_round_no_circle() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = BTreeMap::new();
-    sources(&root, &root, &mut files);
+    let files = crate_sources(env!("CARGO_MANIFEST_DIR"));
     assert!(files.len() > 30, "{:?}", files.keys());
     let found = problems(&files, LAYERS);
     assert!(found.is_empty(), "{}", found.join("\n"));
-}
-
-fn plan(files: &[(&str, &str)]) -> BTreeMap<String, String> {
-    files
-        .iter()
-        .map(|(path, code)| (path.to_string(), code.to_string()))
-        .collect()
 }
 
 #[test]

@@ -11,9 +11,8 @@
 mod floor_plan;
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
-use floor_plan::{find_cycle, graph, logic_lines, module_of, sources};
+use floor_plan::{crate_sources, find_cycle, graph, logic_lines, module_of, plan};
 
 /// The layers from the bottom up: a module of one may use its own and
 /// those before it.
@@ -108,19 +107,10 @@ fn problems(files: &BTreeMap<String, String>) -> Vec<String> {
 
 #[test]
 fn kernels_modules_import_down_their_layers_and_round_no_circle() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = BTreeMap::new();
-    sources(&root, &root, &mut files);
+    let files = crate_sources(env!("CARGO_MANIFEST_DIR"));
     assert!(files.len() > 30, "{:?}", files.keys());
     let found = problems(&files);
     assert!(found.is_empty(), "{}", found.join("\n"));
-}
-
-fn plan(files: &[(&str, &str)]) -> BTreeMap<String, String> {
-    files
-        .iter()
-        .map(|(path, code)| (path.to_string(), code.to_string()))
-        .collect()
 }
 
 #[test]

@@ -8,23 +8,12 @@ use kernels::emulator_output::Finding;
 
 use super::fault::{self, Fault};
 use super::limits;
-use crate::exec::launch::{self, Shape};
+use crate::exec::launch::{self, Report, Shape};
 use crate::heap::Allocation;
 use crate::ir::Kernel;
 
-/// What a launch that ran to its end did.
-#[derive(Debug, Default)]
-pub struct Launched {
-    /// Thread-instructions executed.
-    pub executed: u64,
-    /// CPU seconds the workers spent, summed.
-    pub cpu_seconds: f64,
-    /// What `printf` wrote, block by block in the grid's order.
-    pub printed: Vec<u8>,
-    /// What the blocks carried on past, the first
-    /// [`launch::KEPT_FINDINGS`] in the grid's order.
-    pub findings: Vec<Finding>,
-}
+/// What a launch that ran to its end did, its findings worded.
+pub type Launched = Report<Finding>;
 
 /// Runs `kernel` over `shape` with `params` (its parameter buffer) against
 /// `allocations`, as `cuLaunchKernel` does; with `carry_on`, past what a
@@ -45,7 +34,7 @@ pub fn run(
             .collect()
     };
     match launch::launch(kernel, shape, params, allocations, carry_on) {
-        Ok(report) => Ok(Launched {
+        Ok(report) => Ok(Report {
             executed: report.executed,
             cpu_seconds: report.cpu_seconds,
             printed: report.printed,

@@ -55,9 +55,10 @@ pub struct Failed {
     pub findings: Vec<Found>,
 }
 
-/// What a launch did.
+/// What a launch did; its findings typed (`Found`), or as the driver
+/// words them.
 #[derive(Debug, Default)]
-pub struct Report {
+pub struct Report<F = Found> {
     /// Thread-instructions executed.
     pub executed: u64,
     /// CPU seconds the workers spent, summed: executed / cpu_seconds is
@@ -67,7 +68,7 @@ pub struct Report {
     pub printed: Vec<u8>,
     /// What the blocks carried on past (`exec::memory::carry_on`), the
     /// first [`KEPT_FINDINGS`] in the grid's order.
-    pub findings: Vec<Found>,
+    pub findings: Vec<F>,
 }
 
 /// Findings a launch keeps: the first few say what is wrong, and a kernel

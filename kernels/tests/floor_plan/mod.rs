@@ -12,6 +12,23 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
 
+/// Every .rs file of the crate at `manifest_dir`, by its path relative to
+/// its src/.
+pub fn crate_sources(manifest_dir: &str) -> BTreeMap<String, String> {
+    let root = Path::new(manifest_dir).join("src");
+    let mut files = BTreeMap::new();
+    sources(&root, &root, &mut files);
+    files
+}
+
+/// A made-up crate for a layers test's own tests: (path, source) pairs.
+pub fn plan(files: &[(&str, &str)]) -> BTreeMap<String, String> {
+    files
+        .iter()
+        .map(|(path, code)| (path.to_string(), code.to_string()))
+        .collect()
+}
+
 /// Every .rs file under `dir`, by its path relative to `root`, with `/`.
 pub fn sources(root: &Path, dir: &Path, into: &mut BTreeMap<String, String>) {
     for entry in fs::read_dir(dir).expect("the source folder reads") {
