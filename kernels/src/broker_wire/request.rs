@@ -1,7 +1,7 @@
 //! What the client asks: one [`Request`] per driver call (a pageable copy is
 //! one per chunk), and its encoding (`decode` reads it back, bounded).
 
-use super::{Reader, WireError, Writer};
+use super::Writer;
 
 /// Where a copy's host bytes are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -285,7 +285,7 @@ fn write_copy<'w>(w: &'w mut Writer, ends: &CopyEnds) -> &'w mut Writer {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{MAX_FRAME_BYTES, noise};
+    use super::super::{MAX_FRAME_BYTES, WireError, noise};
     use super::*;
 
     /// One of every request, with values that use every field's width.
