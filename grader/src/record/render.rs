@@ -550,9 +550,14 @@ impl fmt::Display for TraceFailure {
             TraceFailure::Garbled { line, text, error } => {
                 write!(f, "line {line} of the trace, {text:?}: {error}")
             }
-            TraceFailure::Truncated { mib } => {
+            TraceFailure::Truncated { mib, records: 0 } => {
                 write!(f, "the driver-call trace passed {mib} MiB and was cut off")
             }
+            TraceFailure::Truncated { mib, records } => write!(
+                f,
+                "the driver-call trace passed what the grader keeps ({mib} MiB or {records} \
+                 records) and was cut off"
+            ),
         }
     }
 }
