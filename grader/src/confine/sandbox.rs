@@ -35,6 +35,11 @@ const RUN_PROCESSES: u64 = 1024;
 const BUILD_PROCESSES: u64 = 2048;
 /// The largest file a run may write (in its private /tmp).
 const MAX_RUN_FILE: libc::rlim_t = 64 << 20;
+/// The largest file a build may write (`RLIMIT_FSIZE`): an object file, a
+/// PTX, a binary. A compiler or linker that passes it is stopped
+/// (`SIGXFSZ`) and the build fails; an honest exercise's binary is about
+/// 5 MiB (`build::sizes`).
+pub const MAX_BUILD_FILE: u64 = 64 << 20;
 /// A build's memory (rustc, nvcc); without a cell, its address space.
 const BUILD_MEMORY: u64 = 8 << 30;
 /// A run's memory on a GPU besides the data its plan names: the driver's
@@ -597,7 +602,7 @@ impl Sandbox {
             Confinement {
                 mode: self.build_mode,
                 uid: NOBODY,
-                max_file: None,
+                max_file: Some(MAX_BUILD_FILE as libc::rlim_t),
                 max_data: None,
                 max_address_space: cell.is_none().then_some(BUILD_MEMORY),
                 join: cell.as_ref().map(Cell::joining).unwrap_or_default(),
