@@ -715,6 +715,7 @@ mod tests {
             elements: None,
             not_run: not_run.map(str::to_owned),
             in_one_process: false,
+            out_of_time: false,
             seconds: 0.0,
         }
     }

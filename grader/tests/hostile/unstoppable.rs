@@ -73,7 +73,7 @@ const CASES: &[(&str, &str, Expect)] = &[
     ),
     (
         "hold-threads",
-        "holding every thread it can get for 15 s",
+        "holding every thread it can get for 8 s",
         Blocked,
     ),
     (
