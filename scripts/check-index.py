@@ -23,7 +23,7 @@ ENTRY = re.compile(r"^\| `([^`]+)` \| ([^|]*)\|")
 # (grader-bundle/bench/...) nor after a commit (133f21b:scripts/perf/...).
 CITED = re.compile(r"(?<![\w./:-])((?:bench|scripts)/[\w./-]*[\w/])")
 # Files whose text may name a path. Rust sources are left out until their
-# comments, which still cite scripts/perf/, are moved to bench/runs/.
+# comments, which still cite the old perf notebook, are moved to bench/runs/.
 CITING = (".md", ".sh", ".py", ".cu", ".csv", ".toml")
 CITING_NAMES = (".ci/run", "scripts/cuda-runner")
 

@@ -6,8 +6,9 @@
 //!   exercises, their steps and their grading facts; [`exit_code`],
 //!   [`launch`], [`seeded`], [`stats`], [`units`]; the wire formats that
 //!   cross a process boundary: the driver-call trace ([`trace_record`]),
-//!   the CPU emulator's findings ([`emulator_output`]) and the grader's
-//!   [`timing_gate`] (whose guard comes with `runtime`).
+//!   the GPU broker's protocol ([`broker_wire`]), the CPU emulator's
+//!   findings ([`emulator_output`]) and the grader's [`timing_gate`]
+//!   (whose guard comes with `runtime`).
 //! - Feature `protocol` (serde, no GPU; the grader uses it): the result
 //!   [`protocol`], each exercise's closed forms and check ([`vecadd`]), the
 //!   [`checksum`] of a run's outputs, and the person-readable [`report`].
@@ -16,6 +17,7 @@
 //!   each exercise's driver.
 
 pub mod batch;
+pub mod broker_wire;
 pub mod catalogue;
 pub mod emulator_output;
 pub mod exit_code;

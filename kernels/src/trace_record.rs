@@ -9,6 +9,14 @@
 //! order the calls returned, the process id, the driver entry point, its
 //! CUresult, then the call's details under the [`key`] names. Lines that
 //! start with `#` are comments.
+//!
+//! The GPU broker (`broker/`, outside the student's process) writes its
+//! record of a run in the same grammar, with more keys: the events, the
+//! page-locked regions and device ranges a call touched, a launch's
+//! pointer parameters, and the GPU times it measured itself
+//! ([`key::GPU_START`], [`key::GPU_END`]); a record it had to cut ends
+//! with [`cut_line`]. The tracer writes none of them, and readers that do
+//! not ask for them read either.
 
 use std::ffi::CStr;
 use std::fmt;
@@ -75,6 +83,97 @@ pub mod key {
     pub const KERNEL: &str = "kernel";
     pub const GRID: &str = "grid";
     pub const BLOCK: &str = "block";
+    /// An event handle, `0x...`: the one recorded, synchronised with or
+    /// waited on; the start event of `cuEventElapsedTime`.
+    pub const EVENT: &str = "event";
+    /// The page-locked region a copy's host side lies in, `0x...` (the
+    /// broker's token; the region a `cuMemAllocHost_v2` made).
+    pub const REGION: &str = "region";
+    /// The device address a copy or memset starts reading, `0x...`; its
+    /// length is [`BYTES`].
+    pub const SRC: &str = "src";
+    /// The device address a copy or memset starts writing, `0x...`; an
+    /// allocation's base, for `cuMemAlloc_v2` and `cuMemFree_v2`.
+    pub const DST: &str = "dst";
+    /// A launch's 8-byte parameters that point into device memory the
+    /// program holds, `0x...,0x...`.
+    pub const POINTERS: &str = "ptrs";
+    /// When the call's work started and ended on the GPU, in milliseconds
+    /// after the broker's first event ([`GpuTime`](super::GpuTime)),
+    /// measured by events of the broker's own on the work's stream. An
+    /// event the program recorded has both at its own time.
+    pub const GPU_START: &str = "gpu_start";
+    pub const GPU_END: &str = "gpu_end";
+    /// 1 where the broker loaded the grader's canary in place of the
+    /// module the program sent.
+    pub const CANARY: &str = "canary";
+}
+
+/// The comment that ends a record the broker cut at its bound: `kept`
+/// calls are in it, `dropped` more were made. Newline included.
+pub fn cut_line(kept: u64, dropped: u64) -> String {
+    format!("# cut: {kept} calls recorded, {dropped} more not\n")
+}
+
+/// Whether `text` is a record that was cut ([`cut_line`]).
+pub fn is_cut(text: &str) -> bool {
+    text.lines().any(|line| line.starts_with("# cut: "))
+}
+
+/// A time on the broker's GPU timeline: nanoseconds after its first event,
+/// written as milliseconds with six decimals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct GpuTime {
+    pub nanos: u64,
+}
+
+impl GpuTime {
+    /// From milliseconds (as `cuEventElapsedTime` gives them); a negative
+    /// or NaN time is 0.
+    pub fn from_ms(ms: f64) -> GpuTime {
+        GpuTime {
+            nanos: (ms * 1e6).round().max(0.0) as u64,
+        }
+    }
+
+    pub fn ms(self) -> f64 {
+        self.nanos as f64 / 1e6
+    }
+}
+
+impl fmt::Display for GpuTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}.{:06}",
+            self.nanos / 1_000_000,
+            self.nanos % 1_000_000
+        )
+    }
+}
+
+impl std::str::FromStr for GpuTime {
+    type Err = ();
+
+    /// `MS` or `MS.FRACTION`, at most six decimals.
+    fn from_str(text: &str) -> Result<GpuTime, ()> {
+        let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+        let (whole, fraction) = match text.split_once('.') {
+            Some((whole, fraction)) if digits(fraction) => (whole, fraction),
+            Some(_) => return Err(()),
+            None => (text, ""),
+        };
+        if !digits(whole) || fraction.len() > 6 {
+            return Err(());
+        }
+        let ms: u64 = whole.parse().map_err(|_| ())?;
+        let padded = format!("{fraction:0<6}");
+        let part: u64 = padded.parse().map_err(|_| ())?;
+        ms.checked_mul(1_000_000)
+            .and_then(|n| n.checked_add(part))
+            .map(|nanos| GpuTime { nanos })
+            .ok_or(())
+    }
 }
 
 /// Which way a copy went.
@@ -119,6 +218,15 @@ pub struct Call {
     /// The kernel of a launch or of `cuModuleGetFunction` (`?` when the
     /// tracer never saw the function's name).
     pub kernel: Option<String>,
+    /// The broker's details (None, or empty, in the tracer's records).
+    pub event: Option<u64>,
+    pub region: Option<u64>,
+    pub src: Option<u64>,
+    pub dst: Option<u64>,
+    pub pointers: Vec<u64>,
+    pub gpu_start: Option<GpuTime>,
+    pub gpu_end: Option<GpuTime>,
+    pub canary: Option<bool>,
 }
 
 impl Call {
@@ -163,6 +271,15 @@ pub enum LineError {
     BadPinned {
         value: String,
     },
+    /// A key that holds 0 or 1 holds something else.
+    BadFlag {
+        key: String,
+        value: String,
+    },
+    NotATime {
+        key: String,
+        value: String,
+    },
 }
 
 impl fmt::Display for LineError {
@@ -177,6 +294,13 @@ impl fmt::Display for LineError {
                 write!(f, "dir={value} is not htod, dtoh or dtod")
             }
             LineError::BadPinned { value } => write!(f, "pinned={value} is not 0 or 1"),
+            LineError::BadFlag { key, value } => write!(f, "{key}={value} is not 0 or 1"),
+            LineError::NotATime { key, value } => {
+                write!(
+                    f,
+                    "{key}={value} is not milliseconds (at most six decimals)"
+                )
+            }
         }
     }
 }
@@ -207,6 +331,14 @@ pub fn parse_line(line: &str) -> Result<Call, LineError> {
         direction: None,
         pinned: None,
         kernel: None,
+        event: None,
+        region: None,
+        src: None,
+        dst: None,
+        pointers: Vec::new(),
+        gpu_start: None,
+        gpu_end: None,
+        canary: None,
     };
     for field in words {
         let (name, value) = field
@@ -240,11 +372,39 @@ pub fn parse_line(line: &str) -> Result<Call, LineError> {
                 })
             }
             key::KERNEL => call.kernel = Some(value.to_owned()),
-            // grid, block, host, event: details for a person reading it.
+            key::EVENT => call.event = Some(hex(value)?),
+            key::REGION => call.region = Some(hex(value)?),
+            key::SRC => call.src = Some(hex(value)?),
+            key::DST => call.dst = Some(hex(value)?),
+            key::POINTERS => {
+                call.pointers = value.split(',').map(hex).collect::<Result<_, _>>()?;
+            }
+            key::GPU_START => call.gpu_start = Some(time(name, value)?),
+            key::GPU_END => call.gpu_end = Some(time(name, value)?),
+            key::CANARY => call.canary = Some(flag(name, value)?),
+            // grid, block, host: details for a person reading it.
             _ => {}
         }
     }
     Ok(call)
+}
+
+fn time(key: &str, value: &str) -> Result<GpuTime, LineError> {
+    value.parse().map_err(|()| LineError::NotATime {
+        key: key.to_owned(),
+        value: value.to_owned(),
+    })
+}
+
+fn flag(key: &str, value: &str) -> Result<bool, LineError> {
+    match value {
+        "1" => Ok(true),
+        "0" => Ok(false),
+        _ => Err(LineError::BadFlag {
+            key: key.to_owned(),
+            value: value.to_owned(),
+        }),
+    }
 }
 
 fn number(text: &str, what: &str) -> Result<u64, LineError> {
@@ -330,5 +490,60 @@ mod tests {
             let err = parse_line(text).unwrap_err().to_string();
             assert!(err.contains(says), "{text}: {err}");
         }
+    }
+
+    #[test]
+    fn the_broker_s_details_are_read_and_the_tracer_s_lines_still_are() {
+        let call = parse_line(
+            "9 7 cuMemcpyHtoDAsync_v2 0 stream=0x120 bytes=64 dir=htod pinned=1 \
+             region=0x110 dst=0x7f0000 gpu_start=1.5 gpu_end=12.000250",
+        )
+        .unwrap();
+        assert_eq!(
+            (call.region, call.dst, call.src),
+            (Some(0x110), Some(0x7f0000), None)
+        );
+        assert_eq!(call.gpu_start, Some(GpuTime { nanos: 1_500_000 }));
+        assert_eq!(call.gpu_end.map(GpuTime::ms), Some(12.00025));
+        let launch = parse_line(
+            "3 7 cuLaunchKernel 0 stream=0x0 kernel=k grid=1,1,1 block=1,1,1 ptrs=0x10,0x20 canary=1",
+        )
+        .unwrap();
+        assert_eq!(launch.pointers, [0x10, 0x20]);
+        assert_eq!(launch.canary, Some(true));
+        // The tracer's event detail is a handle too.
+        let sync = parse_line("4 7 cuEventSynchronize 0 event=0x5a").unwrap();
+        assert_eq!(sync.event, Some(0x5a));
+        for (text, says) in [
+            ("1 7 cuLaunchKernel 0 gpu_start=-1", "is not milliseconds"),
+            ("1 7 cuLaunchKernel 0 gpu_end=1.1234567", "at most six"),
+            ("1 7 cuLaunchKernel 0 gpu_end=1.", "is not milliseconds"),
+            ("1 7 cuLaunchKernel 0 ptrs=0x1,2", "is not a 0x handle"),
+            (
+                "1 7 cuModuleLoadData 0 canary=yes",
+                "canary=yes is not 0 or 1",
+            ),
+        ] {
+            let err = parse_line(text).unwrap_err().to_string();
+            assert!(err.contains(says), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn gpu_times_are_written_as_they_are_read() {
+        for nanos in [0, 1, 999_999, 1_000_000, 123_456_789_012] {
+            let time = GpuTime { nanos };
+            assert_eq!(time.to_string().parse(), Ok(time));
+        }
+        assert_eq!(GpuTime::from_ms(0.25).to_string(), "0.250000");
+        assert_eq!(GpuTime::from_ms(-3.0), GpuTime { nanos: 0 });
+        assert!("99999999999999999999".parse::<GpuTime>().is_err());
+    }
+
+    #[test]
+    fn a_cut_record_says_so() {
+        let text = format!("{HEADER_LINE}1 7 cuInit 0\n{}", cut_line(1, 5));
+        assert!(is_cut(&text) && !is_cut(HEADER_LINE));
+        assert!(parse_line("1 7 cuInit 0").is_ok());
     }
 }

@@ -1,6 +1,6 @@
-//! Device allocations, copies and memsets, and pinned host buffers. Work runs
-//! when it is issued, so the async forms are the synchronous ones in stream
-//! order.
+//! Device allocations, copies and memsets, and pinned host buffers (the
+//! driver's, and the caller's own it registers). Work runs when it is
+//! issued, so the async forms are the synchronous ones in stream order.
 //!
 //! # Safety
 //! Every function here is called from C with the driver API's contract:
@@ -8,7 +8,9 @@
 //! given. Device addresses are checked against the allocations.
 
 use std::alloc::Layout;
+use std::collections::BTreeMap;
 use std::ffi::{c_uchar, c_uint, c_void};
+use std::sync::{Mutex, MutexGuard};
 
 use super::codes::{self, CuResult};
 use super::state::{self, Driver, write_out};
@@ -291,4 +293,82 @@ pub unsafe extern "C" fn cuMemFreeHost(buffer: *mut c_void) -> CuResult {
         unsafe { std::alloc::dealloc(buffer.cast(), layout) };
         Ok(())
     })
+}
+
+/// Host ranges `cuMemHostRegister_v2` page-locked: address -> length. Kept
+/// apart from `Driver::host_buffers`, which `cuMemFreeHost` frees: these
+/// are the caller's memory, and freeing one is refused as on a GPU. (The
+/// GPU broker registers the memory it shares with its client.)
+static REGISTERED: Mutex<BTreeMap<usize, usize>> = Mutex::new(BTreeMap::new());
+
+fn registered() -> MutexGuard<'static, BTreeMap<usize, usize>> {
+    REGISTERED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Page-locks `bytes` of the caller's memory at `address`: recorded, as
+/// the emulator's host memory is all alike. A range that overlaps one
+/// already registered is refused.
+///
+/// # Safety
+/// See the module's contract.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemHostRegister_v2(
+    address: *mut c_void,
+    bytes: usize,
+    _flags: c_uint,
+) -> CuResult {
+    state::with_driver("cuMemHostRegister_v2", |_| {
+        let start = address as usize;
+        let end = start.checked_add(bytes).ok_or(codes::INVALID_VALUE)?;
+        if start == 0 || bytes == 0 {
+            return Err(codes::INVALID_VALUE);
+        }
+        let mut table = registered();
+        let before = table.range(..end).next_back();
+        if before.is_some_and(|(&at, &length)| at + length > start) {
+            return Err(codes::INVALID_VALUE);
+        }
+        table.insert(start, bytes);
+        Ok(())
+    })
+}
+
+/// # Safety
+/// See the module's contract.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn cuMemHostUnregister(address: *mut c_void) -> CuResult {
+    state::with_driver("cuMemHostUnregister", |_| {
+        registered()
+            .remove(&(address as usize))
+            .map(|_| ())
+            .ok_or(codes::INVALID_VALUE)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registered_memory_is_the_caller_s_and_registered_once() {
+        // SAFETY: the buffer outlives every call; no out-pointers.
+        unsafe {
+            assert_eq!(super::super::device_api::cuInit(0), codes::SUCCESS);
+            let mut buffer = vec![0u8; 8192];
+            let at = buffer.as_mut_ptr().cast::<c_void>();
+            assert_eq!(cuMemHostRegister_v2(at, 8192, 0), codes::SUCCESS);
+            // Overlapping it, freeing it as the driver's, or an empty range.
+            let inside = at.cast::<u8>().add(4096).cast();
+            assert_eq!(cuMemHostRegister_v2(inside, 16, 0), codes::INVALID_VALUE);
+            assert_eq!(cuMemFreeHost(at), codes::INVALID_VALUE);
+            assert_eq!(cuMemHostRegister_v2(at, 0, 0), codes::INVALID_VALUE);
+            assert_eq!(cuMemHostUnregister(inside), codes::INVALID_VALUE);
+            assert_eq!(cuMemHostUnregister(at), codes::SUCCESS);
+            assert_eq!(cuMemHostUnregister(at), codes::INVALID_VALUE);
+            assert_eq!(cuMemHostRegister_v2(inside, 16, 0), codes::SUCCESS);
+            assert_eq!(cuMemHostUnregister(inside), codes::SUCCESS);
+        }
+    }
 }

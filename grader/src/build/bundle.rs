@@ -126,9 +126,9 @@ pub enum Progress<'a> {
 }
 
 /// Builds the bundle; returns it as written to BUNDLE/bundle.json. In
-/// stages: what there is to build ([`discovered`]), the course's trusted
-/// host code ([`trusted`]), each student's build ([`build_students`]), what
-/// each item's build left kept in the bundle ([`keep_built`]), the files of
+/// stages: what there is to build (`discovered`), the course's trusted
+/// host code (`trusted`), each student's build (`build_students`), what
+/// each item's build left kept in the bundle (`keep_built`), the files of
 /// students no longer in the submissions swept away, and bundle.json.
 pub fn build(request: Request) -> Result<Bundle> {
     let chosen: Vec<ExerciseId> = ALL_IDS

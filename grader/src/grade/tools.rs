@@ -1,7 +1,7 @@
 //! How the memory-safety point is assessed, and the runs it needs: on a
 //! GPU, compute-sanitizer's tools over the kernel in the course's host
 //! code at the exercise's first planned run, its smallest, and at an
-//! edge-shape run of moderate size ([`sanitized_runs`]), unless the kernel
+//! edge-shape run of moderate size (`sanitized_runs`), unless the kernel
 //! cannot run there or did not finish one of those runs plain; on the CPU
 //! emulator, its findings in the runs already made, with no run of its
 //! own.

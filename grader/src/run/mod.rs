@@ -9,7 +9,7 @@
 //! student's binary ([`trace`], [`traced`]), compute-sanitizer over a
 //! kernel ([`sanitizer`]), and one exercise's bench, through which the
 //! dispatcher (`grade::exercise`) has every one of its processes made
-//! ([`bench`]). What comes back is raw; the judge says what it amounts to.
+//! ([`mod@bench`]). What comes back is raw; the judge says what it amounts to.
 
 pub mod batch;
 pub mod bench;
