@@ -70,7 +70,11 @@ pub fn folder_refused(target: &Path) -> Option<String> {
 /// killed by `SIGXFSZ`), a line that says so.
 pub fn errors(said: &str) -> String {
     let mut kept = crate::bounded::cut_text(said, MAX_BUILD_ERRORS);
-    if said.contains("SIGXFSZ") || said.contains("ile size limit exceeded") {
+    // Cargo names the signal by its number alone (`(signal: 25)`), the
+    // linker by its words.
+    let by_number = format!("(signal: {})", libc::SIGXFSZ);
+    if said.contains(&by_number) || said.contains("SIGXFSZ") || said.contains("ile size limit exceeded")
+    {
         kept.push_str(&format!(
             "\nA file of the build passed the grader's limit of {} MiB on any file a build \
              writes (a large static array, or include_bytes! of a large file?).",
@@ -118,8 +122,15 @@ mod tests {
 
     #[test]
     fn a_file_size_signal_is_explained_and_long_messages_are_cut() {
-        let said = errors("error: could not compile `dot-sm` (signal: 25, SIGXFSZ: file size limit exceeded)");
-        assert!(said.ends_with("include_bytes! of a large file?)."), "{said}");
+        for killed in [
+            "error: could not compile `dot-sm` (signal: 25, SIGXFSZ: file size limit exceeded)",
+            "process didn't exit successfully: `rustc --crate-name dot_sm` (signal: 25)",
+            "collect2: fatal error: ld terminated with signal 25 [File size limit exceeded]",
+        ] {
+            let said = errors(killed);
+            assert!(said.ends_with("include_bytes! of a large file?)."), "{said}");
+        }
+        assert!(!errors("error[E0425]: cannot find value `n2` (signal: 9)").contains("limit"));
         let long = errors(&"e".repeat(1 << 20));
         assert!(long.len() < MAX_BUILD_ERRORS + 100 && long.ends_with("more bytes cut]"));
     }
