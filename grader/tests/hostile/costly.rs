@@ -8,8 +8,7 @@
 //! `run/trace.rs`, `build/sizes.rs`), and every honest student get exactly
 //! the record it gets graded alone. (A tool that hangs only when
 //! instrumented needs compute-sanitizer, which the emulator does not run:
-//! `run::sanitizer`'s tests fake it, and `hostile-gpu/gpu-hang-instrumented`
-//! is graded on a GPU by `scripts/grader-bundle.sh`.)
+//! `run::sanitizer`'s tests fake one that never returns.)
 
 use std::fs;
 use std::path::Path;
