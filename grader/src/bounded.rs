@@ -85,7 +85,10 @@ fn cut(value: &Value, budget: &mut usize) -> Value {
                 if *budget < 2 * NOTE {
                     kept.insert(
                         "...".to_owned(),
-                        Value::String(format!("[{} more keys cut by the grader]", fields.len() - k)),
+                        Value::String(format!(
+                            "[{} more keys cut by the grader]",
+                            fields.len() - k
+                        )),
                     );
                     *budget = budget.saturating_sub(NOTE);
                     break;
@@ -126,7 +129,9 @@ fn cut_strings(value: &mut Value) -> bool {
             true
         }
         Value::Array(items) => items.iter_mut().fold(false, |cut, v| cut_strings(v) | cut),
-        Value::Object(fields) => fields.values_mut().fold(false, |cut, v| cut_strings(v) | cut),
+        Value::Object(fields) => fields
+            .values_mut()
+            .fold(false, |cut, v| cut_strings(v) | cut),
         _ => false,
     }
 }

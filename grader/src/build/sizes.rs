@@ -73,7 +73,9 @@ pub fn errors(said: &str) -> String {
     // Cargo names the signal by its number alone (`(signal: 25)`), the
     // linker by its words.
     let by_number = format!("(signal: {})", libc::SIGXFSZ);
-    if said.contains(&by_number) || said.contains("SIGXFSZ") || said.contains("ile size limit exceeded")
+    if said.contains(&by_number)
+        || said.contains("SIGXFSZ")
+        || said.contains("ile size limit exceeded")
     {
         kept.push_str(&format!(
             "\nA file of the build passed the grader's limit of {} MiB on any file a build \
@@ -128,7 +130,10 @@ mod tests {
             "collect2: fatal error: ld terminated with signal 25 [File size limit exceeded]",
         ] {
             let said = errors(killed);
-            assert!(said.ends_with("include_bytes! of a large file?)."), "{said}");
+            assert!(
+                said.ends_with("include_bytes! of a large file?)."),
+                "{said}"
+            );
         }
         assert!(!errors("error[E0425]: cannot find value `n2` (signal: 9)").contains("limit"));
         let long = errors(&"e".repeat(1 << 20));

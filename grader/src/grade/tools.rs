@@ -111,7 +111,7 @@ mod tests {
     use crate::confine::runner::Limits;
     use crate::confine::sandbox::Isolation;
     use crate::run::budget::Budget;
-        use crate::run::lane::Lane;
+    use crate::run::lane::Lane;
 
     #[test]
     fn a_kernel_that_timed_out_is_not_run_again_under_the_sanitizer() {

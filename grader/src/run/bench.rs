@@ -21,8 +21,8 @@ use crate::confine::sandbox::Isolation;
 use crate::plan::runs::{self as plan, Role};
 use crate::record::outcome::Tool;
 use crate::record::results::Sanitized;
-use crate::run::job::{self, Job, Made};
 use crate::run::budget::{self, Budget};
+use crate::run::job::{self, Job, Made};
 use crate::run::lane::{Ending, ExerciseLane, Lane, Use};
 use crate::run::{batch, sanitizer};
 
@@ -347,9 +347,14 @@ mod tests {
             failed_after: Some(whole),
         };
         let ten_minutes = (whole, false);
-        lane.run_confirmed("hangs", Use::Alone, &budget, ten_minutes, |_, _| (), |&()| {
-            out_of_time(())
-        });
+        lane.run_confirmed(
+            "hangs",
+            Use::Alone,
+            &budget,
+            ten_minutes,
+            |_, _| (),
+            |&()| out_of_time(()),
+        );
         assert!(budget.held());
         assert_eq!(bench.limits(small).timeout, budget::AFTER_HOLDING);
         assert_eq!(bench.limits(large).timeout, whole);
@@ -368,7 +373,10 @@ mod tests {
             std::fs::set_permissions(&binary, std::fs::Permissions::from_mode(0o755)).unwrap();
             binary
         };
-        let (quick, slow) = (script("quick", "exit 3"), script("slow", "sleep 60; exit 3"));
+        let (quick, slow) = (
+            script("quick", "exit 3"),
+            script("slow", "sleep 60; exit 3"),
+        );
         let plan = crate::plan::exercise::plan(ExerciseId::DotSm, 1);
         let ptx = Kept {
             path: quick.clone(),

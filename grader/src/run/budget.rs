@@ -184,7 +184,10 @@ mod tests {
             Some(Duration::from_secs(4))
         );
         // A run above 2^31 elements needs its time alone.
-        assert_eq!(budget.remake(Ending::Neighbours, MINUTE, true), Some(MINUTE));
+        assert_eq!(
+            budget.remake(Ending::Neighbours, MINUTE, true),
+            Some(MINUTE)
+        );
     }
 
     #[test]

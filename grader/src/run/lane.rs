@@ -446,7 +446,11 @@ impl Lane {
         let (host, device) = match self.caps {
             Some(emulated) => (
                 crate::confine::sandbox::run_memory(emulated, data),
-                (data > 0).then(|| memory::with_headroom(data)).unwrap_or(0),
+                if data > 0 {
+                    memory::with_headroom(data)
+                } else {
+                    0
+                },
             ),
             None if data > 0 => (memory::with_headroom(data), memory::with_headroom(data)),
             None => (0, 0),
@@ -756,13 +760,23 @@ mod tests {
         // Every later run of the exercise out of time stands as it is.
         for _ in 0..4 {
             let timeout = budget.timeout(MINUTE.0, false);
-            lane.run_confirmed("test", Use::Shared, &budget, (timeout, false), make, out_of_time);
+            lane.run_confirmed(
+                "test",
+                Use::Shared,
+                &budget,
+                (timeout, false),
+                make,
+                out_of_time,
+            );
         }
         assert_eq!(lane.spent()["made again alone"].0, 1);
         assert_eq!(lane.spent()["test"].0, 5);
         // Its remake and its later runs had AFTER_HOLDING.
         let after = budget::AFTER_HOLDING;
-        assert_eq!(timeouts.lock().unwrap()[..], [MINUTE.0, after, after, after, after, after]);
+        assert_eq!(
+            timeouts.lock().unwrap()[..],
+            [MINUTE.0, after, after, after, after, after]
+        );
         // Another exercise's first run out of time is made again alone.
         let other = Budget::default();
         lane.run_confirmed("test", Use::Shared, &other, MINUTE, make, out_of_time);

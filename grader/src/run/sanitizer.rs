@@ -25,8 +25,8 @@ use crate::plan::runs::Tag;
 use crate::record::outcome::Tool;
 use crate::record::results::Sanitized;
 use crate::run::batch::BatchFile;
-use crate::run::gate::GateEnd;
 use crate::run::budget;
+use crate::run::gate::GateEnd;
 use crate::run::lane::{Ending, ExerciseLane, Use};
 
 /// The tools run, in order.

@@ -315,11 +315,21 @@ mod tests {
         let read = |bytes, lines| read_within(records.as_bytes(), bytes, lines).unwrap();
         // Within both: whole.
         let whole = read(1 << 10, 10);
-        assert_eq!((whole.text.as_str(), whole.truncated), (records.as_str(), false));
+        assert_eq!(
+            (whole.text.as_str(), whole.truncated),
+            (records.as_str(), false)
+        );
         // Ten lines where four are kept: the first four, cut.
         let by_lines = read(1 << 10, 4);
         assert!(by_lines.truncated);
-        assert_eq!(by_lines.text, records.lines().take(4).map(|l| format!("{l}\n")).collect::<String>());
+        assert_eq!(
+            by_lines.text,
+            records
+                .lines()
+                .take(4)
+                .map(|l| format!("{l}\n"))
+                .collect::<String>()
+        );
         // Bytes for two records and a half: two.
         let by_bytes = read(35, 100);
         assert!(by_bytes.truncated);
@@ -344,7 +354,10 @@ mod tests {
         pipe.attach(&mut command);
         let mut child = command.spawn().unwrap();
         let reading = pipe.read();
-        assert!(child.wait().unwrap().success(), "the writer was not blocked");
+        assert!(
+            child.wait().unwrap().success(),
+            "the writer was not blocked"
+        );
         let collected = reading.finish(Duration::from_secs(30)).unwrap();
         assert!(collected.truncated);
         assert_eq!(collected.text.lines().count(), MAX_TRACE_RECORDS);

@@ -28,7 +28,12 @@ const TIMEOUT: u64 = 20;
 const SLEEP: u64 = TIMEOUT - 2;
 
 const HONEST: [&str; 2] = ["honest1", "honest2"];
-const COSTLY: [&str; 4] = ["remake-sleeper", "report-flood", "trace-flood", "big-static"];
+const COSTLY: [&str; 4] = [
+    "remake-sleeper",
+    "report-flood",
+    "trace-flood",
+    "big-static",
+];
 
 /// Writes the honest students, and the costly ones where `costly`.
 fn write_class(submissions: &Path, costly: bool) {
@@ -96,7 +101,10 @@ fn seconds_of(timeline: &Path, phase: &str) -> f64 {
         .skip(1)
         .filter_map(|line| {
             let fields: Vec<&str> = line.split('\t').collect();
-            let (start, end) = (fields[3].parse::<f64>().ok()?, fields[4].parse::<f64>().ok()?);
+            let (start, end) = (
+                fields[3].parse::<f64>().ok()?,
+                fields[4].parse::<f64>().ok()?,
+            );
             (fields[1] == phase).then_some(end - start)
         })
         .sum()
@@ -144,10 +152,16 @@ fn no_student_costs_the_class_more_than_its_own_runs() {
         assert!(bytes <= MAX_REPORT_BYTES + 1024, "{bytes} bytes kept");
     }
     let whole = results["students"]["report-flood"].to_string().len();
-    assert!(whole < 32 * MAX_REPORT_BYTES, "{whole} bytes of results.json");
+    assert!(
+        whole < 32 * MAX_REPORT_BYTES,
+        "{whole} bytes of results.json"
+    );
     assert!(flood.to_string().contains("more bytes cut"), "{flood}");
     let feedback = fs::metadata(out.join("feedback/report-flood.md")).unwrap();
-    assert!(feedback.len() < 32 * MAX_REPORT_BYTES as u64, "{feedback:?}");
+    assert!(
+        feedback.len() < 32 * MAX_REPORT_BYTES as u64,
+        "{feedback:?}"
+    );
 
     // The trace read to its end, refused as cut off, and the grader's own
     // memory bounded.
@@ -158,9 +172,17 @@ fn no_student_costs_the_class_more_than_its_own_runs() {
 
     // The build refused by name, and nothing of it in the bundle.
     let big = record(&results, "big-static");
-    let said = big["build_errors"].as_str().unwrap_or_else(|| panic!("{big}"));
-    assert!(said.contains(&format!("{} MiB", MAX_BINARY >> 20)), "{said}");
-    for entry in walkdir::WalkDir::new(out.join("bundle")).into_iter().flatten() {
+    let said = big["build_errors"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{big}"));
+    assert!(
+        said.contains(&format!("{} MiB", MAX_BINARY >> 20)),
+        "{said}"
+    );
+    for entry in walkdir::WalkDir::new(out.join("bundle"))
+        .into_iter()
+        .flatten()
+    {
         let bytes = entry.metadata().unwrap().len();
         assert!(bytes <= MAX_BINARY, "{}: {bytes}", entry.path().display());
     }
