@@ -297,12 +297,14 @@ fn run(
 
 /// The CPU emulator's first finding in a run's stderr (a race, an
 /// out-of-bounds access, a barrier, uninitialised memory, what it cannot
-/// run), whole: what it names (the threads, the `kernel.cu` lines) is
-/// what the student needs, and a GPU's error code alone does not say it.
+/// run), in its words, whole: what it names (the threads, the `kernel.cu`
+/// lines) is what the student needs, and a GPU's error code alone does not
+/// say it.
 fn emulator_finding(stderr: &str) -> Option<&str> {
     stderr
         .lines()
         .find_map(|line| line.strip_prefix(kernels::emulator_output::FINDING_PREFIX))
+        .map(kernels::emulator_output::words)
         .filter(|finding| !finding.trim().is_empty())
 }
 
@@ -412,8 +414,10 @@ mod tests {
     #[test]
     fn the_emulators_first_finding_is_found_whole() {
         let stderr = "cuda-course: no NVIDIA GPU in use; kernels run on the CPU emulator\n\
-            cuda-course emulator: shared-memory race in kernel `dot` at shared address 0x4: \
-            block (0,0,0) thread (1,0,0) wrote it (`st.shared.f32` at kernel.cu:35 (PTX line 80))\n\
+            cuda-course emulator: [shared-memory-race] block=(0,0,0) thread=(1,0,0) \
+            address=0x4 line=kernel.cu:35 :: shared-memory race in kernel `dot` at shared address \
+            0x4: block (0,0,0) thread (1,0,0) wrote it (`st.shared.f32` at kernel.cu:35 (PTX line \
+            80))\n\
             cuda-course emulator: a second one\n";
         let finding = emulator_finding(stderr).unwrap();
         assert!(

@@ -7,7 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::exec::access::{LOCAL_WINDOW, SHARED_WINDOW};
+use crate::exec::value::int;
 use crate::ir::*;
 use ptx::ast::{self, Declared, Operand, Statement};
 use ptx::parser::type_size;
@@ -282,6 +282,7 @@ impl Decoder<'_> {
         self.origins.push(Origin {
             ptx_line,
             source,
+            kernel_line: None,
             opcode: opcode.to_string(),
         });
     }
@@ -365,16 +366,23 @@ impl Decoder<'_> {
     fn instruction_statement(&mut self, instruction: &ast::Instruction) -> Result<(), String> {
         let start = self.code.len();
         let origins_start = self.origins.len();
-        let place = |(file, line): (u32, u32)| {
+        let name = |file: u32| {
             let path = self
                 .module
                 .files
                 .iter()
                 .find(|(n, _)| *n == file)
                 .map_or("?", |(_, p)| p.as_str());
-            let name = path.rsplit('/').next().unwrap_or(path);
-            format!("{name}:{line}")
+            path.rsplit('/').next().unwrap_or(path)
         };
+        let place = |(file, line): (u32, u32)| format!("{}:{line}", name(file));
+        // The student's line: where the instruction is, or where it was
+        // inlined into kernel.cu from a header.
+        let kernel_line = [instruction.source, instruction.inlined_at]
+            .into_iter()
+            .flatten()
+            .find(|&(file, _)| name(file) == KERNEL_FILE)
+            .map(|(_, line)| line);
         let origin = Origin {
             ptx_line: instruction.ptx_line,
             source: instruction.source.map(|at| match instruction.inlined_at {
@@ -383,6 +391,7 @@ impl Decoder<'_> {
                 }
                 _ => place(at),
             }),
+            kernel_line,
             opcode: instruction.opcode.clone(),
         };
         let guard = match &instruction.guard {
@@ -501,7 +510,7 @@ impl Decoder<'_> {
                     let (reg, _) = self.register(plain)?;
                     let temp = self.new_register(0)?;
                     self.emit(Op::Unary {
-                        f: crate::exec::int::w8::cnot,
+                        f: int::w8::cnot,
                         d: temp,
                         a: reg,
                     });

@@ -4,6 +4,10 @@
 //! resolved to instruction indices, and each operation's types and rounding
 //! chosen up front as a function pointer. Nothing is parsed while running.
 
+/// The source file an exercise's kernel is in: the file whose lines a
+/// finding names (`Origin::kernel_line`).
+pub const KERNEL_FILE: &str = "kernel.cu";
+
 /// A register index. Values live in the low bits, zero-extended.
 pub type Reg = u16;
 
@@ -15,6 +19,36 @@ pub type QuaternaryFn = fn(u64, u64, u64, u64) -> u64;
 /// An operation that reads and writes the carry flag (`add.cc`, `addc`,
 /// `madc`): (a, b, c, carry in) -> (d, carry out).
 pub type CarryFn = fn(u64, u64, u64, u64) -> (u64, u64);
+
+/// Generic addresses of shared memory: this window plus the offset
+/// (`cvta.shared`, and `exec::memory::state::generic` back).
+pub const SHARED_WINDOW: u64 = 0x0000_1000_0000_0000;
+/// Generic addresses of the thread's local memory.
+pub const LOCAL_WINDOW: u64 = 0x0000_2000_0000_0000;
+/// Bytes of each window.
+pub const WINDOW_BYTES: u64 = 1 << 32;
+
+/// A PTX numeric type.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Num {
+    Int { bits: u32, signed: bool },
+    F16,
+    F32,
+    F64,
+}
+
+/// One `cvt` form, decoded (`exec::value::convert` makes and applies it).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Conversion {
+    pub to: Num,
+    pub from: Num,
+    /// `.rni .rzi .rmi .rpi`: round to an integral value.
+    pub int_mode: Option<u8>,
+    /// `.rn .rz .rm .rp`: round to the destination float type.
+    pub float_mode: u8,
+    pub sat: bool,
+    pub ftz: bool,
+}
 
 /// Registers every kernel has, at fixed indices.
 pub mod fixed {
@@ -143,7 +177,7 @@ pub enum Op {
         a: Reg,
     },
     Convert {
-        conversion: crate::exec::convert::Conversion,
+        conversion: Conversion,
         d: Reg,
         a: Reg,
     },
@@ -323,6 +357,9 @@ pub struct Origin {
     pub ptx_line: u32,
     /// `kernel.cu:35` when the PTX has `.loc` lines.
     pub source: Option<String>,
+    /// The line of the student's `kernel.cu` it came from (inlined there,
+    /// for one from a header), when the PTX says.
+    pub kernel_line: Option<u32>,
     pub opcode: String,
 }
 

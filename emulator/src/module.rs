@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::decode;
+use crate::heap::Heap;
 use crate::ir::Kernel;
-use crate::memory::Heap;
 use ptx::parser;
 
 pub struct Module {

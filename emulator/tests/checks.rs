@@ -3,92 +3,16 @@
 //! is stopped with the fault it has, its thread and its `checks.cu` line.
 //! (The PTX corpus, tests/corpus/, holds the correct kernels the GPU ran.)
 
+mod device;
+
 use std::sync::Arc;
 
+use device::Device;
 use emulator::driver::codes;
-use emulator::exec::launch::{self, Fault, Shape};
-use emulator::memory::Heap;
-use emulator::module::Module;
+use emulator::driver::fault::Fault;
+use emulator::exec::launch::KEPT_FINDINGS;
 
 const PTX: &str = include_str!("ptx/checks.ptx");
-
-struct Device {
-    heap: Heap,
-    module: Module,
-}
-
-impl Device {
-    fn new() -> Device {
-        let mut heap = Heap::default();
-        let module = Module::load(PTX, &mut heap).expect("checks.ptx loads");
-        Device { heap, module }
-    }
-
-    /// A copy of `data` on the device (written, as cuMemcpyHtoD writes).
-    fn upload<T: Copy>(&mut self, data: &[T]) -> u64 {
-        let bytes = std::mem::size_of_val(data) as u64;
-        let address = self.heap.allocate(bytes, "test").unwrap();
-        let ptr = self.heap.range_to_write(address, bytes).unwrap();
-        // SAFETY: `ptr` covers `bytes` bytes of the fresh allocation.
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr().cast::<u8>(), ptr, bytes as usize) };
-        address
-    }
-
-    fn download<T: Copy + Default>(&self, address: u64, n: usize) -> Vec<T> {
-        let mut out = vec![T::default(); n];
-        let bytes = std::mem::size_of_val(&out[..]) as u64;
-        let ptr = self.heap.range(address, bytes).unwrap();
-        // SAFETY: `ptr` covers `bytes` bytes of a live allocation.
-        unsafe {
-            std::ptr::copy_nonoverlapping(ptr, out.as_mut_ptr().cast::<u8>(), bytes as usize)
-        };
-        out
-    }
-
-    /// An allocation nothing has written (cuMemAlloc alone).
-    fn allocate(&mut self, bytes: u64) -> u64 {
-        self.heap.allocate(bytes, "cuMemAlloc").unwrap()
-    }
-
-    fn kernel(&self, name: &str) -> &emulator::ir::Kernel {
-        &self.module.kernels[self.module.kernel(name).expect("kernel exists")]
-    }
-
-    /// Launches `name` with parameters given as 8-byte values (pointers) or
-    /// 4-byte ones (ints), packed by the kernel's own layout.
-    fn launch(&self, name: &str, grid: u32, block: u32, args: &[u64]) -> Result<(), Fault> {
-        self.run(false, name, grid, block, args).map(|_| ())
-    }
-
-    /// `launch`, carrying on past what a GPU does, as the grader's runs do
-    /// (`exec::carry_on`), with the launch's report.
-    fn carrying_on(
-        &self,
-        name: &str,
-        grid: u32,
-        block: u32,
-        args: &[u64],
-    ) -> Result<launch::Report, Fault> {
-        self.run(true, name, grid, block, args)
-    }
-
-    fn run(
-        &self,
-        carry_on: bool,
-        name: &str,
-        grid: u32,
-        block: u32,
-        args: &[u64],
-    ) -> Result<launch::Report, Fault> {
-        let kernel = &self.module.kernels[self.module.kernel(name).expect("kernel exists")];
-        let mut params = vec![0u8; kernel.param_bytes];
-        for (&(offset, size), value) in kernel.params.iter().zip(args) {
-            params[offset..offset + size].copy_from_slice(&value.to_le_bytes()[..size]);
-        }
-        let shape = Shape::linear(grid, block);
-        launch::launch(kernel, shape, params, self.heap.snapshot(), carry_on)
-    }
-}
 
 fn fault(result: Result<(), Fault>) -> Fault {
     result.expect_err("the launch must fail")
@@ -96,62 +20,84 @@ fn fault(result: Result<(), Fault>) -> Fault {
 
 #[test]
 fn a_missing_syncthreads_is_a_shared_memory_race_with_its_line() {
-    let mut device = Device::new();
+    let mut device = Device::new(PTX);
     let a = device.upload(&[1.0f32; 64]);
     let out = device.upload(&[0.0f32; 1]);
     let f = fault(device.launch("shared_race", 1, 64, &[a, out]));
     assert_eq!(f.code, codes::LAUNCH_FAILED);
-    assert!(f.message.contains("shared-memory race"), "{}", f.message);
+    assert!(
+        f.finding.words.contains("shared-memory race"),
+        "{}",
+        f.finding.words
+    );
     // Thread 0 reads cache[1] (line 13) before thread 1 writes it (line 9).
     assert!(
-        f.message
+        f.finding
+            .words
             .contains("read it (`ld.shared.f32` at checks.cu:14"),
         "{}",
-        f.message
+        f.finding.words
     );
     assert!(
-        f.message
+        f.finding
+            .words
             .contains("wrote it (`st.shared.f32` at checks.cu:10"),
         "{}",
-        f.message
+        f.finding.words
     );
 }
 
 #[test]
 fn every_block_adding_to_one_word_is_a_global_conflict() {
-    let mut device = Device::new();
+    let mut device = Device::new(PTX);
     let a = device.upload(&[1.0f32; 4]);
     let c = device.upload(&[0.0f32; 1]);
     let f = fault(device.launch("global_conflict", 4, 32, &[a, c]));
     assert!(
-        f.message.contains("global-memory conflict"),
+        f.finding.words.contains("global-memory conflict"),
         "{}",
-        f.message
+        f.finding.words
     );
-    assert!(f.message.contains("checks.cu:20"), "{}", f.message);
+    assert!(
+        f.finding.words.contains("checks.cu:20"),
+        "{}",
+        f.finding.words
+    );
     // One block alone is fine.
     device.launch("global_conflict", 1, 32, &[a, c]).unwrap();
 }
 
 #[test]
 fn running_off_the_end_of_an_allocation_is_named() {
-    let mut device = Device::new();
+    let mut device = Device::new(PTX);
     let a = device.upload(&[1.0f32; 100]);
     let c = device.upload(&[0.0f32; 100]);
     let f = fault(device.launch("out_of_bounds", 1, 128, &[a, c, 100]));
     assert_eq!(f.code, codes::ILLEGAL_ADDRESS);
     assert!(
-        f.message.contains("out-of-bounds global access of 4 bytes"),
+        f.finding
+            .words
+            .contains("out-of-bounds global access of 4 bytes"),
         "{}",
-        f.message
+        f.finding.words
     );
-    assert!(f.message.contains("thread (100,0,0)"), "{}", f.message);
     assert!(
-        f.message.contains("400 bytes past the start of a 400-byte"),
+        f.finding.words.contains("thread (100,0,0)"),
         "{}",
-        f.message
+        f.finding.words
     );
-    assert!(f.message.contains("checks.cu:25"), "{}", f.message);
+    assert!(
+        f.finding
+            .words
+            .contains("400 bytes past the start of a 400-byte"),
+        "{}",
+        f.finding.words
+    );
+    assert!(
+        f.finding.words.contains("checks.cu:25"),
+        "{}",
+        f.finding.words
+    );
     device
         .launch("out_of_bounds", 1, 100, &[a, c, 100])
         .unwrap();
@@ -160,34 +106,40 @@ fn running_off_the_end_of_an_allocation_is_named() {
 
 #[test]
 fn a_misaligned_read_is_a_misaligned_address() {
-    let mut device = Device::new();
+    let mut device = Device::new(PTX);
     let a = device.upload(&[1.0f32; 40]);
     let c = device.upload(&[0.0f32; 32]);
     let f = fault(device.launch("misaligned", 1, 32, &[a, c]));
     assert_eq!(f.code, codes::MISALIGNED_ADDRESS);
-    assert!(f.message.contains("checks.cu:30"), "{}", f.message);
+    assert!(
+        f.finding.words.contains("checks.cu:30"),
+        "{}",
+        f.finding.words
+    );
 }
 
 #[test]
 fn threads_at_different_barriers_are_reported() {
-    let mut device = Device::new();
+    let mut device = Device::new(PTX);
     let c = device.upload(&[0.0f32; 64]);
     let f = fault(device.launch("divergent_barrier", 1, 64, &[c]));
     assert!(
-        f.message.contains("barrier not reached by every thread"),
+        f.finding
+            .words
+            .contains("barrier not reached by every thread"),
         "{}",
-        f.message
+        f.finding.words
     );
     assert!(
-        f.message.contains("checks.cu:37") && f.message.contains("checks.cu:40"),
+        f.finding.words.contains("checks.cu:37") && f.finding.words.contains("checks.cu:40"),
         "{}",
-        f.message
+        f.finding.words
     );
 }
 
 #[test]
 fn shuffles_and_ballots_compute_what_the_warp_would() {
-    let mut device = Device::new();
+    let mut device = Device::new(PTX);
     let values: Vec<i32> = (0..128).map(|i| i * 3 - 50).collect();
     let a = device.upload(&values);
     let sums = device.upload(&[0i32; 4]);
@@ -212,7 +164,7 @@ fn shuffles_and_ballots_compute_what_the_warp_would() {
 
 #[test]
 fn atomics_from_every_block_are_not_conflicts() {
-    let mut device = Device::new();
+    let mut device = Device::new(PTX);
     let values: Vec<i32> = (0..256).map(|i| (i * 37) % 101 - 20).collect();
     let a = device.upload(&values);
     let out = device.upload(&[0, i32::MIN, i32::MAX, 0]);
@@ -229,7 +181,7 @@ fn atomics_from_every_block_are_not_conflicts() {
 
 #[test]
 fn float_and_integer_arithmetic_match_rust() {
-    let mut device = Device::new();
+    let mut device = Device::new(PTX);
     let x: Vec<f32> = vec![1.0, 2.0, 3.5, 0.1, 7.25, 100.0, 1e-3, 9.0];
     let xs = device.upload(&x);
     let out = device.upload(&[0f32; 32]);
@@ -257,7 +209,7 @@ fn float_and_integer_arithmetic_match_rust() {
 
 #[test]
 fn printf_output_comes_back_in_block_and_thread_order() {
-    let mut device = Device::new();
+    let mut device = Device::new(PTX);
     let c = device.upload(&[1.5f32]);
     let report = device.run(false, "prints", 2, 3, &[c]).unwrap();
     let text = String::from_utf8(report.printed).unwrap();
@@ -269,7 +221,7 @@ fn printf_output_comes_back_in_block_and_thread_order() {
 
 #[test]
 fn what_the_emulator_cannot_run_is_named_in_cuda_terms_before_it_runs() {
-    let device = Device::new();
+    let device = Device::new(PTX);
     let texture = device.kernel("texture_fetch");
     assert!(
         texture.unsupported[0].starts_with("texture fetches (tex2D(), tex1Dfetch()"),
@@ -298,33 +250,45 @@ fn what_the_emulator_cannot_run_is_named_in_cuda_terms_before_it_runs() {
 
 #[test]
 fn an_unsynchronised_warp_tail_is_a_race_and_a_synchronised_one_is_not() {
-    let mut device = Device::new();
+    let mut device = Device::new(PTX);
     let a = device.upload(&[1.0f32; 64]);
     let out = device.upload(&[0.0f32]);
     let f = fault(device.launch("warp_tail_unsynced", 1, 64, &[a, out]));
-    assert!(f.message.contains("shared-memory race"), "{}", f.message);
-    assert!(f.message.contains("checks.cu:91"), "{}", f.message);
+    assert!(
+        f.finding.words.contains("shared-memory race"),
+        "{}",
+        f.finding.words
+    );
+    assert!(
+        f.finding.words.contains("checks.cu:91"),
+        "{}",
+        f.finding.words
+    );
     // The same tail with __syncwarp() is the corpus's `syncwarp_tail`,
     // which must match the GPU.
 }
 
 #[test]
 fn lanes_of_one_warp_adding_into_one_word_conflict() {
-    let mut device = Device::new();
+    let mut device = Device::new(PTX);
     let a = device.upload(&[1i32; 32]);
     let c = device.upload(&[0i32]);
     let f = fault(device.launch("warp_global_race", 1, 32, &[a, c]));
     assert!(
-        f.message.contains("global-memory conflict"),
+        f.finding.words.contains("global-memory conflict"),
         "{}",
-        f.message
+        f.finding.words
     );
-    assert!(f.message.contains("checks.cu:99"), "{}", f.message);
+    assert!(
+        f.finding.words.contains("checks.cu:99"),
+        "{}",
+        f.finding.words
+    );
 }
 
 #[test]
 fn uninitialised_shared_memory_reaching_global_memory_is_named() {
-    let mut device = Device::new();
+    let mut device = Device::new(PTX);
     let a = device.upload(&[1.0f32; 64]);
     let out = device.upload(&[0.0f32]);
     // 64 threads write all 64 elements: fine.
@@ -335,82 +299,95 @@ fn uninitialised_shared_memory_reaching_global_memory_is_named() {
     // 32 threads leave cache[32..64] unwritten, and the tree adds them in.
     let f = fault(device.launch("unwritten_shared_sum", 1, 32, &[a, out]));
     assert!(
-        f.message
+        f.finding
+            .words
             .contains("computed from uninitialised shared memory"),
         "{}",
-        f.message
+        f.finding.words
     );
     assert!(
-        f.message.contains("checks.cu:110"),
+        f.finding.words.contains("checks.cu:110"),
         "the read: {}",
-        f.message
+        f.finding.words
     );
     assert!(
-        f.message.contains("checks.cu:113"),
+        f.finding.words.contains("checks.cu:113"),
         "the store: {}",
-        f.message
+        f.finding.words
     );
 }
 
 #[test]
 fn reading_global_memory_nothing_wrote_is_named() {
-    let mut device = Device::new();
+    let mut device = Device::new(PTX);
     let a = device.upload(&[1.0f32; 32]);
     let sum = device.allocate(128);
     let f = fault(device.launch("accumulate", 1, 32, &[a, sum]));
     assert!(
-        f.message.contains("uninitialised global read"),
+        f.finding.words.contains("uninitialised global read"),
         "{}",
-        f.message
+        f.finding.words
     );
-    assert!(f.message.contains("checks.cu:118"), "{}", f.message);
+    assert!(
+        f.finding.words.contains("checks.cu:118"),
+        "{}",
+        f.finding.words
+    );
     let zeroed = device.upload(&[0.0f32; 32]);
     device.launch("accumulate", 1, 32, &[a, zeroed]).unwrap();
 }
 
 #[test]
 fn a_failed_assert_is_a_device_side_assert_with_its_expression() {
-    let mut device = Device::new();
+    let mut device = Device::new(PTX);
     let a = device.upload(&[1i32, 2, 30, 4]);
     device.launch("asserts", 1, 4, &[a, 50]).unwrap();
     let f = fault(device.launch("asserts", 1, 4, &[a, 10]));
     assert_eq!(f.code, codes::ASSERT);
     assert!(
-        f.message.contains("Assertion `a[threadIdx.x] < n` failed"),
+        f.finding
+            .words
+            .contains("Assertion `a[threadIdx.x] < n` failed"),
         "{}",
-        f.message
+        f.finding.words
     );
-    assert!(f.message.contains("thread: [2,0,0]"), "{}", f.message);
+    assert!(
+        f.finding.words.contains("thread: [2,0,0]"),
+        "{}",
+        f.finding.words
+    );
 }
 
 #[test]
 fn launch_bounds_refuse_bigger_blocks_as_a_gpu_does() {
-    let mut device = Device::new();
+    let mut device = Device::new(PTX);
     let out = device.upload(&[0i32; 64]);
     device.launch("bounded", 1, 32, &[out]).unwrap();
     let f = fault(device.launch("bounded", 1, 64, &[out]));
     assert_eq!(f.code, codes::INVALID_VALUE);
     assert!(
-        f.message.contains("__launch_bounds__ allows at most 32"),
+        f.finding
+            .words
+            .contains("__launch_bounds__ allows at most 32"),
         "{}",
-        f.message
+        f.finding.words
     );
 }
 
 #[test]
 fn the_heap_snapshot_keeps_allocations_alive() {
-    let device = Device::new();
+    let device = Device::new(PTX);
     let snapshot = device.heap.snapshot();
     assert!(snapshot.iter().all(|a| Arc::strong_count(a) >= 2));
 }
 
-// Carrying on, as the grader's runs do (`exec::carry_on`): past what a GPU
+// Carrying on, as the grader's runs do (`exec::memory::carry_on`): past what a GPU
 // carries on past, with the findings in the report, and stopped by what
 // stops a GPU.
 
 #[test]
 fn carrying_on_a_warp_tail_without_syncwarp_gets_the_lockstep_sum_and_keeps_the_race() {
-    let mut device = Device::new();
+    let mut device = Device::new(PTX);
     let a = device.upload(&[1.0f32; 64]);
     let out = device.upload(&[0.0f32]);
     let report = device
@@ -423,7 +400,7 @@ fn carrying_on_a_warp_tail_without_syncwarp_gets_the_lockstep_sum_and_keeps_the_
         report
             .findings
             .iter()
-            .any(|f| f.contains("shared-memory race") && f.contains("checks.cu:91")),
+            .any(|f| f.words.contains("shared-memory race") && f.words.contains("checks.cu:91")),
         "{:?}",
         report.findings
     );
@@ -431,7 +408,7 @@ fn carrying_on_a_warp_tail_without_syncwarp_gets_the_lockstep_sum_and_keeps_the_
 
 #[test]
 fn carrying_on_a_block_with_no_barrier_at_all_moves_lanes_together_and_warps_apart() {
-    let mut device = Device::new();
+    let mut device = Device::new(PTX);
     let a = device.upload(&[1.0f32; 64]);
     let out = device.upload(&[0.0f32; 1]);
     // One warp: its lanes store, then add, in step.
@@ -440,7 +417,7 @@ fn carrying_on_a_block_with_no_barrier_at_all_moves_lanes_together_and_warps_apa
         .expect("a GPU carries on");
     assert_eq!(device.download::<f32>(out, 1), vec![32.0]);
     assert!(
-        report.findings[0].contains("shared-memory race"),
+        report.findings[0].words.contains("shared-memory race"),
         "{:?}",
         report.findings
     );
@@ -454,7 +431,7 @@ fn carrying_on_a_block_with_no_barrier_at_all_moves_lanes_together_and_warps_apa
 
 #[test]
 fn carrying_on_a_read_into_an_allocation_s_padding_reads_zero_and_further_faults() {
-    let mut device = Device::new();
+    let mut device = Device::new(PTX);
     // 400 bytes each, aligned to 256: bytes 400 to 512 are padding, which a
     // GPU has mapped; threads 100 to 127 read and write there.
     let a = device.upload(&[1.0f32; 100]);
@@ -464,11 +441,13 @@ fn carrying_on_a_read_into_an_allocation_s_padding_reads_zero_and_further_faults
         .expect("the padding does not fault");
     assert_eq!(device.download::<f32>(c, 100), vec![101.0; 100]);
     assert!(
-        report.findings[0].contains("out-of-bounds global access of 4 bytes"),
+        report.findings[0]
+            .words
+            .contains("out-of-bounds global access of 4 bytes"),
         "{:?}",
         report.findings
     );
-    assert!(report.findings.len() <= launch::KEPT_FINDINGS);
+    assert!(report.findings.len() <= KEPT_FINDINGS);
     // An access over an allocation's end: its bytes inside are real.
     let a = device.upload(&[0.1f32; 26]);
     let c = device.upload(&[0u8; 102]);
@@ -488,7 +467,7 @@ fn carrying_on_a_read_into_an_allocation_s_padding_reads_zero_and_further_faults
         .expect_err("past the padding");
     assert_eq!(f.code, codes::ILLEGAL_ADDRESS);
     assert!(
-        f.findings.iter().all(|x| x.contains("out-of-bounds")),
+        f.findings.iter().all(|x| x.words.contains("out-of-bounds")),
         "{:?}",
         f.findings
     );
@@ -496,7 +475,7 @@ fn carrying_on_a_read_into_an_allocation_s_padding_reads_zero_and_further_faults
 
 #[test]
 fn carrying_on_stops_at_a_conflict_with_a_read_and_passes_reads_of_unwritten_memory() {
-    let mut device = Device::new();
+    let mut device = Device::new(PTX);
     let a = device.upload(&[1.0f32; 32]);
     let c = device.upload(&[0.0f32; 1]);
     // What block 1 reads of block 0's store depends on timing.
@@ -504,9 +483,9 @@ fn carrying_on_stops_at_a_conflict_with_a_read_and_passes_reads_of_unwritten_mem
         .carrying_on("global_conflict", 4, 32, &[a, c])
         .expect_err("a read in the conflict");
     assert!(
-        f.message.contains("global-memory conflict"),
+        f.finding.words.contains("global-memory conflict"),
         "{}",
-        f.message
+        f.finding.words
     );
     // A read of memory nothing wrote reads what is there (zeros here).
     let sum = device.allocate(128);
@@ -515,7 +494,9 @@ fn carrying_on_stops_at_a_conflict_with_a_read_and_passes_reads_of_unwritten_mem
         .expect("a GPU reads whatever is there");
     assert_eq!(device.download::<f32>(sum, 32), vec![1.0; 32]);
     assert!(
-        report.findings[0].contains("uninitialised global read"),
+        report.findings[0]
+            .words
+            .contains("uninitialised global read"),
         "{:?}",
         report.findings
     );
@@ -526,7 +507,9 @@ fn carrying_on_stops_at_a_conflict_with_a_read_and_passes_reads_of_unwritten_mem
         .expect("a GPU stores what shared memory held");
     assert!(device.download::<f32>(out, 1)[0].is_nan());
     assert!(
-        report.findings[0].contains("computed from uninitialised shared memory"),
+        report.findings[0]
+            .words
+            .contains("computed from uninitialised shared memory"),
         "{:?}",
         report.findings
     );
@@ -541,21 +524,23 @@ fn carrying_on_stops_at_a_conflict_with_a_read_and_passes_reads_of_unwritten_mem
 
 #[test]
 fn carrying_on_still_stops_at_threads_waiting_at_different_barriers() {
-    let mut device = Device::new();
+    let mut device = Device::new(PTX);
     let c = device.upload(&[0.0f32; 64]);
     let f = device
         .carrying_on("divergent_barrier", 1, 64, &[c])
         .expect_err("undefined: an H100 deadlocks on some such kernels");
     assert!(
-        f.message.contains("barrier not reached by every thread"),
+        f.finding
+            .words
+            .contains("barrier not reached by every thread"),
         "{}",
-        f.message
+        f.finding.words
     );
 }
 
 #[test]
 fn carrying_on_threads_storing_one_value_to_one_word_and_stopping_at_different_values() {
-    let mut device = Device::new();
+    let mut device = Device::new(PTX);
     let c = device.upload(&[0.0f32]);
     // Redundant work: the word holds 1 whatever the order.
     let report = device
@@ -563,8 +548,8 @@ fn carrying_on_threads_storing_one_value_to_one_word_and_stopping_at_different_v
         .expect("one value, any order");
     assert_eq!(device.download::<f32>(c, 1), vec![1.0]);
     assert!(
-        report.findings[0].contains("global-memory conflict")
-            && report.findings[0].contains("checks.cu:138"),
+        report.findings[0].words.contains("global-memory conflict")
+            && report.findings[0].words.contains("checks.cu:138"),
         "{:?}",
         report.findings
     );
@@ -573,29 +558,31 @@ fn carrying_on_threads_storing_one_value_to_one_word_and_stopping_at_different_v
         .carrying_on("one_word", 1, 32, &[c, 1])
         .expect_err("different values");
     assert!(
-        f.message.contains("global-memory conflict"),
+        f.finding.words.contains("global-memory conflict"),
         "{}",
-        f.message
+        f.finding.words
     );
     // Strict, even one value stops it.
     let f = fault(device.launch("one_word", 1, 32, &[c, 0]));
     assert!(
-        f.message.contains("global-memory conflict"),
+        f.finding.words.contains("global-memory conflict"),
         "{}",
-        f.message
+        f.finding.words
     );
 }
 
 #[test]
 fn carrying_on_a_barrier_inside_an_if_goes_through_as_on_a_gpu_and_one_in_each_branch_stops() {
-    let mut device = Device::new();
+    let mut device = Device::new(PTX);
     let a = device.upload(&[1.0f32; 64]);
     let out = device.upload(&[0.0f32]);
     let f = fault(device.launch("barrier_in_if", 1, 64, &[a, out]));
     assert!(
-        f.message.contains("barrier not reached by every thread"),
+        f.finding
+            .words
+            .contains("barrier not reached by every thread"),
         "{}",
-        f.message
+        f.finding.words
     );
     // Two warps (the first alone in the if once half < 32), and one.
     for threads in [64, 32] {
@@ -604,7 +591,9 @@ fn carrying_on_a_barrier_inside_an_if_goes_through_as_on_a_gpu_and_one_in_each_b
             .expect("an H200 runs it");
         assert_eq!(device.download::<f32>(out, 1), vec![threads as f32]);
         assert!(
-            report.findings[0].contains("barrier not reached by every thread"),
+            report.findings[0]
+                .words
+                .contains("barrier not reached by every thread"),
             "{:?}",
             report.findings
         );
@@ -614,20 +603,28 @@ fn carrying_on_a_barrier_inside_an_if_goes_through_as_on_a_gpu_and_one_in_each_b
 
 #[test]
 fn a_race_through_a_generic_address_of_shared_memory_is_a_shared_memory_race() {
-    let mut device = Device::new();
+    let mut device = Device::new(PTX);
     let a = device.upload(&[1.0f32; 64]);
     let out = device.upload(&[0.0f32]);
     let elsewhere = device.upload(&[0.0f32; 64]);
     let f = fault(device.launch("generic_warp_tail", 1, 64, &[a, out, elsewhere, 1]));
-    assert!(f.message.contains("shared-memory race"), "{}", f.message);
-    assert!(f.message.contains("checks.cu:170"), "{}", f.message);
+    assert!(
+        f.finding.words.contains("shared-memory race"),
+        "{}",
+        f.finding.words
+    );
+    assert!(
+        f.finding.words.contains("checks.cu:170"),
+        "{}",
+        f.finding.words
+    );
     // So carrying on, the block runs again with the warp's lanes in step.
     let report = device
         .carrying_on("generic_warp_tail", 1, 64, &[a, out, elsewhere, 1])
         .expect("a GPU carries on");
     assert_eq!(device.download::<f32>(out, 1), vec![64.0]);
     assert!(
-        report.findings[0].contains("shared-memory race"),
+        report.findings[0].words.contains("shared-memory race"),
         "{:?}",
         report.findings
     );

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use emulator::memory::Heap;
+use emulator::heap::Heap;
 use emulator::module::Module;
 
 fn built_ptx() -> Vec<PathBuf> {

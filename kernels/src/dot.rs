@@ -16,6 +16,8 @@ pub mod driver;
 pub mod golden;
 #[cfg(feature = "runtime")]
 pub mod sweep;
+#[cfg(feature = "runtime")]
+pub mod task;
 pub mod tolerance;
 
 /// The three exercises, which differ in how the products are summed.

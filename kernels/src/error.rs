@@ -124,7 +124,7 @@ impl fmt::Display for CourseError {
                     None => f.write_str("CUDA error: ")?,
                 }
                 write!(f, "{} ({})", error_name(*error), error_description(*error))?;
-                if let Some(hint) = hint_for(*error, crate::gpu::is_emulator()) {
+                if let Some(hint) = hint_for(*error, crate::which_driver::is_emulator()) {
                     write!(f, "\nhint: {hint}")?;
                 }
                 Ok(())

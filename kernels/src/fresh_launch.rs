@@ -46,9 +46,9 @@ use cust::module::Module;
 use cust::prelude::*;
 use cust::sys;
 
-use crate::POISON_KERNEL;
 use crate::error::CourseError;
-use crate::gpu;
+use crate::grader_names::POISON_KERNEL;
+use crate::which_driver;
 
 /// The poison kernel, compiled by nvcc 11.8 for compute_75 from
 /// poison_shared.cu beside it (the test below checks it is that file's).
@@ -88,7 +88,7 @@ pub(crate) struct SharedPoison {
 impl SharedPoison {
     /// None on the CPU emulator, which poisons shared memory itself.
     pub(crate) fn new() -> Result<Option<SharedPoison>, CourseError> {
-        if gpu::is_emulator() {
+        if which_driver::is_emulator() {
             return Ok(None);
         }
         let module = Module::from_ptx(POISON_PTX, &[])

@@ -1,7 +1,7 @@
 //! The GPU an exercise runs on: driver start-up, the context, what the device
 //! is, loading PTX, and the stream the exercise works in.
 
-use std::ffi::{CStr, CString};
+use std::ffi::CString;
 use std::sync::OnceLock;
 
 use cust::CudaApiVersion;
@@ -12,11 +12,12 @@ use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
 use cust::sys::{self, cudaError_enum as Code};
 
-use crate::KERNEL_PTX_ENV;
 use crate::error::{self, CourseError};
+use crate::grader_names::{INPUTS_ON_GPU, KERNEL_PTX_ENV};
 use crate::launch::Residency;
 use crate::protocol::DeviceInfo;
 use crate::units;
+use crate::which_driver;
 
 /// GPU 0 with its context and one stream. Fields drop in order: the stream
 /// before the context it belongs to (none in a batch, whose runs share the
@@ -155,14 +156,14 @@ impl Gpu {
     }
 
     /// Loads PTX (JIT-compiling it for this GPU): the binary's own, or the
-    /// file [`KERNEL_PTX_ENV`](crate::KERNEL_PTX_ENV) names. A PTX the driver refuses gets a
+    /// file [`KERNEL_PTX_ENV`] names. A PTX the driver refuses gets a
     /// message saying why and what to change.
     pub fn load_module(&self, ptx: &str) -> Result<Module, CourseError> {
         let replacement = kernel_ptx_override()?;
         self.load_ptx(replacement.as_deref().unwrap_or(ptx))
     }
 
-    /// Loads `ptx` itself, whatever [`KERNEL_PTX_ENV`](crate::KERNEL_PTX_ENV)
+    /// Loads `ptx` itself, whatever [`KERNEL_PTX_ENV`]
     /// says: the text [`named_ptx`] read.
     pub(crate) fn load_ptx(&self, ptx: &str) -> Result<Module, CourseError> {
         Module::from_ptx(ptx, &[]).map_err(|err| self.diagnose_load(ptx, err))
@@ -193,7 +194,7 @@ impl Gpu {
     }
 }
 
-/// The PTX [`KERNEL_PTX_ENV`](crate::KERNEL_PTX_ENV) names, read, or None when it is not set.
+/// The PTX [`KERNEL_PTX_ENV`] names, read, or None when it is not set.
 fn kernel_ptx_override() -> Result<Option<String>, CourseError> {
     let Some(path) = std::env::var_os(KERNEL_PTX_ENV) else {
         return Ok(None);
@@ -207,12 +208,12 @@ fn kernel_ptx_override() -> Result<Option<String>, CourseError> {
     })
 }
 
-/// The PTX [`KERNEL_PTX_ENV`](crate::KERNEL_PTX_ENV) names, read before
+/// The PTX [`KERNEL_PTX_ENV`] names, read before
 /// the GPU is started, for `--inputs-on-gpu`: it runs the student's kernel
 /// in the course's host code and nothing else, so without the variable it
 /// is a bad argument.
 pub(crate) fn named_ptx() -> Result<String, CourseError> {
-    let flag = crate::INPUTS_ON_GPU;
+    let flag = INPUTS_ON_GPU;
     kernel_ptx_override()?.ok_or_else(|| {
         CourseError::BadArguments(format!(
             "--{flag} runs the kernel {KERNEL_PTX_ENV} names (the grader's runs above 2^31 \
@@ -254,31 +255,12 @@ fn raw_load(ptx: &str) -> Option<Code> {
     Some(code)
 }
 
-/// Whether the CUDA driver here is the course's CPU emulator (its device name
-/// says so). Asked before the arguments are parsed, so an exercise's default
-/// sizes can shrink to what a CPU runs in seconds.
-pub fn is_emulator() -> bool {
-    static ANSWER: OnceLock<bool> = OnceLock::new();
-    *ANSWER.get_or_init(|| {
-        let mut device = 0;
-        let mut name = [0 as std::ffi::c_char; 256];
-        // SAFETY: cuInit takes flags 0; `device` and `name` are valid places
-        // for the driver to write a device and a NUL-terminated name of at
-        // most `name.len()` bytes.
-        unsafe {
-            sys::cuInit(0) == Code::CUDA_SUCCESS
-                && sys::cuDeviceGet(&mut device, 0) == Code::CUDA_SUCCESS
-                && sys::cuDeviceGetName(name.as_mut_ptr(), name.len() as i32, device)
-                    == Code::CUDA_SUCCESS
-                && CStr::from_ptr(name.as_ptr())
-                    .to_string_lossy()
-                    .contains("emulator")
-        }
-    })
-}
-
 /// An exercise's default size: `gpu` on a GPU, the smaller `emulator` on the
 /// CPU emulator (the report's header then says the sizes are the emulator's).
 pub fn default_size<T>(gpu: T, emulator: T) -> T {
-    if is_emulator() { emulator } else { gpu }
+    if which_driver::is_emulator() {
+        emulator
+    } else {
+        gpu
+    }
 }

@@ -2,7 +2,7 @@
 //! (`--inputs-on-gpu`, vecadd-anyN's and dot-gm's): the course's host code
 //! allocates a, b and c on the GPU, fills a and b with its own kernels
 //! (`inputs_on_gpu/inputs_on_gpu.cu`), and runs the student's kernel
-//! (the PTX [`KERNEL_PTX_ENV`](crate::KERNEL_PTX_ENV) names) on them as
+//! (the PTX [`KERNEL_PTX_ENV`](crate::grader_names::KERNEL_PTX_ENV) names) on them as
 //! the solution's host code does. Made on the host, a, b and c are 26 GB
 //! of fresh memory a run: 12 to 16 s of wall and about 40 core-seconds on
 //! an H200, where the kernel takes 6 ms (scripts/perf/README.md). The
@@ -31,7 +31,7 @@ use crate::catalogue::ExerciseId;
 use crate::error::CourseError;
 use crate::gpu::Gpu;
 use crate::host_memory;
-use crate::{Stopwatch, median_ms_checked};
+use crate::stopwatch::{Stopwatch, median_ms_checked};
 
 /// The course's kernels, compiled by nvcc 11.8 for compute_75 from
 /// inputs_on_gpu.cu beside it (the test below checks it is that file's).
@@ -167,7 +167,7 @@ pub fn copied_to_host(c: &DeviceSlice<f32>) -> Result<Vec<f32>, CourseError> {
 }
 
 /// The course's own kernels, loaded from the PTX this crate embeds (never
-/// from [`KERNEL_PTX_ENV`](crate::KERNEL_PTX_ENV)).
+/// from [`KERNEL_PTX_ENV`](crate::grader_names::KERNEL_PTX_ENV)).
 pub struct CourseKernels {
     module: Module,
 }

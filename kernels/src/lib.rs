@@ -7,20 +7,26 @@
 //!   [`launch`], [`seeded`], [`stats`], [`units`]; the wire formats that
 //!   cross a process boundary: the driver-call trace ([`trace_record`]),
 //!   the GPU broker's protocol ([`broker_wire`]), the CPU emulator's
-//!   findings ([`emulator_output`]) and the grader's [`timing_gate`]
-//!   (whose guard comes with `runtime`).
+//!   findings ([`emulator_output`]), the grader's [`timing_gate`] (whose
+//!   guard comes with `runtime`) and the names the grader passes to the
+//!   course's binaries ([`grader_names`]).
 //! - Feature `protocol` (serde, no GPU; the grader uses it): the result
 //!   [`protocol`], each exercise's closed forms and check ([`vecadd`]), the
 //!   [`checksum`] of a run's outputs, and the person-readable [`report`].
 //! - Feature `runtime` (default; links libcuda through cust): the [`Gpu`],
 //!   event timing, the copy-bandwidth probe, the shared command line, and
 //!   each exercise's driver.
+//!
+//! A module of one layer uses only its own and those above it in this
+//! list, and names another module, never an item re-exported here
+//! (`tests/layers.rs`).
 
 pub mod batch;
 pub mod broker_wire;
 pub mod catalogue;
 pub mod emulator_output;
 pub mod exit_code;
+pub mod grader_names;
 pub mod host_memory;
 pub mod launch;
 pub mod nvcc;
@@ -64,32 +70,15 @@ pub mod inputs_on_gpu;
 pub mod stopwatch;
 #[cfg(feature = "testing")]
 pub mod testing;
+#[cfg(feature = "runtime")]
+mod which_driver;
 
 #[cfg(feature = "runtime")]
 pub use error::{CourseError, error_name, unfinished};
 #[cfg(feature = "runtime")]
 pub use gpu::Gpu;
+/// The names the grader passes to the course's binaries, at the crate's
+/// root where the grader names them (`kernels::KERNEL_PTX_ENV`).
+pub use grader_names::{INPUTS_ON_GPU, KERNEL_PTX_ENV, POISON_KERNEL};
 #[cfg(feature = "runtime")]
 pub use stopwatch::{Stopwatch, median_ms, median_ms_checked};
-
-/// The course's own kernel launched before each of a student's launches on
-/// a GPU, filling shared memory with poison (`fresh_launch`): the grader
-/// leaves it out of compute-sanitizer's checks, which are of the student's
-/// kernel (the name is exact, and no exercise's kernel has it).
-pub const POISON_KERNEL: &str = "course_poison_shared";
-
-/// The variable naming a PTX file that `Gpu::load_module` loads instead
-/// of the PTX the binary embeds. The grader sets it when it runs a
-/// student's kernel through the course's own host code (the solution
-/// binary), so a kernel's points come from host code the student did not
-/// write. It gives a student's own binary nothing: the student already
-/// chooses what PTX their binary loads, and the grader never sets it for
-/// their runs (a sandboxed run's environment is cleared).
-pub const KERNEL_PTX_ENV: &str = "CUDA_COURSE_KERNEL_PTX";
-
-/// The flag (without its dashes) of vecadd-anyN's and dot-gm's binaries
-/// that makes a and b on the GPU (`inputs_on_gpu`), and the name of the
-/// step its report times: the grader passes it to the course's binary at
-/// the runs above 2^31 elements. One name for the binary, its report and
-/// the grader's plan.
-pub const INPUTS_ON_GPU: &str = "inputs-on-gpu";

@@ -232,7 +232,7 @@ impl Exercise {
     /// the kernel in `ptx`, a wrong one (`ptx` with every `wrong.0`
     /// replaced by `wrong.1`), and a hostile one that writes c wrong and
     /// then overwrites a and b to agree with it ([`overwrites_its_inputs`]),
-    /// each loaded through [`KERNEL_PTX_ENV`](crate::KERNEL_PTX_ENV),
+    /// each loaded through [`KERNEL_PTX_ENV`](crate::grader_names::KERNEL_PTX_ENV),
     /// report what the host's inputs give the same kernel in the same
     /// binary: the exit code, the parameters, the check (failures and hint
     /// included) and the results. Without the variable the flag is a bad
@@ -243,10 +243,10 @@ impl Exercise {
         wrong: (&str, &str),
         runs: &[&[&str]],
     ) {
-        let flag = &format!("--{}", crate::INPUTS_ON_GPU);
+        let flag = &format!("--{}", crate::grader_names::INPUTS_ON_GPU);
         let unset = self
             .command(&[flag.as_str()])
-            .env_remove(crate::KERNEL_PTX_ENV)
+            .env_remove(crate::grader_names::KERNEL_PTX_ENV)
             .env("CUDA_VISIBLE_DEVICES", "")
             .output()
             .unwrap();
@@ -254,7 +254,7 @@ impl Exercise {
         assert_eq!(unset.status.code(), Some(2), "{stderr}");
         assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
         assert!(
-            stderr.contains(flag) && stderr.contains(crate::KERNEL_PTX_ENV),
+            stderr.contains(flag) && stderr.contains(crate::grader_names::KERNEL_PTX_ENV),
             "{stderr}"
         );
 
@@ -276,7 +276,7 @@ impl Exercise {
                         .command(args)
                         .args(extra)
                         .arg("--json")
-                        .env(crate::KERNEL_PTX_ENV, &file)
+                        .env(crate::grader_names::KERNEL_PTX_ENV, &file)
                         .output()
                         .unwrap();
                     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
@@ -298,7 +298,7 @@ impl Exercise {
                 }
                 assert_eq!(
                     on_gpu["timings"][0]["step"],
-                    crate::INPUTS_ON_GPU,
+                    crate::grader_names::INPUTS_ON_GPU,
                     "{context}"
                 );
             }

@@ -3,8 +3,7 @@
 //! bit fields and permutes, comparisons and selects, and conversions.
 
 use super::{Decoded, Decoder};
-use crate::exec::convert::Conversion;
-use crate::exec::{bits, compare, float, half, int};
+use crate::exec::value::{bits, compare, float, half, int};
 use crate::ir::*;
 use ptx::ast::{self, Operand};
 use ptx::parser::type_size;

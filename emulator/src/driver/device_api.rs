@@ -11,7 +11,7 @@ use std::ffi::{c_char, c_int, c_uint, c_void};
 use super::codes::{self, CuResult};
 use super::state::{self, write_out};
 use crate::device;
-use crate::memory::TOTAL_BYTES;
+use crate::heap::TOTAL_BYTES;
 
 /// What `cuDeviceGetName` answers: it says plainly that this is no GPU.
 pub const DEVICE_NAME: &str = "cuda-course CPU emulator";

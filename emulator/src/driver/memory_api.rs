@@ -56,7 +56,7 @@ pub unsafe extern "C" fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) ->
         // SAFETY: the caller's out-pointers, per the module's contract.
         unsafe {
             write_out(free, driver.heap.free_bytes() as usize)?;
-            write_out(total, crate::memory::TOTAL_BYTES as usize)
+            write_out(total, crate::heap::TOTAL_BYTES as usize)
         }
     })
 }

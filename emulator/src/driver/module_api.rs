@@ -13,7 +13,8 @@ use std::time::Instant;
 
 use super::codes::{self, CuResult};
 use super::state::{self, Driver, Function, write_out};
-use crate::exec::launch::{self, Shape};
+use super::{fault, launch};
+use crate::exec::launch::Shape;
 use crate::module::Module;
 
 /// Reads the NUL-terminated text at `ptr`.
@@ -32,7 +33,7 @@ unsafe fn text<'a>(ptr: *const c_void) -> Result<&'a str, CuResult> {
 fn load(driver: &mut Driver, image: &str) -> Result<usize, CuResult> {
     driver.flush_printf();
     let module = Module::load(image, &mut driver.heap).map_err(|message| {
-        eprintln!("{FINDING_PREFIX}the PTX cannot be loaded: {message}");
+        eprintln!("{FINDING_PREFIX}{}", fault::unloadable(&message));
         codes::INVALID_PTX
     })?;
     let handle = driver.handle();
@@ -109,13 +110,8 @@ pub unsafe extern "C" fn cuModuleGetFunction(
         // A kernel the emulator cannot run all of is refused here, before it
         // runs, naming what it cannot run.
         if let Some(first) = kernel.unsupported.first() {
-            eprintln!(
-                "{FINDING_PREFIX}kernel `{name}` cannot run on the CPU emulator: {first}{}",
-                kernel
-                    .unsupported_at
-                    .first()
-                    .map_or(String::new(), |at| format!(" ({at})"))
-            );
+            let at = kernel.unsupported_at.first().map(String::as_str);
+            eprintln!("{FINDING_PREFIX}{}", fault::cannot_run(name, first, at));
             return Err(codes::NOT_SUPPORTED);
         }
         let handle = driver.handle();
@@ -208,7 +204,7 @@ pub unsafe extern "C" fn cuLaunchKernel(
         driver.flush_printf();
         let started = Instant::now();
         let carry_on = std::env::var(CARRY_ON_VARIABLE).is_ok_and(|v| v == "1");
-        let result = launch::launch(&kernel, shape, buffer, driver.heap.snapshot(), carry_on);
+        let result = launch::run(&kernel, shape, buffer, driver.heap.snapshot(), carry_on);
         let (printed, findings) = match &result {
             Ok(report) => (&report.printed, &report.findings),
             Err(fault) => (&fault.printed, &fault.findings),
@@ -234,7 +230,7 @@ pub unsafe extern "C" fn cuLaunchKernel(
                 Ok(())
             }
             Err(fault) => {
-                eprintln!("{FINDING_PREFIX}{}", fault.message);
+                eprintln!("{FINDING_PREFIX}{}", fault.finding);
                 Err(fault.code)
             }
         }

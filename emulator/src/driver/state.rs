@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use super::codes::{self, CuResult};
+use crate::heap::Heap;
 use crate::ir::Kernel;
-use crate::memory::Heap;
 use crate::module::Module;
 
 /// Everything the emulated driver holds.
@@ -159,10 +159,7 @@ pub fn initialize() -> CuResult {
 }
 
 fn internal_error(name: &str) -> CuResult {
-    eprintln!(
-        "{FINDING_PREFIX}internal error in {name} (a bug in the emulator, not in your code); \
-         please report it with the command you ran"
-    );
+    eprintln!("{FINDING_PREFIX}{}", super::fault::internal(name));
     codes::UNKNOWN
 }
 

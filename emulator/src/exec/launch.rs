@@ -1,16 +1,17 @@
-//! A kernel launch: checked as a GPU checks it, its blocks spread over the
-//! host's cores, the first fault stopping the rest, and what the blocks
-//! printed, and what they carried on past (`carry_on`), gathered in block
-//! order.
+//! A kernel launch: its blocks spread over the host's cores, the first
+//! fault stopping the rest, and what the blocks printed, and what they
+//! carried on past (`exec::memory::carry_on`), gathered in block order.
+//! Faults stay typed (`exec::error`); the driver checks the launch's shape
+//! before (`driver::limits`) and words the faults after (`driver::fault`).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::access::LaunchMemory;
-use super::block::BlockRunner;
-use crate::driver::codes::CuResult;
+use crate::exec::error::BlockError;
+use crate::exec::memory::state::LaunchMemory;
+use crate::exec::schedule::block::BlockRunner;
+use crate::heap::Allocation;
 use crate::ir::{Kernel, Op, fixed};
-use crate::memory::Allocation;
 
 /// The grid and block shape and dynamic shared memory of one launch.
 #[derive(Clone, Copy, Debug)]
@@ -35,20 +36,29 @@ impl Shape {
     }
 }
 
-/// A launch that failed as a GPU launch would, with what to tell the user.
+/// What one block found: the block, by its index, and the error.
 #[derive(Debug)]
-pub struct Fault {
-    pub code: CuResult,
-    pub message: String,
-    /// What the blocks printed before the fault stopped them.
-    pub printed: Vec<u8>,
-    /// What blocks carried on past before it (`carry_on`).
-    pub findings: Vec<String>,
+pub struct Found {
+    pub ctaid: [u32; 3],
+    pub error: BlockError,
 }
 
-/// What a launch did.
+/// A launch a block's error stopped, as a GPU launch would stop.
+#[derive(Debug)]
+pub struct Failed {
+    /// The error that stopped it, and its block (boxed: a launch's result
+    /// stays small).
+    pub stopped: Box<Found>,
+    /// What the blocks printed before it.
+    pub printed: Vec<u8>,
+    /// What blocks carried on past before it (`exec::memory::carry_on`).
+    pub findings: Vec<Found>,
+}
+
+/// What a launch did; its findings typed (`Found`), or as the driver
+/// words them.
 #[derive(Debug, Default)]
-pub struct Report {
+pub struct Report<F = Found> {
     /// Thread-instructions executed.
     pub executed: u64,
     /// CPU seconds the workers spent, summed: executed / cpu_seconds is
@@ -56,9 +66,9 @@ pub struct Report {
     pub cpu_seconds: f64,
     /// What `printf` wrote, block by block in the grid's order.
     pub printed: Vec<u8>,
-    /// What the blocks carried on past (`carry_on`), the first
-    /// [`KEPT_FINDINGS`] in the grid's order.
-    pub findings: Vec<String>,
+    /// What the blocks carried on past (`exec::memory::carry_on`), the
+    /// first [`KEPT_FINDINGS`] in the grid's order.
+    pub findings: Vec<F>,
 }
 
 /// Findings a launch keeps: the first few say what is wrong, and a kernel
@@ -76,17 +86,17 @@ fn thread_cpu_nanos() -> u64 {
     now.tv_sec as u64 * 1_000_000_000 + now.tv_nsec as u64
 }
 
-/// Runs `kernel` over `shape` with `params` (its parameter buffer) against
+/// Runs `kernel` over `shape` (which the driver checked against the
+/// device's limits) with `params` (its parameter buffer) against
 /// `allocations`; with `carry_on`, past what a GPU carries on past
-/// (`carry_on`), those findings in the report.
+/// (`exec::memory::carry_on`), those findings in the report.
 pub fn launch(
     kernel: &Kernel,
     shape: Shape,
     params: Vec<u8>,
     allocations: Vec<Arc<Allocation>>,
     carry_on: bool,
-) -> Result<Report, Fault> {
-    super::limits::check_shape(kernel, shape)?;
+) -> Result<Report, Failed> {
     let threads: u64 = shape.block.iter().map(|&d| u64::from(d)).product();
     let blocks: u64 = shape.grid.iter().map(|&d| u64::from(d)).product();
     let shared = kernel.static_shared + u64::from(shape.dynamic_shared);
@@ -109,11 +119,11 @@ pub fn launch(
     let memory = memory;
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
-    let first_fault: Mutex<Option<Fault>> = Mutex::new(None);
+    let first_fault: Mutex<Option<Found>> = Mutex::new(None);
     let executed = AtomicU64::new(0);
     let cpu_nanos = AtomicU64::new(0);
     let printed: Mutex<Vec<(u64, Vec<u8>)>> = Mutex::new(Vec::new());
-    let findings: Mutex<Vec<(u64, Vec<String>)>> = Mutex::new(Vec::new());
+    let findings: Mutex<Vec<(u64, Vec<Found>)>> = Mutex::new(Vec::new());
     let workers = workers().min(blocks as usize);
     let work = || {
         let started = thread_cpu_nanos();
@@ -131,12 +141,12 @@ pub fn launch(
             let result = runner.run(&shaped, &memory, shape.block, ctaid, linear);
             let found = runner.take_findings();
             if !found.is_empty() {
-                let described = found
+                let found = found
                     .into_iter()
-                    .map(|f| super::fault::describe(&shaped, shape, ctaid, f).message)
+                    .map(|error| Found { ctaid, error })
                     .collect();
                 let mut all = findings.lock().unwrap_or_else(|e| e.into_inner());
-                all.push((linear, described));
+                all.push((linear, found));
             }
             let text = runner.take_printed();
             if !text.is_empty() {
@@ -145,9 +155,8 @@ pub fn launch(
             }
             if let Err(error) = result {
                 stop.store(true, Ordering::Relaxed);
-                let fault = super::fault::describe(&shaped, shape, ctaid, error);
                 let mut slot = first_fault.lock().unwrap_or_else(|e| e.into_inner());
-                slot.get_or_insert(fault);
+                slot.get_or_insert(Found { ctaid, error });
                 break;
             }
         }
@@ -168,16 +177,16 @@ pub fn launch(
     let printed: Vec<u8> = printed.into_iter().flat_map(|(_, text)| text).collect();
     let mut findings = findings.into_inner().unwrap_or_else(|e| e.into_inner());
     findings.sort_by_key(|(linear, _)| *linear);
-    let findings: Vec<String> = findings
+    let findings: Vec<Found> = findings
         .into_iter()
         .flat_map(|(_, found)| found)
         .take(KEPT_FINDINGS)
         .collect();
     match first_fault.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        Some(fault) => Err(Fault {
+        Some(stopped) => Err(Failed {
+            stopped: Box::new(stopped),
             printed,
             findings,
-            ..fault
         }),
         None => Ok(Report {
             executed: executed.into_inner(),

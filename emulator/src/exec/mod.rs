@@ -1,22 +1,12 @@
-//! Running decoded kernels: the instruction families (one module each), the
-//! thread interpreter, the block scheduler, and launches.
+//! Running decoded kernels, in layers from the bottom up: the values
+//! instructions compute (`value`), the faults, typed and with no CUDA code
+//! (`error`), the memory model every access goes through (`memory`), the
+//! thread interpreter and the block scheduler over it (`schedule`), and a
+//! launch over the host's cores (`launch`). Only `driver` turns a fault
+//! into a CUDA error code and words.
 
-pub mod access;
-pub mod atomic;
-pub mod bits;
-pub mod block;
-pub mod carry_on;
-pub mod compare;
-pub mod convert;
-pub mod fault;
-pub mod float;
-pub mod global_load;
-pub mod half;
-pub mod int;
+pub mod error;
 pub mod launch;
-pub mod limits;
-pub mod printf;
-pub mod race;
-pub mod taint;
-pub mod thread;
-pub mod warp;
+pub mod memory;
+pub mod schedule;
+pub mod value;

@@ -320,8 +320,8 @@ pub enum Overlap {
 }
 
 /// One finding of the CPU emulator, as it printed it: in the grader's runs
-/// the emulator carries on past most (`emulator::exec::carry_on`), and a
-/// finding costs the memory-safety point.
+/// the emulator carries on past most (`emulator::exec::memory::carry_on`),
+/// and a finding costs the memory-safety point.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Finding {
     pub kind: FindingKind,
@@ -332,22 +332,9 @@ pub struct Finding {
     pub text: String,
 }
 
-/// What the emulator found.
-#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-pub enum FindingKind {
-    SharedMemoryRace,
-    GlobalMemoryConflict,
-    OutOfBounds,
-    Misaligned,
-    /// A barrier not every thread of the block reaches.
-    Barrier,
-    /// A value read from memory nothing wrote (shared memory a block never
-    /// filled, global memory no copy or store reached).
-    Uninitialised,
-    /// Anything else it says (an unsupported instruction, say).
-    Other,
-}
+/// What the emulator found: the kind its finding's line names, defined
+/// once with the line's grammar, the tag its name here.
+pub use kernels::emulator_output::FindingKind;
 
 /// The points that are not a run's.
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Eq)]

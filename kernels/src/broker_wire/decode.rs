@@ -5,6 +5,16 @@
 use super::request::{CopyEnds, HostPlace, Request};
 use super::{MAX_IMAGE_BYTES, MAX_NAME_BYTES, MAX_NONCE_BYTES, MAX_PARAM_BYTES, Reader, WireError};
 
+impl Request {
+    /// Decodes one frame's body: any bytes give a request or an error.
+    pub fn decode(body: &[u8]) -> Result<Request, WireError> {
+        let mut r = Reader(body);
+        let request = self::request(&mut r)?;
+        r.finish()?;
+        Ok(request)
+    }
+}
+
 /// One request, by its tag's family.
 pub(super) fn request(r: &mut Reader) -> Result<Request, WireError> {
     let tag = r.u8("tag")?;

@@ -178,14 +178,6 @@ impl Request {
         w.0
     }
 
-    /// Decodes one frame's body: any bytes give a request or an error.
-    pub fn decode(body: &[u8]) -> Result<Request, WireError> {
-        let mut r = Reader(body);
-        let request = super::decode::request(&mut r)?;
-        r.finish()?;
-        Ok(request)
-    }
-
     fn write(&self, w: &mut Writer) {
         use Request::*;
         match self {

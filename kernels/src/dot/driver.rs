@@ -3,20 +3,24 @@
 //! exercise's src/main.rs.
 
 use std::process::ExitCode;
-use std::time::Instant;
 
 use clap::Parser;
 
-use super::tolerance::{self, relative_error};
-use super::{Affine, DEFAULT_N, EMULATOR_N, MAX_N, Parameters, Results, Variant, golden};
-use crate::Stopwatch;
+use super::sweep::{self, SweepTask};
+use super::task::{finish_on_host, prepare};
+use super::{Affine, DEFAULT_N, EMULATOR_N, MAX_N, Parameters, Results, Variant};
 use crate::cli::{self, CommonArgs};
 use crate::copy_probe;
 use crate::error::CourseError;
 use crate::gpu::{self, Gpu};
+use crate::grader_names::INPUTS_ON_GPU;
 use crate::inputs_on_gpu::{self, Fill, Launch};
 use crate::launch::{self, MAX_BLOCKS};
-use crate::protocol::{Check, Real, Report, SCHEMA_VERSION, Throughput, Timing};
+use crate::protocol::{Report, SCHEMA_VERSION, Throughput, Timing};
+use crate::stopwatch::Stopwatch;
+
+/// What the student's code names: `kernels::dot::driver::{Task, GpuOutput}`.
+pub use super::task::{DotOnGpu, GpuOutput, Task};
 
 /// The default block size.
 pub const DEFAULT_THREADS: u32 = 256;
@@ -48,7 +52,7 @@ pub struct Args {
     /// The grader's runs above 2^31 elements, dot-gm's only: a and b made
     /// on the GPU, the kernel the one CUDA_COURSE_KERNEL_PTX names
     /// (`crate::inputs_on_gpu`).
-    #[arg(long = crate::INPUTS_ON_GPU, hide = true)]
+    #[arg(long = INPUTS_ON_GPU, hide = true)]
     pub inputs_on_gpu: bool,
 
     #[command(flatten)]
@@ -75,30 +79,6 @@ fn parse_n(text: &str) -> Result<u64, String> {
 fn parse_affine(text: &str) -> Result<Affine, String> {
     text.parse()
 }
-
-/// What the student's GPU code is given.
-pub struct Task {
-    pub a: Vec<f32>,
-    pub b: Vec<f32>,
-    /// Launch shape: `blocks` blocks of `threads` threads.
-    pub blocks: u32,
-    pub threads: u32,
-    /// Timed kernel runs to take the median of.
-    pub runs: u32,
-}
-
-/// What the student's GPU code gives back, and how long each step took.
-pub struct GpuOutput {
-    /// dot-gm: the n products. dot-sm: one partial sum per block.
-    /// dot-atomic: the one float the blocks added into.
-    pub values: Vec<f32>,
-    pub h2d_ms: f64,
-    pub kernel_ms: f64,
-    pub d2h_ms: f64,
-}
-
-/// The student's part: the GPU's share of the dot product.
-pub type DotOnGpu = fn(&Gpu, &Task) -> Result<GpuOutput, CourseError>;
 
 /// The command line of `variant`: its name, what it does, and help for the
 /// shared flags that describes this exercise's defaults and rules only.
@@ -160,36 +140,20 @@ pub fn run_exercise(variant: Variant, dot_on_gpu: DotOnGpu) -> ExitCode {
             }
         };
         let outcome = if sweep {
-            super::sweep::run(&args, dot_on_gpu)
+            let task = SweepTask {
+                n: args.n,
+                threads: args.threads,
+                blocks: args.blocks,
+                a: args.a,
+                b: args.b,
+                runs: args.common.runs,
+            };
+            sweep::run(&task, dot_on_gpu)
         } else {
             run(variant, &args, dot_on_gpu).map(|report| (report, String::new()))
         };
         cli::finish_with(variant.name(), args.common.json, outcome)
     })
-}
-
-/// Starts the GPU and checks what depends on it: the block size, and that
-/// a and b (and dot-gm's c) fit in free memory.
-pub(super) fn prepare(variant: Variant, n: u64, threads: u32) -> Result<Gpu, CourseError> {
-    if variant.reduces_in_blocks() && !threads.is_power_of_two() {
-        return Err(CourseError::BadArguments(format!(
-            "--threads {threads} is not a power of two: {}'s tree halves the block each step; \
-             use 32, 64, 128, 256, 512 or 1024",
-            variant.name()
-        )));
-    }
-    let gpu = Gpu::init()?;
-    gpu.check_block(threads)?;
-    let buffers = if variant == Variant::Gm {
-        "a, b and c"
-    } else {
-        "a and b"
-    };
-    gpu.check_fits(
-        n.saturating_mul(variant.bytes_per_element()),
-        &format!("--n {n} ({buffers})"),
-    )?;
-    Ok(gpu)
 }
 
 fn run(
@@ -207,7 +171,7 @@ fn run(
         (true, _) => {
             return Err(CourseError::BadArguments(format!(
                 "--{} is dot-gm's (the grader's runs above 2^31 elements); {} has no such run",
-                crate::INPUTS_ON_GPU,
+                INPUTS_ON_GPU,
                 variant.name()
             )));
         }
@@ -225,7 +189,7 @@ fn run(
         b: args.b,
     };
     let (output, first_step) = match named_ptx {
-        Some(ptx) => (products_on_gpu(&gpu, &ptx, &params)?, crate::INPUTS_ON_GPU),
+        Some(ptx) => (products_on_gpu(&gpu, &ptx, &params)?, INPUTS_ON_GPU),
         None => {
             let (a, b) = params
                 .inputs()
@@ -304,66 +268,6 @@ fn products_on_gpu(gpu: &Gpu, ptx: &str, params: &Parameters) -> Result<GpuOutpu
         kernel_ms: run.kernel_ms,
         d2h_ms,
     })
-}
-
-/// The host's share of the sum, and the check of the result.
-pub(super) struct Finished {
-    pub results: Results,
-    pub check: Check,
-    pub host_sum_ms: Option<f64>,
-}
-
-/// Finishes the sum on the host (dot-gm: all n products; dot-sm: one
-/// partial per block; dot-atomic: nothing) and checks it.
-pub(super) fn finish_on_host(variant: Variant, params: &Parameters, values: &[f32]) -> Finished {
-    let inputs = params.inputs();
-    let exact = inputs.dot(params.n);
-    let (expected_len, what) = match variant {
-        Variant::Gm => (params.n, "the n products c[i]"),
-        Variant::Sm => (u64::from(params.blocks), "one partial sum per block"),
-        Variant::Atomic => (1, "the one float the blocks add into"),
-    };
-    let mut results = Results {
-        dot: Real(f64::NAN),
-        expected: exact.to_string(),
-        host_f32_sum: None,
-        host_f32_relative_error: None,
-        sweep: None,
-    };
-    if values.len() as u64 != expected_len {
-        let mut check = tolerance::check(variant, params, f64::NAN);
-        check.hint = Some(format!(
-            "the GPU part returned {} values; {} returns {what} ({expected_len})",
-            values.len(),
-            variant.name()
-        ));
-        return Finished {
-            results,
-            check,
-            host_sum_ms: None,
-        };
-    }
-    let started = Instant::now();
-    let dot = match variant {
-        Variant::Gm | Variant::Sm => golden::sum_f64(values),
-        Variant::Atomic => f64::from(values[0]),
-    };
-    let host_sum_ms = (variant == Variant::Gm).then(|| started.elapsed().as_secs_f64() * 1e3);
-    if variant == Variant::Gm {
-        let f32_sum = f64::from(golden::sum_f32(values));
-        results.host_f32_sum = Some(Real(f32_sum));
-        results.host_f32_relative_error = Some(Real(relative_error(
-            f32_sum,
-            exact,
-            inputs.abs_dot(params.n),
-        )));
-    }
-    results.dot = Real(dot);
-    Finished {
-        results,
-        check: tolerance::check(variant, params, dot),
-        host_sum_ms,
-    }
 }
 
 #[cfg(test)]

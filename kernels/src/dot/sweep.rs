@@ -5,10 +5,11 @@
 
 use std::fmt::Write;
 
-use super::driver::{Args, DotOnGpu, Task, finish_on_host, prepare};
-use super::{Parameters, Results, SweepRow, Variant};
+use super::task::{DotOnGpu, Task, finish_on_host, prepare};
+use super::{Affine, Parameters, Results, SweepRow, Variant};
 use crate::copy_probe;
 use crate::error::CourseError;
+use crate::gpu;
 use crate::protocol::{Report, SCHEMA_VERSION, Throughput, Timing};
 use crate::units;
 
@@ -31,37 +32,52 @@ pub fn grid_sizes(n: u64, threads: u32) -> Vec<u32> {
     sizes
 }
 
+/// What a `--sweep` run is asked: the flags it reads, as parsed.
+pub struct SweepTask {
+    /// Elements in a and b; None: [`SWEEP_N`] ([`EMULATOR_SWEEP_N`] on the
+    /// emulator).
+    pub n: Option<u64>,
+    /// Threads per block; None: [`SWEEP_THREADS`].
+    pub threads: Option<u32>,
+    /// Refused: the sweep tries every grid.
+    pub blocks: Option<u32>,
+    pub a: Affine,
+    pub b: Affine,
+    /// Timed runs of each grid.
+    pub runs: u32,
+}
+
 pub(super) fn run(
-    args: &Args,
+    asked: &SweepTask,
     dot_on_gpu: DotOnGpu,
 ) -> Result<(Report<Parameters, Results>, String), CourseError> {
-    if args.blocks.is_some() {
+    if asked.blocks.is_some() {
         return Err(CourseError::BadArguments(
             "--blocks does not go with --sweep, which tries every grid from 1 block to one loop per thread"
                 .into(),
         ));
     }
     let variant = Variant::Atomic;
-    let n = args
+    let n = asked
         .n
-        .unwrap_or_else(|| crate::gpu::default_size(SWEEP_N, EMULATOR_SWEEP_N));
-    let threads = args.threads.unwrap_or(SWEEP_THREADS);
+        .unwrap_or_else(|| gpu::default_size(SWEEP_N, EMULATOR_SWEEP_N));
+    let threads = asked.threads.unwrap_or(SWEEP_THREADS);
     let gpu = prepare(variant, n, threads)?;
     let inputs = super::Inputs {
-        a: args.a,
-        b: args.b,
+        a: asked.a,
+        b: asked.b,
     };
     let (a, b) = inputs
         .vectors(n)
         .map_err(|err| CourseError::BadArguments(format!("--n {n}: {err}")))?;
-    let copy_gb_per_s = copy_probe::copy_gb_per_s(&gpu, args.common.runs)?;
+    let copy_gb_per_s = copy_probe::copy_gb_per_s(&gpu, asked.runs)?;
 
     let mut task = Task {
         a,
         b,
         blocks: 1,
         threads,
-        runs: args.common.runs,
+        runs: asked.runs,
     };
     let mut measured = Vec::new();
     for blocks in grid_sizes(n, threads) {
@@ -70,9 +86,9 @@ pub(super) fn run(
             n,
             threads,
             blocks,
-            runs: args.common.runs,
-            a: args.a,
-            b: args.b,
+            runs: asked.runs,
+            a: asked.a,
+            b: asked.b,
         };
         let output = dot_on_gpu(&gpu, &task)?;
         let finished = finish_on_host(variant, &params, &output.values);
@@ -97,7 +113,7 @@ pub(super) fn run(
         })
         .unwrap_or(0);
     let rows: Vec<SweepRow> = measured.iter().map(|(row, _, _)| row.clone()).collect();
-    let table = table(&rows, best, n, threads, args.common.runs, copy_gb_per_s);
+    let table = table(&rows, best, n, threads, asked.runs, copy_gb_per_s);
 
     let wrong = rows.iter().filter(|row| !row.passed).count() as u64;
     let first_wrong = measured.iter().position(|(row, _, _)| !row.passed);
@@ -120,7 +136,7 @@ pub(super) fn run(
         parameters: best_params.clone(),
         results,
         check,
-        timings: vec![Timing::new("kernel", best_row.kernel_ms, args.common.runs)],
+        timings: vec![Timing::new("kernel", best_row.kernel_ms, asked.runs)],
         throughput: Some(Throughput {
             kernel_gb_per_s: best_row.gb_per_s,
             copy_gb_per_s,

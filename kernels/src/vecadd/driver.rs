@@ -8,15 +8,16 @@ use clap::Parser;
 use super::{
     BYTES_PER_ELEMENT, DEFAULT_N, DEFAULT_THREADS, EMULATOR_N, MAX_N, NAME, Parameters, Results,
 };
-use crate::Stopwatch;
 use crate::catalogue::ExerciseId;
 use crate::cli::{self, CommonArgs, SeedArg};
 use crate::copy_probe;
 use crate::error::CourseError;
 use crate::gpu::{self, Gpu};
+use crate::grader_names::INPUTS_ON_GPU;
 use crate::inputs_on_gpu::{self, Fill, Launch};
 use crate::launch::{self, MAX_BLOCKS};
 use crate::protocol::{Check, Report, SCHEMA_VERSION, Throughput, Timing};
+use crate::stopwatch::Stopwatch;
 
 /// Adds two vectors of any length on the GPU, with a grid that may be far
 /// smaller than the vectors, checks every element and times each step.
@@ -44,7 +45,7 @@ pub struct Args {
     /// The grader's runs above 2^31 elements: a and b made on the GPU and
     /// c checked there, the kernel the one CUDA_COURSE_KERNEL_PTX names
     /// (`crate::inputs_on_gpu`).
-    #[arg(long = crate::INPUTS_ON_GPU, hide = true)]
+    #[arg(long = INPUTS_ON_GPU, hide = true)]
     pub inputs_on_gpu: bool,
 
     #[command(flatten)]
@@ -214,7 +215,7 @@ fn made_on_gpu(gpu: &Gpu, ptx: &str, params: &Parameters) -> Result<Made, Course
         check,
         results,
         timings: vec![
-            Timing::new(crate::INPUTS_ON_GPU, run.inputs_ms, 1),
+            Timing::new(INPUTS_ON_GPU, run.inputs_ms, 1),
             Timing::new("kernel", run.kernel_ms, params.runs),
             Timing::new("check", check_ms, 1),
         ],

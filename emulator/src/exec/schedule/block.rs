@@ -2,14 +2,16 @@
 //! end, then the next; warp operations run once their lanes have all
 //! arrived, barriers once every live thread has. A barrier some live threads
 //! wait at while others wait at another is reported. Where the launch
-//! carries on (`carry_on`), a block with a shared-memory race runs again in
-//! lockstep: each lane of a warp one instruction in turn, a warp at a time.
+//! carries on (`exec::memory::carry_on`), a block with a shared-memory race
+//! runs again in lockstep: each lane of a warp one instruction in turn, a
+//! warp at a time.
 
-use super::access::{AccessError, BlockMemory, LaunchMemory, ThreadMemory};
-use super::thread::{self, Stop, ThreadError};
+use super::carry_on;
+use super::thread::{self, Stop};
 use super::warp::{self, LaneInput};
-use crate::ir::Space;
-use crate::ir::{BarrierReduce, Kernel, Op, WarpOp, fixed};
+use crate::exec::error::{AccessError, BlockError, ThreadError};
+use crate::exec::memory::state::{BlockMemory, LaunchMemory, ThreadMemory};
+use crate::ir::{BarrierReduce, Kernel, Op, Reg, Space, WarpOp, fixed};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Status {
@@ -21,17 +23,6 @@ struct ThreadState {
     regs: Vec<u64>,
     pc: u32,
     status: Status,
-}
-
-/// How a block failed.
-#[derive(Debug)]
-pub enum BlockError {
-    /// A thread's error, with the thread's index in the block.
-    Thread(usize, u32, ThreadError),
-    /// Live threads wait at different barriers: (thread, pc) of two of them.
-    BarrierDivergence((usize, u32), (usize, u32)),
-    /// Threads wait for lanes that will never arrive: (thread, pc).
-    Deadlock(usize, u32),
 }
 
 /// A worker's reusable state for running blocks one after another.
@@ -256,7 +247,7 @@ impl BlockRunner {
 
     /// Starts taint tracking for the block: thread `t` just loaded shared
     /// memory no thread wrote into `registers` (those `mask` names).
-    fn start_taint(&mut self, kernel: &Kernel, t: usize, registers: [crate::ir::Reg; 4], mask: u8) {
+    fn start_taint(&mut self, kernel: &Kernel, t: usize, registers: [Reg; 4], mask: u8) {
         if self.memory.taint.is_none() {
             let origin = self.memory.first_unwritten_read.unwrap_or((t, 0, 0));
             self.memory
@@ -272,7 +263,7 @@ impl BlockRunner {
     }
 
     /// Whether register `reg` of thread `t` is tainted.
-    fn tainted(&self, t: usize, reg: crate::ir::Reg) -> bool {
+    fn tainted(&self, t: usize, reg: Reg) -> bool {
         self.memory
             .taint
             .as_ref()
@@ -280,7 +271,7 @@ impl BlockRunner {
     }
 
     /// Sets the taint of register `reg` of thread `t` (when tracking).
-    fn set_tainted(&mut self, t: usize, reg: crate::ir::Reg, value: bool) {
+    fn set_tainted(&mut self, t: usize, reg: Reg, value: bool) {
         if let Some(taint) = self.memory.taint.as_mut() {
             let (word, bit) = (usize::from(reg) / 64, 1u64 << (reg % 64));
             if value {
@@ -429,7 +420,7 @@ impl BlockRunner {
                     .map(|s| (s.status == Status::Waiting(Stop::Barrier)).then_some(s.pc))
                     .collect();
                 let Some(passes) =
-                    super::carry_on::divergent_barrier(kernel, &waiting, &mut self.post_dominance)
+                    carry_on::divergent_barrier(kernel, &waiting, &mut self.post_dominance)
                 else {
                     return Err(divergence);
                 };

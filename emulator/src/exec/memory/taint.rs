@@ -6,27 +6,7 @@
 //! correct kernel may read such words, in the padding of a partial tile, and
 //! discard what it read).
 
-use super::access::{BlockMemory, Place, ThreadMemory};
-
-/// What every word of shared memory holds when a block starts, so a value
-/// no thread wrote is recognisable (a NaN as f32 and as f64).
-pub const POISON: u32 = 0x7ff7_dead;
-
-/// Values that came from shared memory no thread of the block wrote, and
-/// where they went: a block switches to tracking them at the first such
-/// read (`Stop::Taint`), and a tainted value stored to global memory is a
-/// finding.
-pub struct Taint {
-    /// Per thread, a bit per register.
-    pub registers: Vec<Vec<u64>>,
-    /// A bit per shared word written with a tainted value.
-    pub(super) shared: Vec<u64>,
-    /// A bit per local word (all threads') written with a tainted value.
-    pub(super) local: Vec<u64>,
-    /// The first read of unwritten shared memory: (thread in the block,
-    /// instruction, shared offset).
-    pub origin: (usize, u32, u64),
-}
+use super::state::{BlockMemory, Place, Taint, ThreadMemory};
 
 pub(super) fn bit(bits: &[u64], index: usize) -> bool {
     bits.get(index / 64)
@@ -107,7 +87,6 @@ impl ThreadMemory<'_> {
     /// Records where tainted values (`mask`, a bit per element) go: into
     /// shared or local memory, kept; into global memory, a finding for the
     /// block's end.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn store_taint(
         &mut self,
         place: &Place,

@@ -3,25 +3,9 @@
 //! last access to make the next one fast: the allocation it hit, and the
 //! address, to prefetch the line it will load next.
 
-use super::access::{AccessError, Place, ThreadMemory, generic, read_elements};
+use super::state::{Place, Recent, ThreadMemory, generic, read_elements};
+use crate::exec::error::AccessError;
 use crate::ir::Space;
-
-/// What a global load instruction did last, by whichever thread of the
-/// block: the allocation it hit, which it most likely hits again (a
-/// kernel's loads each read one array), and the address, from which
-/// `prefetch` guesses the next.
-#[derive(Clone, Copy)]
-pub(super) struct Recent {
-    pub(super) allocation: usize,
-    pub(super) address: u64,
-}
-
-impl Recent {
-    pub(super) const NONE: Recent = Recent {
-        allocation: usize::MAX,
-        address: 0,
-    };
-}
 
 /// Asks the CPU to fetch the cache line at `ptr`. A thread runs on by
 /// itself to its next barrier, so a grid-stride loop reads one element per

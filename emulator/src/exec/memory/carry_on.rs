@@ -15,7 +15,7 @@
 //! - A race in shared memory: the block runs again from its start, its
 //!   global stores undone, with the lanes of each warp taking one
 //!   instruction each in turn, a warp at a time to its next barrier
-//!   (`BlockMemory::lockstep`): a GPU's lanes move together, its warps
+//!   (`BlockMemory::lockstep`, `exec::schedule::block`): a GPU's lanes move together, its warps
 //!   drift apart. Code that leans on a warp's lanes moving in step (a tail
 //!   without `__syncwarp()`) gets a GPU's answer, and code that leans on
 //!   warps moving together (a tree without barriers, over more than a
@@ -33,20 +33,20 @@
 //!   copy.
 //! - A read of global memory nothing wrote reads what is there.
 //! - A value from unwritten shared memory (the poison) stored to global
-//!   memory is stored (`block`).
+//!   memory is stored (`exec::schedule::block`).
 //! - Threads of one block waiting at different barriers (undefined
-//!   behaviour) go through as an H200 lets them (`divergent_barrier`).
+//!   behaviour) go through as an H200 lets them
+//!   (`exec::schedule::carry_on`).
 //!
 //! Misaligned accesses, deadlocks, traps, failed asserts and unsupported
 //! instructions stop the launch whatever the mode, as on a GPU.
 
-use super::access::{AccessError, BlockMemory, Place, ThreadMemory};
-use super::block::BlockError;
-use super::thread::ThreadError;
-use crate::ir::{Kernel, Op, Space, fixed};
+use super::state::{BlockMemory, Place, ThreadMemory, read, write};
+use crate::exec::error::{AccessError, BlockError, ThreadError};
+use crate::ir::Space;
 
 /// Findings a block keeps: what it carried on past first. The launch
-/// keeps fewer still (`launch::KEPT_FINDINGS`).
+/// keeps fewer still (`exec::launch::KEPT_FINDINGS`).
 pub const BLOCK_FINDINGS: usize = 4;
 
 /// Global stores a block keeps to undo: past them, it cannot run again.
@@ -70,7 +70,7 @@ impl BlockMemory {
         for &(ptr, old, size) in self.undo.iter().rev() {
             // SAFETY: each pointer was checked for `size` bytes of a live
             // allocation when the store was made; the launch holds it.
-            unsafe { super::access::write(ptr, size, old) };
+            unsafe { write(ptr, size, old) };
         }
         self.undo.clear();
     }
@@ -93,9 +93,7 @@ impl ThreadMemory<'_> {
         for i in 0..count {
             let at = ptr.wrapping_add(i * usize::from(size));
             // SAFETY: the store's place holds `count` elements.
-            block
-                .undo
-                .push((at, unsafe { super::access::read(at, size) }, size));
+            block.undo.push((at, unsafe { read(at, size) }, size));
         }
     }
 
@@ -117,19 +115,17 @@ impl ThreadMemory<'_> {
             return Err(error);
         }
         let carries = match &error {
-            // The block runs again in lockstep (`block`) where it can.
+            // The block runs again in lockstep (`exec::schedule::block`)
+            // where it can.
             AccessError::Race {
                 space: Space::Shared,
                 ..
             } => self.block.lockstep || !self.block.can_restart,
             // Two stores (see the module's words).
-            AccessError::Race {
-                write, conflict, ..
-            } => {
+            AccessError::Race { write, earlier, .. } => {
                 let per_block = self.launch.threads_per_block;
-                let same_block =
-                    conflict.earlier.thread / per_block == self.global_thread / per_block;
-                *write && conflict.earlier_wrote && (same || !same_block)
+                let same_block = earlier.thread / per_block == self.global_thread / per_block;
+                *write && earlier.wrote && (same || !same_block)
             }
             AccessError::Uninitialised { .. } => true,
             _ => false,
@@ -203,80 +199,4 @@ impl Place {
             unsafe { std::ptr::copy_nonoverlapping(scratch.cast_const(), real, inside) };
         }
     }
-}
-
-/// Which of the threads `waiting` at barriers (each its barrier's pc, None
-/// for one that exited) go through now, when they wait at different ones;
-/// None where a GPU deadlocks. As an H200 runs them (2026-11-28, the
-/// grader's class): threads of different warps at different barriers
-/// count alike, so all go through (a barrier on a warp-uniform branch);
-/// lanes of one warp at two barriers, one in each branch of an `if`,
-/// deadlock; lanes at a barrier inside an `if` and lanes past its end, at
-/// a barrier every path from the first reaches, go through: the lanes past
-/// the end wait where the warp reconverges, not at their barrier, which
-/// they reach again with the others. So in each warp the lanes at the
-/// barrier that all the warp's other barriers post-dominate go through, the
-/// others wait on; a warp with no such barrier deadlocks.
-/// `post_dominance` keeps what was found, by (later pc, earlier pc).
-pub fn divergent_barrier(
-    kernel: &Kernel,
-    waiting: &[Option<u32>],
-    post_dominance: &mut std::collections::HashMap<(u32, u32), bool>,
-) -> Option<Vec<bool>> {
-    let mut passes: Vec<bool> = waiting.iter().map(Option::is_some).collect();
-    for (w, warp) in waiting.chunks(32).enumerate() {
-        let mut pcs: Vec<u32> = warp.iter().flatten().copied().collect();
-        pcs.sort_unstable();
-        pcs.dedup();
-        if pcs.len() < 2 {
-            continue;
-        }
-        let mut dominates = |later: u32, earlier: u32| {
-            *post_dominance
-                .entry((later, earlier))
-                .or_insert_with(|| post_dominates(kernel, later, earlier))
-        };
-        let first = pcs
-            .iter()
-            .copied()
-            .find(|&x| pcs.iter().all(|&y| y == x || dominates(y, x)))?;
-        for (lane, pc) in warp.iter().enumerate() {
-            if pc.is_some_and(|pc| pc != first) {
-                passes[w * 32 + lane] = false;
-            }
-        }
-    }
-    Some(passes)
-}
-
-/// Whether every path from the instruction after `earlier` to the
-/// kernel's end passes through `later` (a path that never ends does not
-/// count).
-fn post_dominates(kernel: &Kernel, later: u32, earlier: u32) -> bool {
-    let code = &kernel.code;
-    let mut seen = vec![false; code.len() + 1];
-    let mut stack = vec![earlier as usize + 1];
-    while let Some(at) = stack.pop() {
-        if at == later as usize || seen.get(at).is_none_or(|&s| s) {
-            continue;
-        }
-        seen[at] = true;
-        let Some(inst) = code.get(at) else {
-            // Past the last instruction: the end.
-            return false;
-        };
-        let always = inst.guard == fixed::TRUE && !inst.negate;
-        match inst.op {
-            // Even a guarded one: some path ends here.
-            Op::Exit | Op::Trap | Op::AssertFail { .. } => return false,
-            Op::Branch { target } => {
-                stack.push(target as usize);
-                if !always {
-                    stack.push(at + 1);
-                }
-            }
-            _ => stack.push(at + 1),
-        }
-    }
-    true
 }

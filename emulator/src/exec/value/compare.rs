@@ -1,13 +1,12 @@
 //! Comparisons for `setp` (and `set`): signed, unsigned and floating point,
 //! ordered and unordered.
 
-use crate::exec::int::int_type;
+use super::int::int_type;
 use crate::ir::CompareFn;
 
 macro_rules! compare_fns {
     ($name:ident, $conv:expr) => {
         pub mod $name {
-            #[allow(clippy::redundant_closure_call)]
             fn v(x: u64) -> impl PartialOrd {
                 ($conv)(x)
             }
@@ -45,7 +44,6 @@ compare_fns!(s64_, |x: u64| x as i64);
 macro_rules! float_compare_fns {
     ($name:ident, $conv:expr) => {
         pub mod $name {
-            #[allow(clippy::redundant_closure_call)]
             fn v(x: u64) -> f64 {
                 ($conv)(x)
             }

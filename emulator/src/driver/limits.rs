@@ -6,9 +6,12 @@
 //! Registers are not checked: ptxas allocates them on a GPU, and the
 //! emulator has no ptxas.
 
-use super::launch::{Fault, Shape};
+use kernels::emulator_output::{Finding, FindingKind};
+
+use super::codes;
+use super::fault::Fault;
 use crate::device;
-use crate::driver::codes;
+use crate::exec::launch::Shape;
 use crate::ir::Kernel;
 
 /// Whether a GPU would run `kernel` over `shape`.
@@ -16,7 +19,10 @@ pub fn check_shape(kernel: &Kernel, shape: Shape) -> Result<(), Fault> {
     let refuse = |code, why: String| {
         Err(Fault {
             code,
-            message: format!("kernel `{}`: the launch is refused: {why}", kernel.name),
+            finding: Box::new(Finding::new(
+                FindingKind::RefusedLaunch,
+                format!("kernel `{}`: the launch is refused: {why}", kernel.name),
+            )),
             printed: Vec::new(),
             findings: Vec::new(),
         })

@@ -7,7 +7,8 @@
 
 use std::ffi::{CString, c_char, c_int, c_uint, c_void};
 
-use super::access::{AccessError, ThreadMemory};
+use crate::exec::error::AccessError;
+use crate::exec::memory::state::ThreadMemory;
 
 /// Bytes read of one string (the format, or a `%s` argument), at most.
 const MAX_STRING: usize = 4096;

@@ -2,18 +2,10 @@
 //! integers to floats and back (with the named rounding), and between f16,
 //! f32 and f64.
 
-use crate::exec::float::{RM, RN, RP, RZ, round_f32, round_f64};
-use crate::exec::half;
-use crate::exec::int::int_type;
-
-/// A PTX numeric type.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Num {
-    Int { bits: u32, signed: bool },
-    F16,
-    F32,
-    F64,
-}
+use super::float::{RM, RN, RP, RZ, round_f32, round_f64};
+use super::half;
+use super::int::int_type;
+use crate::ir::{Conversion, Num};
 
 impl Num {
     pub fn parse(ty: &str) -> Option<Num> {
@@ -24,19 +16,6 @@ impl Num {
             _ => int_type(ty).map(|(bits, signed)| Num::Int { bits, signed }),
         }
     }
-}
-
-/// One `cvt` form, decoded.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Conversion {
-    to: Num,
-    from: Num,
-    /// `.rni .rzi .rmi .rpi`: round to an integral value.
-    int_mode: Option<u8>,
-    /// `.rn .rz .rm .rp`: round to the destination float type.
-    float_mode: u8,
-    sat: bool,
-    ftz: bool,
 }
 
 impl Conversion {
@@ -142,7 +121,7 @@ impl Conversion {
                 // from a half, which gives the canonical NaN.
                 let r = self.saturate(f64::from(r)) as f32;
                 if self.from == Num::F16 {
-                    crate::exec::float::out32(r)
+                    super::float::out32(r)
                 } else {
                     u64::from(r.to_bits())
                 }

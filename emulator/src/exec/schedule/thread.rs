@@ -1,8 +1,10 @@
 //! One thread running decoded instructions until it reaches a barrier, a
 //! warp-wide operation or its end. The hot loop: register moves and function
-//! pointers chosen at decode time, memory through `access`.
+//! pointers chosen at decode time, memory through `exec::memory::access`.
 
-use super::access::{AccessError, ThreadMemory};
+use super::printf;
+use crate::exec::error::ThreadError;
+use crate::exec::memory::state::ThreadMemory;
 use crate::ir::{Clock, Combine, Kernel, Op, Reg, fixed};
 
 /// Why a thread stopped without an error. Its pc stays on the barrier or
@@ -21,24 +23,6 @@ pub enum Stop {
         registers: [Reg; 4],
         mask: u8,
     },
-}
-
-#[derive(Debug)]
-pub enum ThreadError {
-    Access(AccessError),
-    /// The index into `Kernel::unsupported`.
-    Unsupported(u32),
-    /// More instructions than any course kernel needs: an endless loop.
-    Runaway,
-    /// `assert` failed: the expression, file, line and function.
-    Assert {
-        message: String,
-        file: String,
-        line: u32,
-        function: String,
-    },
-    /// `__trap()`.
-    Trap,
 }
 
 /// Nanoseconds of the host's clock: `%globaltimer`.
@@ -81,7 +65,7 @@ fn sign_extend(value: u64, size: u8, to_bits: u8) -> u64 {
 /// `executed` has grown by the instructions it ran. Errors carry the
 /// instruction index. With `TAINT`, `taint` holds a bit per register, and
 /// every instruction passes its sources' taint to its destinations (see
-/// `access::Taint`); without it, a read of unwritten shared memory stops
+/// `exec::memory::taint`); without it, a read of unwritten shared memory stops
 /// the thread (`Stop::Taint`) so the block can start tracking. With
 /// `STEP`, it stops after one instruction (`Stop::Step`).
 pub fn run<const TAINT: bool, const STEP: bool>(
@@ -347,7 +331,7 @@ pub fn run<const TAINT: bool, const STEP: bool>(
             }
             Op::Printf { d, format, args } => {
                 let mut out = std::mem::take(&mut memory.block.printf);
-                let result = super::printf::format(memory, reg!(format), reg!(args), &mut out);
+                let result = printf::format(memory, reg!(format), reg!(args), &mut out);
                 memory.block.printf = out;
                 set_t!(d, false);
                 match result {

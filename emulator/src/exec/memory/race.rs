@@ -29,6 +29,8 @@
 use std::alloc::{Layout, alloc_zeroed, handle_alloc_error};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::exec::error::Earlier;
+
 /// One access, as the checker remembers it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Access {
@@ -120,13 +122,6 @@ impl Access {
     }
 }
 
-/// A conflict found: the earlier access, and whether it was a write.
-#[derive(Debug, PartialEq)]
-pub struct Conflict {
-    pub earlier: Access,
-    pub earlier_wrote: bool,
-}
-
 /// A record format: an access packed into one `u64`, 0 for none.
 trait Format {
     fn pack(access: &Access, view: &View<'_>) -> u64;
@@ -156,7 +151,7 @@ fn record<F: Format>(
     write: bool,
     access: Access,
     view: &View<'_>,
-) -> Result<bool, Conflict> {
+) -> Result<bool, Earlier> {
     let end = offset + len;
     let mut unwritten = false;
     for word in offset / 4..end.div_ceil(4).min(slots.words()) {
@@ -174,9 +169,10 @@ fn record<F: Format>(
         if let Some(earlier) = F::unpack(writer, view)
             && !earlier.ordered_before(true, &access, write, view)
         {
-            return Err(Conflict {
-                earlier,
-                earlier_wrote: true,
+            return Err(Earlier {
+                thread: earlier.thread,
+                at: earlier.at,
+                wrote: true,
             });
         }
         let reader = slots.get(word, READER);
@@ -185,9 +181,10 @@ fn record<F: Format>(
         }
         match F::unpack(reader, view) {
             Some(earlier) if write && !earlier.ordered_before(false, &access, true, view) => {
-                return Err(Conflict {
-                    earlier,
-                    earlier_wrote: false,
+                return Err(Earlier {
+                    thread: earlier.thread,
+                    at: earlier.at,
+                    wrote: false,
                 });
             }
             // Kept: the first reader not ordered before this one (a later
@@ -323,7 +320,7 @@ impl Shadow {
         write: bool,
         access: Access,
         view: &View<'_>,
-    ) -> Result<(), Conflict> {
+    ) -> Result<(), Earlier> {
         record::<Global>(&mut &*self, offset, len, write, access, view).map(|_| ())
     }
 }
@@ -375,7 +372,7 @@ impl SharedShadow {
         write: bool,
         access: Access,
         view: &View<'_>,
-    ) -> Result<bool, Conflict> {
+    ) -> Result<bool, Earlier> {
         record::<Shared>(self, offset, len, write, access, view)
     }
 }
@@ -456,8 +453,8 @@ mod tests {
         let conflict = shadow
             .record(0, 4, false, access(2, 0, false), &v)
             .unwrap_err();
-        assert_eq!(conflict.earlier.thread, 1);
-        assert!(conflict.earlier_wrote);
+        assert_eq!(conflict.thread, 1);
+        assert!(conflict.wrote);
     }
 
     #[test]
@@ -468,7 +465,7 @@ mod tests {
         let conflict = shadow
             .record(4, 4, true, access(2, 0, false), &v)
             .unwrap_err();
-        assert!(!conflict.earlier_wrote);
+        assert!(!conflict.wrote);
     }
 
     #[test]

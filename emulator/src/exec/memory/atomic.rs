@@ -3,6 +3,8 @@
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
+use crate::exec::value::float::RN;
+use crate::exec::value::half;
 use crate::ir::AtomicOp;
 
 /// `$name`: one atomic read-modify-write on `$atomic` cells of `$uint`
@@ -78,8 +80,8 @@ pub(super) fn rmw16(cell: &AtomicU32, shift: u32, op: AtomicOp, b: u16, c: u16) 
         let old = (word >> shift) as u16;
         let new = match op {
             AtomicOp::AddF16 => {
-                let sum = super::half::to_f64(u64::from(old)) + super::half::to_f64(u64::from(b));
-                super::half::round(sum, 0.0, super::float::RN) as u16
+                let sum = half::to_f64(u64::from(old)) + half::to_f64(u64::from(b));
+                half::round(sum, 0.0, RN) as u16
             }
             AtomicOp::Cas if old == b => c,
             _ => old,

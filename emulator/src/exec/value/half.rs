@@ -4,7 +4,7 @@
 //! halves is exact there; fma is rounded once, from an exact pair), then
 //! rounded to half as PTX says. A NaN result is the canonical 0x7fff.
 
-use crate::exec::float::{RN, RP, RZ};
+use super::float::{RN, RP, RZ};
 use crate::ir::{BinaryFn, CompareFn, TernaryFn, UnaryFn};
 
 const CANONICAL_NAN: u64 = 0x7fff;
@@ -184,7 +184,7 @@ fn abs2(a: u64) -> u64 {
 }
 
 fn rounding(mods: &[&str]) -> u8 {
-    crate::exec::float::rounding(mods)
+    super::float::rounding(mods)
 }
 
 pub fn binary(base: &str, mods: &[&str], ty: &str) -> Option<BinaryFn> {
@@ -233,7 +233,6 @@ macro_rules! compares {
             if is_nan(a) || is_nan(b) {
                 return $unordered;
             }
-            #[allow(clippy::redundant_closure_call)]
             ($test)(to_f64(a), to_f64(b))
         })*
     };
@@ -279,7 +278,7 @@ pub fn compare(cmp: &str) -> Option<CompareFn> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::exec::float::RM;
+    use crate::exec::value::float::RM;
 
     fn f(x: f64) -> u64 {
         round(x, 0.0, RN)

@@ -1,0 +1,121 @@
+//! The student's part of a dot exercise and what is around it: the GPU it
+//! is given, checked for the block size and the buffers ([`prepare`]), what
+//! it is given ([`Task`]) and gives back ([`GpuOutput`]), and the host's
+//! share of the sum and the check after it ([`finish_on_host`]). Below both
+//! the harness (`driver`) and the sweep (`sweep`), which each run it.
+
+use std::time::Instant;
+
+use super::tolerance::{self, relative_error};
+use super::{Parameters, Results, Variant, golden};
+use crate::error::CourseError;
+use crate::gpu::Gpu;
+use crate::protocol::{Check, Real};
+
+/// What the student's GPU code is given.
+pub struct Task {
+    pub a: Vec<f32>,
+    pub b: Vec<f32>,
+    /// Launch shape: `blocks` blocks of `threads` threads.
+    pub blocks: u32,
+    pub threads: u32,
+    /// Timed kernel runs to take the median of.
+    pub runs: u32,
+}
+
+/// What the student's GPU code gives back, and how long each step took.
+pub struct GpuOutput {
+    /// dot-gm: the n products. dot-sm: one partial sum per block.
+    /// dot-atomic: the one float the blocks added into.
+    pub values: Vec<f32>,
+    pub h2d_ms: f64,
+    pub kernel_ms: f64,
+    pub d2h_ms: f64,
+}
+
+/// The student's part: the GPU's share of the dot product.
+pub type DotOnGpu = fn(&Gpu, &Task) -> Result<GpuOutput, CourseError>;
+
+/// Starts the GPU and checks what depends on it: the block size, and that
+/// a and b (and dot-gm's c) fit in free memory.
+pub(super) fn prepare(variant: Variant, n: u64, threads: u32) -> Result<Gpu, CourseError> {
+    if variant.reduces_in_blocks() && !threads.is_power_of_two() {
+        return Err(CourseError::BadArguments(format!(
+            "--threads {threads} is not a power of two: {}'s tree halves the block each step; \
+             use 32, 64, 128, 256, 512 or 1024",
+            variant.name()
+        )));
+    }
+    let gpu = Gpu::init()?;
+    gpu.check_block(threads)?;
+    let buffers = if variant == Variant::Gm {
+        "a, b and c"
+    } else {
+        "a and b"
+    };
+    gpu.check_fits(
+        n.saturating_mul(variant.bytes_per_element()),
+        &format!("--n {n} ({buffers})"),
+    )?;
+    Ok(gpu)
+}
+
+/// The host's share of the sum, and the check of the result.
+pub(super) struct Finished {
+    pub results: Results,
+    pub check: Check,
+    pub host_sum_ms: Option<f64>,
+}
+
+/// Finishes the sum on the host (dot-gm: all n products; dot-sm: one
+/// partial per block; dot-atomic: nothing) and checks it.
+pub(super) fn finish_on_host(variant: Variant, params: &Parameters, values: &[f32]) -> Finished {
+    let inputs = params.inputs();
+    let exact = inputs.dot(params.n);
+    let (expected_len, what) = match variant {
+        Variant::Gm => (params.n, "the n products c[i]"),
+        Variant::Sm => (u64::from(params.blocks), "one partial sum per block"),
+        Variant::Atomic => (1, "the one float the blocks add into"),
+    };
+    let mut results = Results {
+        dot: Real(f64::NAN),
+        expected: exact.to_string(),
+        host_f32_sum: None,
+        host_f32_relative_error: None,
+        sweep: None,
+    };
+    if values.len() as u64 != expected_len {
+        let mut check = tolerance::check(variant, params, f64::NAN);
+        check.hint = Some(format!(
+            "the GPU part returned {} values; {} returns {what} ({expected_len})",
+            values.len(),
+            variant.name()
+        ));
+        return Finished {
+            results,
+            check,
+            host_sum_ms: None,
+        };
+    }
+    let started = Instant::now();
+    let dot = match variant {
+        Variant::Gm | Variant::Sm => golden::sum_f64(values),
+        Variant::Atomic => f64::from(values[0]),
+    };
+    let host_sum_ms = (variant == Variant::Gm).then(|| started.elapsed().as_secs_f64() * 1e3);
+    if variant == Variant::Gm {
+        let f32_sum = f64::from(golden::sum_f32(values));
+        results.host_f32_sum = Some(Real(f32_sum));
+        results.host_f32_relative_error = Some(Real(relative_error(
+            f32_sum,
+            exact,
+            inputs.abs_dot(params.n),
+        )));
+    }
+    results.dot = Real(dot);
+    Finished {
+        results,
+        check: tolerance::check(variant, params, dot),
+        host_sum_ms,
+    }
+}
