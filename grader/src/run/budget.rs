@@ -29,8 +29,6 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::run::lane::Ending;
-
 /// The GPU alone that one exercise's remakes may hold in all: past it, a
 /// run ended as a neighbour could have made it end stands as it is.
 pub const REMAKES_ALONE: Duration = Duration::from_secs(30);
@@ -42,6 +40,20 @@ pub const REMAKES_ALONE: Duration = Duration::from_secs(30);
 /// and over five times the longest run of the grader's class on the CPU
 /// emulator that did not pass (1.7 s; its longest run, 16 s, passed).
 pub const AFTER_HOLDING: Duration = Duration::from_secs(10);
+
+/// How a run ended, as far as the runs beside it go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// As the run itself made it end (a wrong answer, a tool's finding:
+    /// contexts share no memory): it stands.
+    Own,
+    /// As a neighbour could have made it end (a CUDA error such as memory
+    /// another process holds, a signal, a failed start): made again alone.
+    Neighbours,
+    /// Out of time: a neighbour could have slowed it, so it is made again
+    /// alone, within the exercise's budget ([`Budget`]).
+    OutOfTime,
+}
 
 /// How a made run ended, as the budget counts it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

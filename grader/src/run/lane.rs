@@ -36,6 +36,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::record::outcome::Shortfall;
+pub use crate::run::budget::Ending;
 use crate::run::budget::{self, Budget};
 use crate::run::gate::{self, GateEnd};
 use crate::run::memory::{self, Pool, Room};
@@ -59,20 +60,6 @@ pub enum Use {
     Gated,
     /// With other runs, holding this many bytes of host and GPU memory.
     Memory(u64),
-}
-
-/// How a run ended, as far as the runs beside it go.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ending {
-    /// As the run itself made it end (a wrong answer, a tool's finding:
-    /// contexts share no memory): it stands.
-    Own,
-    /// As a neighbour could have made it end (a CUDA error such as memory
-    /// another process holds, a signal, a failed start): made again alone.
-    Neighbours,
-    /// Out of time: a neighbour could have slowed it, so it is made again
-    /// alone, within the exercise's budget ([`Budget`]).
-    OutOfTime,
 }
 
 /// A GPU's lanes as one exercise's grading uses them: with its own budget
