@@ -128,7 +128,12 @@ impl Budget {
         if left.is_zero() {
             return None;
         }
-        Some(if large {
+        // The exercise's first remake gets its whole timeout: an honest run
+        // that a neighbour slowed past it (the CPU emulator on a loaded
+        // node takes 16 s for some) must be able to finish alone, or a
+        // correct kernel loses the run. That is the "once per exercise" a
+        // hostile student costs; its later remakes share what is left.
+        Some(if large || spent.remakes == 0 {
             timeout
         } else {
             timeout.min(AFTER_HOLDING).min(left)
@@ -168,7 +173,13 @@ mod tests {
         // A wrong answer is the run's own: never made again.
         assert_eq!(budget.remake(Ending::Own, MINUTE, false), None);
         // A CUDA error, or out of time, beside others: made again alone,
-        // for at most AFTER_HOLDING.
+        // the first time within the whole timeout (an honest run a
+        // neighbour slowed must be able to finish alone), later ones for
+        // at most AFTER_HOLDING.
+        for ending in [Ending::Neighbours, Ending::OutOfTime] {
+            assert_eq!(budget.remake(ending, MINUTE, false), Some(MINUTE));
+        }
+        budget.spend_alone(Duration::from_secs(1));
         for ending in [Ending::Neighbours, Ending::OutOfTime] {
             assert_eq!(budget.remake(ending, MINUTE, false), Some(AFTER_HOLDING));
         }
@@ -176,7 +187,7 @@ mod tests {
         let short = Duration::from_secs(3);
         assert_eq!(budget.remake(Ending::Neighbours, short, false), Some(short));
         // Remakes of a second each: as many as the budget holds.
-        let mut made = 0;
+        let mut made = 1;
         while let Some(timeout) = budget.remake(Ending::Neighbours, MINUTE, false) {
             budget.spend_alone(timeout.min(Duration::from_secs(1)));
             made += 1;
@@ -189,6 +200,10 @@ mod tests {
 
     #[test]
     fn the_last_remake_gets_what_is_left_and_a_large_run_its_whole_timeout() {
+        let budget = Budget::default();
+        // A sleeper's first remake, its whole timeout, spends the budget.
+        budget.spend_alone(MINUTE);
+        assert_eq!(budget.remake(Ending::Neighbours, MINUTE, false), None);
         let budget = Budget::default();
         budget.spend_alone(REMAKES_ALONE - Duration::from_secs(4));
         assert_eq!(
@@ -232,8 +247,15 @@ mod tests {
         assert_eq!(budget.timeout(MINUTE, false), AFTER_HOLDING);
         // A run above 2^31 elements keeps its timeout.
         assert_eq!(budget.timeout(MINUTE, true), MINUTE);
-        // Out of time, never made again; a CUDA error still is.
+        // Out of time, never made again; a CUDA error still is (the
+        // exercise's first remake within the whole timeout, later ones
+        // within AFTER_HOLDING).
         assert_eq!(budget.remake(Ending::OutOfTime, MINUTE, false), None);
+        assert_eq!(
+            budget.remake(Ending::Neighbours, MINUTE, false),
+            Some(MINUTE)
+        );
+        budget.spend_alone(Duration::from_secs(1));
         assert_eq!(
             budget.remake(Ending::Neighbours, MINUTE, false),
             Some(AFTER_HOLDING)

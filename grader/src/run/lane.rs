@@ -335,8 +335,11 @@ impl Lane {
         let again = (!alone)
             .then(|| budget.remake(first.ending, timeout, large))
             .flatten();
-        budget.count(first, alone);
+        // A run made again is counted by its remake alone: how it ended
+        // beside others may be a neighbour's doing, so it must not make
+        // the exercise's later runs stop early.
         let Some(timeout) = again else {
+            budget.count(first, alone);
             return made;
         };
         let started = Instant::now();
@@ -740,8 +743,9 @@ mod tests {
         let out_of_time = |_: &()| ended_as(Ending::OutOfTime, 60);
         let timeouts = std::sync::Mutex::new(vec![]);
         let make = |_: Option<GateEnd>, timeout| timeouts.lock().unwrap().push(timeout);
-        // The first run out of time beside others: made again alone, for
-        // at most AFTER_HOLDING, where it runs out of time too.
+        // The first run out of time beside others: made again alone, the
+        // exercise's first remake within the whole timeout, where it runs
+        // out of time too.
         lane.run_confirmed("test", Use::Shared, &budget, MINUTE, make, out_of_time);
         assert_eq!(lane.spent()["made again alone"].0, 1);
         // Every later run of the exercise out of time stands as it is.
@@ -758,11 +762,11 @@ mod tests {
         }
         assert_eq!(lane.spent()["made again alone"].0, 1);
         assert_eq!(lane.spent()["test"].0, 5);
-        // Its remake and its later runs had AFTER_HOLDING.
+        // Its later runs had AFTER_HOLDING.
         let after = budget::AFTER_HOLDING;
         assert_eq!(
             timeouts.lock().unwrap()[..],
-            [MINUTE.0, after, after, after, after, after]
+            [MINUTE.0, MINUTE.0, after, after, after, after]
         );
         // Another exercise's first run out of time is made again alone.
         let other = Budget::default();

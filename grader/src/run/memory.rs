@@ -219,16 +219,23 @@ mod tests {
         std::thread::scope(|scope| {
             // 8 waits for the 6 held; 2, asked after it, would fit beside
             // the 6 but waits its turn.
+            // Each waits until the one before holds its ticket (no sleep
+            // to guess: a loaded machine made one too short).
+            let asked = |tickets: u64| {
+                while pool.state().next < tickets {
+                    std::thread::yield_now();
+                }
+            };
             scope.spawn(|| {
                 pool.take(8, 10);
                 order.lock().unwrap().push(8);
             });
-            std::thread::sleep(std::time::Duration::from_millis(100));
+            asked(2);
             scope.spawn(|| {
                 pool.take(2, 10);
                 order.lock().unwrap().push(2);
             });
-            std::thread::sleep(std::time::Duration::from_millis(100));
+            asked(3);
             assert!(order.lock().unwrap().is_empty(), "the 2 passed the 8");
             pool.give(6);
         });
