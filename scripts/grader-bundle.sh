@@ -19,7 +19,7 @@
 # The bundle also carries bubblewrap's .deb (the GPU machine has no network;
 # bwrap.sh unpacks it with dpkg -x for both scripts) and a GPU-hostile class
 # (grader/tests/fixtures/hostile-gpu) graded in the sandbox between honest
-# students.
+# students, and the costly class (bench/harness/costly-class.sh grades it).
 # Usage: scripts/grader-bundle.sh [OUT_DIR]   (default grader-bundle)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,23 +59,43 @@ for case in cpu-overwrite forged-trace real-kernel-cpu-report trace-mid-run dlop
     done
 done
 target/release/grader build "$forged" --exercise vecadd-anyN --exercise matmul-naive --seed 2026 --bundle "$out/forgeries" --target-dir target/grader-class
+# The costly class (issue 52): $COSTLY_COPIES students with every
+# exercise's solution and one student of each costly kind of
+# grader/tests/hostile/costly.rs (dot-sm), graded by
+# bench/harness/costly-class.sh with and without the costly ones. The
+# sleeper sleeps 58 s, just under the default --timeout of 60 s.
+costly=$class/costly
+for k in $(seq 1 "${COSTLY_COPIES:-4}"); do
+    mkdir -p "$costly/honest$k"
+    cp -r solutions/* "$costly/honest$k/"
+done
+fixtures=grader/tests/fixtures/hostile
+for case in remake-sleeper report-flood trace-flood big-static; do
+    mkdir -p "$costly/$case"
+    cp -r solutions/dot-sm "$costly/$case/"
+    cp "$fixtures/$case"/dot-sm/src/* "$costly/$case/dot-sm/src/"
+done
+sed -i 's/@SLEEP@/58/g' "$costly/remake-sleeper/dot-sm/src/main.rs"
+sed -i 's/^fn main() -> ExitCode {$/mod flood;\n\nfn main() -> ExitCode {\n    flood::flood_trace();/' "$costly/trace-flood/dot-sm/src/main.rs"
+grep -q flood_trace "$costly/trace-flood/dot-sm/src/main.rs"
+target/release/grader build "$costly" --seed 2026 --bundle "$out/costly" --target-dir target/grader-class
 # The four-student class an instructor meets first, graded by instructor.sh.
 scripts/instructor-class.sh "$class/instructor"
 target/release/grader build "$class/instructor/submissions" --seed 14 --bundle "$out/instructor" --target-dir target/grader-class
 target/release/grader similarity "$class/instructor/submissions" --out "$out/instructor"
 cp "$class/instructor/roster.csv" "$out/instructor/"
-rm -rf "$class" "$out/class/.build" "$out/hostile/.build" "$out/instructor/.build" "$out/forgeries/.build"
+rm -rf "$class" "$out/class/.build" "$out/hostile/.build" "$out/instructor/.build" "$out/forgeries/.build" "$out/costly/.build"
 cp target/release/grader "$out/"
 # Stripped, every bundle fits the GPU machine's transfer: the students'
 # binaries, the course's reference binaries, the tracer and the emulator.
-for bundle in "$out"/class "$out"/hostile "$out"/instructor "$out"/forgeries; do
+for bundle in "$out"/class "$out"/hostile "$out"/instructor "$out"/forgeries "$out"/costly; do
     strip "$bundle"/bin/* "$bundle"/emulator/*
     find "$bundle/reference" -type f ! -name '*.ptx' -exec strip {} +
 done
 strip "$out/grader"
 # Stripping changes the binaries, and bundle.json holds each one's sha256 (a
 # changed binary is refused at run time): record the stripped ones'.
-for bundle in "$out"/class "$out"/hostile "$out"/instructor "$out"/forgeries; do
+for bundle in "$out"/class "$out"/hostile "$out"/instructor "$out"/forgeries "$out"/costly; do
     python3 - "$bundle" <<'SEAL'
 import hashlib, json, pathlib, sys
 bundle = pathlib.Path(sys.argv[1])

@@ -3,7 +3,9 @@
 //! never one below (`tests/layers.rs` checks it):
 //!
 //! - [`atomic_file`]: a file written whole or not at all; [`error`]: the
-//!   grader's own failures, which stop a command (a student's never do).
+//!   grader's own failures, which stop a command (a student's never do);
+//!   [`bounded`]: what is kept of a student's text and JSON, cut with a
+//!   note.
 //! - [`plan`]: what grading each exercise means: its seeded runs, the
 //!   grader's own recheck of their reports, the plans capped for the CPU
 //!   emulator.
@@ -27,6 +29,7 @@
 //! - [`instructor`]: the grader's own test class, similarity, Slurm jobs.
 
 pub mod atomic_file;
+pub mod bounded;
 pub mod build;
 pub mod confine;
 pub mod discover;

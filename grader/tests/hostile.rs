@@ -23,6 +23,9 @@ mod unstoppable;
 #[path = "hostile/forgeries.rs"]
 mod forgeries;
 
+#[path = "hostile/costly.rs"]
+mod costly;
+
 /// The instructor's secret, in the grader's environment.
 const SECRET: &str = "s3cr3t-9f2c71";
 

@@ -15,6 +15,7 @@ use std::path::Path;
 const ROOMS: &[&str] = &[
     "atomic_file",
     "error",
+    "bounded",
     "plan",
     "discover",
     "confine",

@@ -21,6 +21,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::build::relative;
+use crate::build::sizes;
 use crate::build::workspace::{self, Entry, Member};
 use crate::confine::runner::{self, Ended, Job, Limits};
 use crate::confine::sandbox::{self, BuildMounts, Isolation, Sandbox};
@@ -54,6 +55,29 @@ pub struct Builder<'a> {
     pub jobs: Option<usize>,
     /// How long one student's build may take.
     pub timeout: Duration,
+}
+
+/// `built` as kept: refused where its binary or its canary build's passes
+/// [`sizes::MAX_BINARY`].
+fn within_sizes(built: Built) -> Built {
+    let too_large = (built.binary.iter())
+        .chain(built.canary.as_ref().map(|(binary, _)| binary))
+        .find_map(|binary| sizes::binary_refused(binary));
+    match too_large {
+        Some(why) => refused(built, why),
+        None => built,
+    }
+}
+
+/// `built` refused for `why`: nothing of it goes into the bundle.
+fn refused(built: Built, why: String) -> Built {
+    Built {
+        binary: None,
+        ptx: None,
+        canary: None,
+        errors: Some(why),
+        ..built
+    }
 }
 
 /// Where a build's workspace and target folder are, on this machine and
@@ -321,16 +345,23 @@ impl Builder<'_> {
                         "the build took longer than {} s and was stopped",
                         self.timeout.as_secs()
                     ),
-                    _ => self.shown(&folders, &outcome.stderr),
+                    _ => sizes::errors(&self.shown(&folders, &outcome.stderr)),
                 })
             };
-            built.push(Built {
+            built.push(within_sizes(Built {
                 package: member.exercise.clone(),
                 binary,
                 ptx,
                 errors,
                 canary,
-            });
+            }));
+        }
+        // The student's folder, all their builds: refused whole past its
+        // limit (`build::sizes`).
+        if let Some(why) = sizes::folder_refused(&folders.target) {
+            for build in &mut built {
+                *build = refused(build.clone(), why.clone());
+            }
         }
         Ok(built)
     }

@@ -5,9 +5,9 @@
 //! ([`reference`](mod@reference)), each student's host code built again
 //! around the grader's canary kernel ([`canary`]), the CPU emulator's
 //! library ([`emulator_library`]), each
-//! kernel's PTX inspected ([`ptx_check`]), digests of all of it
-//! ([`digest`]), and bundle.json ([`bundle`]); the command itself, with its
-//! seed ([`command`]).
+//! kernel's PTX inspected ([`ptx_check`]), what a build may leave bounded
+//! ([`sizes`]), digests of all of it ([`digest`]), and bundle.json
+//! ([`bundle`]); the command itself, with its seed ([`command`]).
 
 pub mod bundle;
 pub mod canary;
@@ -18,4 +18,5 @@ pub mod emulator_library;
 pub mod ptx_check;
 pub mod reference;
 pub mod relative;
+pub mod sizes;
 pub mod workspace;

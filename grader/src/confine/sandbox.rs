@@ -36,12 +36,21 @@ const RUN_PROCESSES: u64 = 1024;
 const BUILD_PROCESSES: u64 = 2048;
 /// The largest file a run may write (in its private /tmp).
 const MAX_RUN_FILE: libc::rlim_t = 64 << 20;
+/// The largest file a build may write (`RLIMIT_FSIZE`): an object file, a
+/// PTX, a binary. A compiler or linker that passes it is stopped
+/// (`SIGXFSZ`) and the build fails; an honest exercise's binary is about
+/// 5 MiB (`build::sizes`).
+pub const MAX_BUILD_FILE: u64 = 64 << 20;
 /// A build's memory (rustc, nvcc); without a cell, its address space.
 const BUILD_MEMORY: u64 = 8 << 30;
 /// A run's memory on a GPU besides the data its plan names: the driver's
 /// host memory, page-locked buffers and the largest ordinary plan's
-/// arrays (2^28 floats in a few arrays) several times over.
-const GPU_RUN_MEMORY: u64 = 16 << 30;
+/// arrays: streams-overlap's run past the grid holds five arrays of 2^28
+/// 32-bit values (5 GiB) in host memory, the most of any ordinary run; the
+/// others hold under 1 GiB. Every run reserves its cap from the node's
+/// room (`run::lane`), so that the runs in flight fit it: at 16 GiB, 16
+/// runs at once could ask a 128 GiB node for twice what it has.
+pub const GPU_RUN_MEMORY: u64 = 8 << 30;
 /// A run's memory on the CPU emulator besides its data: the binary, the
 /// emulator and its decoded kernel, a worker thread per core (about
 /// 2 MiB each, measured with 16).
@@ -330,8 +339,9 @@ pub fn ended_inside(ended: Ended) -> Ended {
 }
 
 /// The memory cap of a run, on the emulator or on a GPU, holding `data`
-/// bytes beyond an ordinary run's.
-fn run_memory(emulated: bool, data: u64) -> u64 {
+/// bytes beyond an ordinary run's: what the run's cell may hold, and what
+/// it reserves of the node's room before it starts (`run::lane`).
+pub fn run_memory(emulated: bool, data: u64) -> u64 {
     if emulated {
         EMULATED_RUN_MEMORY
             + EMULATED_COPY_PROBE
@@ -611,7 +621,7 @@ impl Sandbox {
             Confinement {
                 mode: self.build_mode,
                 uid: NOBODY,
-                max_file: None,
+                max_file: Some(MAX_BUILD_FILE as libc::rlim_t),
                 max_data: None,
                 max_address_space: cell.is_none().then_some(BUILD_MEMORY),
                 join: cell.as_ref().map(Cell::joining).unwrap_or_default(),

@@ -26,7 +26,8 @@ use crate::plan::runs as plan;
 use crate::record::outcome::{RefusedBinary, Shortfall};
 use crate::record::results::Exercise;
 use crate::run::bench::Bench;
-use crate::run::lane::{Hangs, Lane};
+use crate::run::budget::Budget;
+use crate::run::lane::Lane;
 
 /// What every exercise of a grading is graded with.
 pub struct Context<'a> {
@@ -75,8 +76,8 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
             ..graded
         };
     }
-    // Shared by every run and tool of this exercise (`Hangs`).
-    let hangs = Hangs::default();
+    // Shared by every run, batch and tool of this exercise (`run::budget`).
+    let budget = Budget::default();
     let dispatch = Dispatch {
         exercise: item.exercise,
         emulate: context.emulate,
@@ -89,7 +90,7 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
             limits: context.limits,
             driver: context.driver,
             lane: context.lane,
-            hangs: &hangs,
+            budget: &budget,
             keeps_work_queues: reads_overlap(item.exercise),
         },
     };

@@ -114,10 +114,12 @@ pub fn run(
         .iter()
         .map(|w| {
             let index = w.isolation.gpu().map(|g| g.index);
-            match &node {
+            let lane = match &node {
                 Some(node) => Lane::on_node(w.jobs, index, node.clone()),
                 None => Lane::new(w.jobs, index),
-            }
+            };
+            // Every run's memory cap reserved from the node's room.
+            lane.reserving_caps(settings.emulate)
         })
         .collect();
     // Exercises submitted: one not found is recorded, never run.

@@ -84,7 +84,7 @@ fn kernel_run(dispatch: &Dispatch, run: &plan::Run, points: u32, batched: Option
         ptx: Some(ptx),
         tracer: None,
     };
-    let limits = dispatch.bench.kernel_limits(run);
+    let limits = dispatch.bench.limits(run);
     let judged = |made| {
         crate::judge::run::judge(
             dispatch.exercise,
@@ -122,7 +122,7 @@ fn host_run(
             return not_run(run, Role::StudentHost, points, why.clone());
         }
     };
-    let limits = dispatch.bench.limits;
+    let limits = dispatch.bench.limits(run);
     // The canary's result, from the course's host code.
     let course = Job {
         run,

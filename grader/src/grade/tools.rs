@@ -7,6 +7,7 @@
 //! own.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use kernels::catalogue::{Emulated, ExerciseId};
 
@@ -65,15 +66,21 @@ fn tools(
         Err(reason) => return Tools::Unrunnable(reason.clone()),
     };
     // A kernel that did not finish a run plain would not under the tools
-    // either, which slow it down many times: 4 × 10 × the timeout of the
-    // node's time for nothing.
+    // either, which slow it down many times: the node's time for nothing.
     if let Some((run, _)) = runs
         .iter()
         .find(|(_, ran)| ran.is_some_and(|r| matches!(r.verdict, Verdict::TimedOut { .. })))
     {
         return Tools::TimedOut(run.tag);
     }
-    let plain: Vec<&plan::Run> = runs.iter().map(|(run, _)| *run).collect();
+    // How long each plain run took: the tools' limits follow it.
+    let plain: Vec<(&plan::Run, Option<Duration>)> = runs
+        .iter()
+        .map(|(run, ran)| {
+            let took = ran.map(|r| Duration::from_secs_f64(r.duration_ms.max(0.0) / 1e3));
+            (*run, took)
+        })
+        .collect();
     Tools::Ran {
         first: first.tag,
         records: bench.sanitize(exercise, reference, ptx, &plain),
@@ -103,7 +110,8 @@ mod tests {
     use super::*;
     use crate::confine::runner::Limits;
     use crate::confine::sandbox::Isolation;
-    use crate::run::lane::{Hangs, Lane};
+    use crate::run::budget::Budget;
+    use crate::run::lane::Lane;
 
     #[test]
     fn a_kernel_that_timed_out_is_not_run_again_under_the_sanitizer() {
@@ -120,7 +128,7 @@ mod tests {
                 digest: String::new(),
             },
         ));
-        let (lane, hangs) = (Lane::new(1, None), Hangs::default());
+        let (lane, budget) = (Lane::new(1, None), Budget::default());
         let isolation = Isolation::Unsandboxed;
         let bench = Bench {
             isolation: &isolation,
@@ -130,7 +138,7 @@ mod tests {
             },
             driver: None,
             lane: &lane,
-            hangs: &hangs,
+            budget: &budget,
             keeps_work_queues: false,
         };
         let run = |ran| tools(&bench, ExerciseId::VecaddAnyN, &host, &[(first, ran)]);

@@ -316,6 +316,7 @@ mod tests {
             elements: None,
             not_run: None,
             in_one_process: false,
+            out_of_time: false,
             seconds: 0.0,
         }
     }

@@ -8,6 +8,7 @@
 use kernels::catalogue::ExerciseId;
 use serde_json::Value;
 
+use crate::bounded;
 use crate::confine::runner::Ended;
 use crate::judge::{evidence, findings, verdict};
 use crate::plan::exercise::{canary_agrees, recheck};
@@ -87,9 +88,10 @@ pub fn judge(
             0
         },
         max_points: points,
-        verdict,
-        findings: found,
-        report,
+        // What is kept of the student's words, bounded (`bounded`).
+        verdict: bounded::strings(verdict),
+        findings: bounded::strings(bounded::first(found)),
+        report: report.map(bounded::report),
         trace_calls: match trace {
             Some(Ok(trace)) => Some(trace.calls.len()),
             _ => None,

@@ -295,8 +295,13 @@ pub enum TraceFailure {
         text: String,
         error: LineError,
     },
-    /// More than the grader keeps: the end is gone.
-    Truncated { mib: usize },
+    /// More than the grader keeps (MiB, or records where it says):
+    /// the end is gone.
+    Truncated {
+        mib: usize,
+        #[serde(default, skip_serializing_if = "is_zero")]
+        records: usize,
+    },
 }
 
 /// streams-overlap's times, where overlapping brought none.
@@ -390,4 +395,9 @@ pub enum Tool {
     Initcheck,
     /// Barriers and warp syncs used wrongly (divergent, invalid masks).
     Synccheck,
+}
+
+/// Whether a count is 0, for fields left out of results.json when they are.
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

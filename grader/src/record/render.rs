@@ -550,9 +550,14 @@ impl fmt::Display for TraceFailure {
             TraceFailure::Garbled { line, text, error } => {
                 write!(f, "line {line} of the trace, {text:?}: {error}")
             }
-            TraceFailure::Truncated { mib } => {
+            TraceFailure::Truncated { mib, records: 0 } => {
                 write!(f, "the driver-call trace passed {mib} MiB and was cut off")
             }
+            TraceFailure::Truncated { mib, records } => write!(
+                f,
+                "the driver-call trace passed what the grader keeps ({mib} MiB or {records} \
+                 records) and was cut off"
+            ),
         }
     }
 }
@@ -710,6 +715,7 @@ mod tests {
             elements: None,
             not_run: not_run.map(str::to_owned),
             in_one_process: false,
+            out_of_time: false,
             seconds: 0.0,
         }
     }

@@ -544,6 +544,7 @@ mod tests {
                     elements: None,
                     not_run: None,
                     in_one_process: false,
+                    out_of_time: false,
                     seconds: 0.0,
                 },
                 Sanitized {
@@ -556,6 +557,7 @@ mod tests {
                     elements: None,
                     not_run: None,
                     in_one_process: false,
+                    out_of_time: false,
                     seconds: 0.0,
                 },
             ],

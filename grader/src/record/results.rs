@@ -234,7 +234,8 @@ pub struct Sanitized {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elements: Option<u64>,
     /// Why the tool was not run: it could find nothing in the kernel
-    /// (`run::sanitizer::not_needed`), so it is clean.
+    /// (`run::sanitizer::not_needed`), so it is clean; or an earlier tool
+    /// ran out of time, which cost the point, so it is not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_run: Option<String>,
     /// The tool went over all the exercise's sanitized runs in one process
@@ -243,6 +244,11 @@ pub struct Sanitized {
     /// evenly among them.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub in_one_process: bool,
+    /// The tool ran out of its limit, which follows the kernel's plain
+    /// time (`run::sanitizer::tool_limit`): not clean, never made again,
+    /// and the exercise's later tools not run.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub out_of_time: bool,
     /// The tool's wall time, in seconds, for the throughput budget.
     #[serde(default)]
     pub seconds: f64,
@@ -480,6 +486,7 @@ mod tests {
                 elements: None,
                 not_run: None,
                 in_one_process: false,
+                out_of_time: false,
                 seconds: 0.0,
             }],
             checks: vec![Check {

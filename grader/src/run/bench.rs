@@ -10,6 +10,7 @@
 //! raw.
 
 use std::path::Path;
+use std::time::Duration;
 
 use kernels::catalogue::ExerciseId;
 use kernels::exit_code::Exit;
@@ -20,46 +21,44 @@ use crate::confine::sandbox::Isolation;
 use crate::plan::runs::{self as plan, Role};
 use crate::record::outcome::Tool;
 use crate::record::results::Sanitized;
+use crate::run::budget::{self, Budget};
 use crate::run::job::{self, Job, Made};
-use crate::run::lane::{AFTER_A_HANG, Ending, ExerciseLane, Hangs, Lane, Use};
+use crate::run::lane::{Ending, ExerciseLane, Lane, Use};
 use crate::run::{batch, sanitizer};
 
 /// Where one exercise's runs are made: the sandbox and limits of the
 /// grading, the CPU emulator's library where the kernels run on it, the
-/// GPU's lanes, and the exercise's own record of runs out of time alone.
+/// GPU's lanes, and the exercise's own budget of remakes alone.
 pub struct Bench<'a> {
     pub isolation: &'a Isolation,
     pub limits: Limits,
     /// The emulator's library, where the kernels run on it.
     pub driver: Option<&'a Path>,
     pub lane: &'a Lane,
-    /// Whether a run of this exercise ran out of time alone.
-    pub hangs: &'a Hangs,
+    /// What the exercise's runs may still take of the GPU alone, and
+    /// whether one has held it without passing (`run::budget`).
+    pub budget: &'a Budget,
     /// Whether the exercise's runs keep several work queues (its verdicts
     /// read how streams overlap: `grade::dispatch::reads_overlap`).
     pub keeps_work_queues: bool,
 }
 
 impl Bench<'_> {
-    /// The limits of a kernel's run of `run`: a kernel that has hung alone
-    /// gets less time in its later runs (the runs above 2^31 elements keep
-    /// the whole timeout).
-    pub fn kernel_limits(&self, run: &plan::Run) -> Limits {
-        let timeout = if self.hangs.seen() && run.memory == 0 {
-            self.limits.timeout.min(AFTER_A_HANG)
-        } else {
-            self.limits.timeout
-        };
+    /// The limits of a run of `run`, in either role: once a run of the
+    /// exercise has held the GPU without passing, [`budget::AFTER_HOLDING`]
+    /// at most (the runs above 2^31 elements keep the whole timeout).
+    pub fn limits(&self, run: &plan::Run) -> Limits {
         Limits {
-            timeout,
+            timeout: self.budget.timeout(self.limits.timeout, run.memory > 0),
             ..self.limits
         }
     }
 
     /// Makes `job` within `limits`, using the GPU as `using` says; a run
     /// that ended in a way another process on the GPU could have caused is
-    /// made again alone ([`Lane::run_confirmed`]). A wrong answer is the
-    /// kernel's own (contexts do not share memory) and stands.
+    /// made again alone, within the exercise's budget
+    /// ([`Lane::run_confirmed`]). A wrong answer is the kernel's own
+    /// (contexts do not share memory) and stands.
     pub fn make(&self, job: &Job, limits: Limits, using: Use) -> Made {
         let phase = match using {
             // A long share: streams' untimed run of the student's binary.
@@ -71,18 +70,23 @@ impl Bench<'_> {
         self.lane.run_confirmed(
             phase,
             using,
-            self.hangs,
-            |gate| {
+            self.budget,
+            (limits.timeout, job.run.memory > 0),
+            |gate, timeout| {
                 job::make(
                     job,
                     self.isolation,
-                    limits,
+                    Limits { timeout, ..limits },
                     self.driver,
                     gate,
                     self.keeps_work_queues,
                 )
             },
-            |made: &Made| ending(&made.outcome.ended),
+            |made: &Made| budget::Ended {
+                ending: ending(&made.outcome.ended),
+                failed_after: (made.outcome.ended != Ended::Exited(0))
+                    .then_some(made.outcome.duration),
+            },
         )
     }
 
@@ -94,30 +98,47 @@ impl Bench<'_> {
     /// while any timed run is in flight, which left the GPU idle once most
     /// runs were in batches (`scripts/perf/README.md`, "The student's runs
     /// in one process", 2026-11-29).
+    ///
+    /// A batch is counted in the exercise's budget as a run: one that left
+    /// a run to be made alone after [`budget::AFTER_HOLDING`] or more held
+    /// its share without passing, and the exercise's later runs get that
+    /// long (a host that sleeps just under the timeout and exits 3 holds
+    /// one batch, not a batch and then each run for the whole timeout).
     pub fn batch(&self, jobs: &[Job], takes: impl Fn(i32) -> bool) -> Vec<Option<Made>> {
         let limits = Limits {
-            timeout: self.limits.timeout.min(batch::TIMEOUT),
+            timeout: (self.budget).timeout(self.limits.timeout.min(batch::TIMEOUT), false),
             ..self.limits
         };
         let phase = match jobs.first().map(|job| job.role) {
             Some(Role::StudentHost) => "the student's runs in batches",
             _ => "runs in batches",
         };
-        self.lane.run_as(phase, Use::Shared, |_| {
-            batch::make(
+        let (made, took) = self.lane.run_as(phase, Use::Shared, |_| {
+            let started = std::time::Instant::now();
+            let made = batch::make(
                 jobs,
                 takes,
                 self.isolation,
                 limits,
                 self.driver,
                 self.keeps_work_queues,
-            )
-        })
+            );
+            (made, started.elapsed())
+        });
+        let all_taken = made.iter().all(Option::is_some);
+        let ended = budget::Ended {
+            ending: Ending::Own,
+            failed_after: (!all_taken).then_some(took),
+        };
+        self.budget.count(ended, false);
+        made
     }
 
     /// compute-sanitizer's tools over `exercise`'s kernel (`ptx`) in the
     /// course's host code (`reference`) at each of `runs`, each made once
-    /// (the tools slow it down many times): the tools' records. A tool that
+    /// (the tools slow it down many times), with how long the kernel's
+    /// plain run of it took, which the tools' limits follow: the tools'
+    /// records. A tool that
     /// can find nothing in the kernel's PTX ([`sanitizer::not_needed`]) is
     /// not run; where the PTX cannot be read now (it was when the kernel
     /// ran), every tool runs.
@@ -126,7 +147,7 @@ impl Bench<'_> {
         exercise: ExerciseId,
         reference: &Path,
         ptx: &Kept,
-        runs: &[&plan::Run],
+        runs: &[(&plan::Run, Option<Duration>)],
     ) -> Vec<Sanitized> {
         let ptx_text = crate::build::ptx_check::read(&ptx.path).ok();
         let left_out: Vec<(Tool, &str)> = sanitizer::TOOLS
@@ -136,12 +157,15 @@ impl Bench<'_> {
                 Some((tool, why))
             })
             .collect();
-        let tool_runs: Vec<sanitizer::ToolRun> = runs.iter().map(|run| tool_run(run)).collect();
+        let tool_runs: Vec<sanitizer::ToolRun> = runs
+            .iter()
+            .map(|&(run, plain)| tool_run(run, plain))
+            .collect();
         sanitizer::sanitize(
             self.isolation,
             ExerciseLane {
                 lane: self.lane,
-                hangs: self.hangs,
+                budget: self.budget,
             },
             reference,
             &tool_runs,
@@ -188,10 +212,11 @@ pub fn ending(ended: &Ended) -> Ending {
     }
 }
 
-/// What the tools go over at `run`: its arguments made once, the tools'
-/// cut of the run where they go over fewer of its elements, and
-/// racecheck's where it goes over a few of its blocks.
-fn tool_run(run: &plan::Run) -> sanitizer::ToolRun {
+/// What the tools go over at `run`, whose kernel's plain run took `plain`:
+/// its arguments made once, the tools' cut of the run where they go over
+/// fewer of its elements, and racecheck's where it goes over a few of its
+/// blocks.
+fn tool_run(run: &plan::Run, plain: Option<Duration>) -> sanitizer::ToolRun {
     // The run's command line with other parameters, made once.
     let args_with = |params| {
         made_once(
@@ -214,6 +239,7 @@ fn tool_run(run: &plan::Run) -> sanitizer::ToolRun {
             .params
             .racechecked()
             .map(|(params, blocks)| (args_with(params), blocks)),
+        plain,
     }
 }
 
@@ -231,19 +257,18 @@ fn made_once(mut args: Vec<String>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     /// A bench on `lane`, unsandboxed, with a timeout of `seconds`.
     fn bench<'a>(
         lane: &'a Lane,
-        hangs: &'a Hangs,
+        budget: &'a Budget,
         keeps_work_queues: bool,
         seconds: u64,
     ) -> Bench<'a> {
         static UNSANDBOXED: Isolation = Isolation::Unsandboxed;
         Bench {
             lane,
-            hangs,
+            budget,
             keeps_work_queues,
             driver: None,
             isolation: &UNSANDBOXED,
@@ -294,9 +319,9 @@ mod tests {
         .unwrap();
         std::fs::set_permissions(&reference, std::fs::Permissions::from_mode(0o755)).unwrap();
         let timed = &crate::plan::exercise::plan(ExerciseId::VecaddAnyN, 1)[0];
-        let (lane, hangs) = (Lane::new(1, None), Hangs::default());
+        let (lane, budget) = (Lane::new(1, None), Budget::default());
         for (keeps, ms) in [(false, "ms=1"), (true, "ms=2")] {
-            let bench = bench(&lane, &hangs, keeps, 10);
+            let bench = bench(&lane, &budget, keeps, 10);
             let outcome = bench.course_run(&reference, timed);
             assert_eq!(
                 outcome.stdout.trim(),
@@ -308,18 +333,76 @@ mod tests {
     }
 
     #[test]
-    fn a_kernel_that_hung_alone_gets_less_time_but_for_its_large_runs() {
+    fn a_run_that_held_the_gpu_shortens_the_later_runs_of_both_roles_but_the_large_ones() {
         let plan = crate::plan::exercise::plan(ExerciseId::VecaddAnyN, 1);
         let small = plan.iter().find(|r| r.memory == 0).unwrap();
         let large = plan.iter().find(|r| r.memory > 0).unwrap();
-        let (lane, hangs) = (Lane::new(1, None), Hangs::default());
-        let bench = bench(&lane, &hangs, false, 600);
+        let (lane, budget) = (Lane::new(1, None), Budget::default());
+        let bench = bench(&lane, &budget, false, 600);
         let whole = Duration::from_secs(600);
-        assert_eq!(bench.kernel_limits(small).timeout, whole);
+        assert_eq!(bench.limits(small).timeout, whole);
         // A run out of time alone: the kernel hangs by itself.
-        lane.run_confirmed("hangs", Use::Alone, &hangs, |_| (), |()| Ending::OutOfTime);
-        assert!(hangs.seen());
-        assert_eq!(bench.kernel_limits(small).timeout, AFTER_A_HANG);
-        assert_eq!(bench.kernel_limits(large).timeout, whole);
+        let out_of_time = |()| budget::Ended {
+            ending: Ending::OutOfTime,
+            failed_after: Some(whole),
+        };
+        let ten_minutes = (whole, false);
+        lane.run_confirmed(
+            "hangs",
+            Use::Alone,
+            &budget,
+            ten_minutes,
+            |_, _| (),
+            |&()| out_of_time(()),
+        );
+        assert!(budget.held());
+        assert_eq!(bench.limits(small).timeout, budget::AFTER_HOLDING);
+        assert_eq!(bench.limits(large).timeout, whole);
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn a_batch_that_held_its_share_without_passing_shortens_the_exercise_s_runs() {
+        use std::os::unix::fs::PermissionsExt;
+        // A batch that answers nothing (each run left to be made alone),
+        // at once, then after sleeping past AFTER_HOLDING (its timeout).
+        let dir = tempfile::tempdir().unwrap();
+        let script = |name: &str, body: &str| {
+            let binary = dir.path().join(name);
+            std::fs::write(&binary, format!("#!/bin/sh\n{body}\n")).unwrap();
+            std::fs::set_permissions(&binary, std::fs::Permissions::from_mode(0o755)).unwrap();
+            binary
+        };
+        let (quick, slow) = (
+            script("quick", "exit 3"),
+            script("slow", "sleep 60; exit 3"),
+        );
+        let plan = crate::plan::exercise::plan(ExerciseId::DotSm, 1);
+        let ptx = Kept {
+            path: quick.clone(),
+            digest: String::new(),
+        };
+        let jobs = |binary| -> Vec<Job> {
+            plan[..2]
+                .iter()
+                .map(|run| Job {
+                    run,
+                    role: Role::KernelInCourseHost,
+                    binary,
+                    ptx: Some(&ptx),
+                    tracer: None,
+                })
+                .collect()
+        };
+        let (lane, budget) = (Lane::new(2, None), Budget::default());
+        let timeout = budget::AFTER_HOLDING.as_secs() + 1;
+        let bench = bench(&lane, &budget, false, timeout);
+        let made = bench.batch(&jobs(&quick), |code| code == 0);
+        assert!(made.iter().all(Option::is_none));
+        assert!(!budget.held(), "a quick batch holds nothing");
+        let made = bench.batch(&jobs(&slow), |code| code == 0);
+        assert!(made.iter().all(Option::is_none));
+        assert!(budget.held());
+        assert_eq!(bench.limits(&plan[0]).timeout, budget::AFTER_HOLDING);
     }
 }

@@ -32,13 +32,14 @@
 //! such a run fits is the same decision on any GPU.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::record::outcome::Shortfall;
+pub use crate::run::budget::Ending;
+use crate::run::budget::{self, Budget};
 use crate::run::gate::{self, GateEnd};
-use crate::run::memory::{self, Room};
+use crate::run::memory::{self, Pool, Room};
 use crate::run::turns::{Shared, Turns};
 
 /// How a run uses its GPU.
@@ -61,54 +62,12 @@ pub enum Use {
     Memory(u64),
 }
 
-/// How a run ended, as far as the runs beside it go.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Ending {
-    /// As the run itself made it end (a wrong answer, a tool's finding:
-    /// contexts share no memory): it stands.
-    Own,
-    /// As a neighbour could have made it end (a CUDA error such as memory
-    /// another process holds, a signal, a failed start): made again alone.
-    Neighbours,
-    /// Out of time: a neighbour could have slowed it, so it is made again
-    /// alone, once an exercise ([`Hangs`]).
-    OutOfTime,
-}
-
-/// Whether a run of one exercise has run out of time with the GPU alone.
-/// A run made again alone holds the whole GPU for up to its timeout; once a
-/// run of the exercise has run out of time alone, its kernel has shown that
-/// it hangs by itself, and its later runs that run out of time beside
-/// others stand as they are. A kernel that hangs costs the class one
-/// timeout of the GPU alone, not one for each of its runs and tools (a
-/// deadlocking kernel's five runs held the H100 alone for 480 s).
-#[derive(Debug, Default)]
-pub struct Hangs(AtomicBool);
-
-/// The timeout of an exercise's later kernel runs once its kernel has run
-/// out of time alone: it has shown it hangs, and a hanging run holds a
-/// worker (and every run waiting to be alone) for its whole timeout. Far
-/// above what any of the plans' runs takes beside others (about 2 s), the
-/// runs above 2^31 elements aside, which keep the full timeout.
-pub const AFTER_A_HANG: Duration = Duration::from_secs(20);
-
-impl Hangs {
-    /// Whether a run of the exercise has run out of time alone.
-    pub fn seen(&self) -> bool {
-        self.0.load(Ordering::SeqCst)
-    }
-
-    fn saw(&self) {
-        self.0.store(true, Ordering::SeqCst);
-    }
-}
-
-/// A GPU's lanes as one exercise's grading uses them: with its own record
-/// of runs out of time alone.
+/// A GPU's lanes as one exercise's grading uses them: with its own budget
+/// of remakes alone (`run::budget`).
 #[derive(Clone, Copy)]
 pub struct ExerciseLane<'a> {
     pub lane: &'a Lane,
-    pub hangs: &'a Hangs,
+    pub budget: &'a Budget,
 }
 
 /// A run on a lane's timeline: what it was for, when its worker asked for
@@ -138,52 +97,24 @@ pub const ALONE_SPAN: &str = "alone";
 #[derive(Default)]
 pub struct Node {
     turns: Turns,
-    host: Reserved,
+    host: Pool,
     /// The room the first GPU's lanes read, whose host memory every GPU's
     /// runs are judged and reserved against.
     first_room: OnceLock<Room>,
 }
 
-/// Bytes reserved by the runs in flight, against a capacity.
-#[derive(Default)]
-struct Reserved {
-    held: Mutex<u64>,
-    freed: Condvar,
-}
-
-impl Reserved {
-    /// Reserves `need` bytes once they fit in `capacity` beside those held,
-    /// or at once where nothing is held (a run too large for the room was
-    /// skipped before it got here).
-    fn take(&self, need: u64, capacity: u64) {
-        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
-        while *held > 0 && *held + need > capacity {
-            held = self.freed.wait(held).unwrap_or_else(|p| p.into_inner());
-        }
-        *held += need;
-    }
-
-    fn give(&self, need: u64) {
-        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
-        *held -= need;
-        self.freed.notify_all();
-    }
-}
-
-/// Memory a run above 2^31 elements holds, given back when dropped (also
-/// where the run panicked: a reservation kept would hold off every later
-/// large run).
+/// Memory a run holds, host and GPU, given back when dropped (also where
+/// the run panicked: a reservation kept would hold off every later run).
 struct Reservation<'a> {
     lane: &'a Lane,
-    need: u64,
+    host: u64,
+    device: u64,
 }
 
 impl Drop for Reservation<'_> {
     fn drop(&mut self) {
-        self.lane.held.give(self.need);
-        if let Some(node) = &self.lane.node {
-            node.host.give(self.need);
-        }
+        self.lane.device.give(self.device);
+        self.lane.host_pool().give(self.host);
     }
 }
 
@@ -200,9 +131,14 @@ pub struct Lane {
     /// flight when, and how long the GPU drained for a run alone.
     timeline: Mutex<Vec<Span>>,
     born: Instant,
-    /// Bytes the large runs in flight hold: host and GPU memory on a lane
-    /// of its own, GPU memory where the lane shares a [`Node`].
-    held: Reserved,
+    /// Host memory the runs in flight hold, where the lane has no
+    /// [`Node`] (the node's otherwise), and GPU memory the large ones hold.
+    host: Pool,
+    device: Pool,
+    /// Each run's memory cap (`confine::sandbox::run_memory`), on the CPU
+    /// emulator or a GPU, which every run reserves from the host's room;
+    /// None: runs reserve nothing but a large run's data.
+    caps: Option<bool>,
     /// The node's free memory, read once with nothing running.
     room: OnceLock<Room>,
     /// The GPU runs are pinned to (nvidia-smi's number), if any.
@@ -221,7 +157,9 @@ impl Lane {
             spent: Mutex::new(BTreeMap::new()),
             timeline: Mutex::new(Vec::new()),
             born: Instant::now(),
-            held: Reserved::default(),
+            host: Pool::default(),
+            device: Pool::default(),
+            caps: None,
             room: OnceLock::new(),
             index,
             node: None,
@@ -234,6 +172,25 @@ impl Lane {
             node: Some(node),
             ..Lane::new(jobs, index)
         }
+    }
+
+    /// These lanes, each run reserving its memory cap from the host's room
+    /// before it starts (a run on the CPU emulator: `emulated`): the caps
+    /// of the runs in flight never add up to more than the host memory the
+    /// node had available, so no run is ever killed for a neighbour's
+    /// memory. A run waits for its reservation before it asks for its turn
+    /// on the GPU, so a run waiting for memory holds no turn.
+    pub fn reserving_caps(self, emulated: bool) -> Lane {
+        Lane {
+            caps: Some(emulated),
+            ..self
+        }
+    }
+
+    /// The pool the runs' host memory is reserved from: the node's, or this
+    /// lane's own.
+    fn host_pool(&self) -> &Pool {
+        self.node.as_ref().map_or(&self.host, |node| &node.host)
     }
 
     /// Whether no run of this grading could be in flight beside one of
@@ -295,6 +252,13 @@ impl Lane {
             self.mark(phase, asked, started);
             made
         };
+        // Its memory before any turn: a run waiting for memory holds no
+        // turn another waits on.
+        let data = match using {
+            Use::Memory(bytes) => bytes,
+            _ => 0,
+        };
+        let _reserved = self.reserve(data);
         match using {
             Use::Shared => {
                 let _shares = self.share(false);
@@ -338,10 +302,7 @@ impl Lane {
                 }
                 made
             }
-            Use::Memory(bytes) => {
-                // Its memory before any turn: a run waiting for memory holds
-                // no turn another waits on.
-                let _reserved = self.reserve(memory::with_headroom(bytes));
+            Use::Memory(_) => {
                 // Tens of seconds, most of it host memory: long.
                 let _shares = self.share(true);
                 timed(None)
@@ -349,38 +310,42 @@ impl Lane {
         }
     }
 
-    /// Makes a run as [`Lane::run_as`] does; when it shared the GPU with
-    /// other runs and `ending` says it ended as a neighbour could have made
-    /// it end, makes it again with the GPU alone, and only that run stands:
-    /// no student loses a run to a classmate graded at the same time. (With
-    /// one job and no other GPU there is no neighbour.) Out of time, it is made again alone
-    /// only while no run of the same exercise (`hangs`) has run out of time
-    /// alone.
+    /// Makes a run as [`Lane::run_as`] does, within `timeout` (`large`: a
+    /// run above 2^31 elements); when it shared the GPU with other runs and
+    /// `ended` says it ended as a neighbour could have made it end, makes it
+    /// again with the GPU alone, where the exercise's `budget` allows and
+    /// within the timeout it gives ([`Budget::remake`]), and only that run
+    /// stands: no student loses a run to a classmate graded at the same
+    /// time. (With one job and no other GPU there is no neighbour.) Every
+    /// run made is counted in the budget. `make` is given the gate and the
+    /// timeout.
     pub fn run_confirmed<T>(
         &self,
         phase: &'static str,
         using: Use,
-        hangs: &Hangs,
-        make: impl Fn(Option<GateEnd>) -> T,
-        ending: impl Fn(&T) -> Ending,
+        budget: &Budget,
+        (timeout, large): (Duration, bool),
+        make: impl Fn(Option<GateEnd>, Duration) -> T,
+        ended: impl Fn(&T) -> budget::Ended,
     ) -> T {
-        let made = self.run_as(phase, using, &make);
-        let ended = ending(&made);
-        let again = match ended {
-            Ending::Own => false,
-            Ending::Neighbours => using != Use::Alone && !self.without_neighbours(),
-            Ending::OutOfTime => using != Use::Alone && !self.without_neighbours() && !hangs.seen(),
-        };
-        if !again {
-            if ended == Ending::OutOfTime && (using == Use::Alone || self.without_neighbours()) {
-                hangs.saw();
-            }
+        let made = self.run_as(phase, using, |gate| make(gate, timeout));
+        let first = ended(&made);
+        let alone = using == Use::Alone || self.without_neighbours();
+        // Decided before this run counts: it may be a neighbour's doing.
+        let again = (!alone)
+            .then(|| budget.remake(first.ending, timeout, large))
+            .flatten();
+        // A run made again is counted by its remake alone: how it ended
+        // beside others may be a neighbour's doing, so it must not make
+        // the exercise's later runs stop early.
+        let Some(timeout) = again else {
+            budget.count(first, alone);
             return made;
-        }
-        let made = self.run_as("made again alone", Use::Alone, &make);
-        if ending(&made) == Ending::OutOfTime {
-            hangs.saw();
-        }
+        };
+        let started = Instant::now();
+        let made = self.run_as("made again alone", Use::Alone, |gate| make(gate, timeout));
+        budget.spend_alone(started.elapsed());
+        budget.count(ended(&made), true);
         made
     }
 
@@ -442,7 +407,14 @@ impl Lane {
 
     fn room(&self) -> &Room {
         self.room.get_or_init(|| {
-            let read = self.run_as("memory read", Use::Alone, |_| Room::measure(self.index));
+            // With nothing in flight: the node alone, then this GPU.
+            let asked = Instant::now();
+            let _on_node = self.node.as_ref().map(|node| node.turns.alone());
+            let _alone = self.turns.alone();
+            let started = Instant::now();
+            let read = Room::measure(self.index);
+            self.count("memory read", 1, started.elapsed());
+            self.mark("memory read", asked, started);
             match &self.node {
                 Some(node) => {
                     let first = node.first_room.get_or_init(|| read.clone());
@@ -453,28 +425,49 @@ impl Lane {
         })
     }
 
-    /// Reserves `need` bytes of host and GPU memory once they fit beside
-    /// the large runs in flight (with none in flight, whatever it needs: it
-    /// was judged to fit the room): the host's on the node where there is
-    /// one, first, so that every run holding GPU memory holds its host
-    /// memory too; the GPU's on this lane.
-    fn reserve(&self, need: u64) -> Reservation<'_> {
-        let room = self.room();
-        match &self.node {
-            Some(node) => {
-                node.host.take(need, room.host_capacity());
-                self.held.take(need, room.device_capacity());
-            }
-            None => self.held.take(need, room.capacity()),
+    /// Reserves a run's memory once it fits beside the runs in flight (with
+    /// none in flight, whatever it needs): its memory cap from the host's
+    /// room where the lane reserves caps, and a run above 2^31 elements'
+    /// `data` (with the headroom its process needs) from the host's and
+    /// this GPU's room; the host's first, so that every run holding GPU
+    /// memory holds its host memory too. Nothing where there is nothing to
+    /// reserve, and the room is then never read.
+    fn reserve(&self, data: u64) -> Reservation<'_> {
+        let (host, device) = match self.caps {
+            Some(emulated) => (
+                crate::confine::sandbox::run_memory(emulated, data),
+                if data > 0 {
+                    memory::with_headroom(data)
+                } else {
+                    0
+                },
+            ),
+            None if data > 0 => (memory::with_headroom(data), memory::with_headroom(data)),
+            None => (0, 0),
+        };
+        if host > 0 || device > 0 {
+            let room = self.room();
+            // A room whose host memory could not be read holds off nothing
+            // but the large runs, which it judged not to fit.
+            let host_capacity = match room.host_capacity() {
+                0 => u64::MAX,
+                capacity => capacity,
+            };
+            self.host_pool().take(host, host_capacity);
+            self.device.take(device, room.device_capacity());
         }
-        Reservation { lane: self, need }
+        Reservation {
+            lane: self,
+            host,
+            device,
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     use std::time::Duration;
 
     /// Runs alone that overlapped another run: twelve runs over `lanes`,
@@ -549,6 +542,32 @@ mod tests {
     }
 
     #[test]
+    fn every_run_reserves_its_cap_so_the_runs_in_flight_fit_the_host() {
+        use crate::confine::sandbox::GPU_RUN_MEMORY;
+        // Room on the host for three runs' caps at once, and jobs for 8.
+        let lane = Lane::new(8, None).reserving_caps(false);
+        let room = 3 * GPU_RUN_MEMORY + GPU_RUN_MEMORY / 2;
+        lane.room.set(Room::of(room, 1 << 40)).unwrap();
+        let (in_flight, most) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        std::thread::scope(|scope| {
+            for i in 0..12 {
+                let (lane, in_flight, most) = (&lane, &in_flight, &most);
+                scope.spawn(move || {
+                    let using = [Use::Shared, Use::SharedLong][i % 2];
+                    lane.run_as("test", using, |_| {
+                        let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+                        most.fetch_max(now, Ordering::SeqCst);
+                        std::thread::sleep(Duration::from_millis(30));
+                        in_flight.fetch_sub(1, Ordering::SeqCst);
+                    });
+                });
+            }
+        });
+        assert_eq!(most.load(Ordering::SeqCst), 3);
+        assert_eq!(lane.host.held(), 0, "every cap given back");
+    }
+
+    #[test]
     fn a_large_run_that_panics_gives_its_memory_back() {
         const GIB: u64 = 1 << 30;
         let node = Arc::new(Node::default());
@@ -560,8 +579,7 @@ mod tests {
             })
         }));
         assert!(panicked.is_err());
-        let held = |reserved: &Reserved| *reserved.held.lock().unwrap_or_else(|p| p.into_inner());
-        assert_eq!((held(&lane.held), held(&node.host)), (0, 0));
+        assert_eq!((lane.device.held(), node.host.held()), (0, 0));
     }
 
     #[test]
@@ -674,72 +692,109 @@ mod tests {
         }
     }
 
+    /// How a test's run ended: `ending`, failing after `seconds`.
+    fn ended_as(ending: Ending, seconds: u64) -> budget::Ended {
+        budget::Ended {
+            ending,
+            failed_after: Some(Duration::from_secs(seconds)),
+        }
+    }
+
+    const MINUTE: (Duration, bool) = (Duration::from_secs(60), false);
+
     #[test]
     fn a_troubled_shared_run_is_made_again_alone_and_only_with_neighbours() {
         let made = AtomicUsize::new(0);
-        let make = |_: Option<GateEnd>| made.fetch_add(1, Ordering::SeqCst);
+        let make = |_: Option<GateEnd>, _| made.fetch_add(1, Ordering::SeqCst);
         let first_troubled = |&k: &usize| {
             if k == 0 {
-                Ending::Neighbours
+                ended_as(Ending::Neighbours, 1)
             } else {
-                Ending::Own
+                ended_as(Ending::Own, 1)
             }
         };
-        let hangs = Hangs::default();
+        let budget = Budget::default();
         // The first run is troubled: made again, alone, and the second stands.
         let lane = Lane::new(2, None);
-        assert_eq!(
-            lane.run_confirmed("test", Use::Shared, &hangs, make, first_troubled),
-            1
-        );
+        let confirmed = |lane: &Lane, using, ended: &dyn Fn(&usize) -> budget::Ended| {
+            made.store(0, Ordering::SeqCst);
+            lane.run_confirmed("test", using, &budget, MINUTE, make, ended)
+        };
+        assert_eq!(confirmed(&lane, Use::Shared, &first_troubled), 1);
         assert_eq!(lane.spent()["made again alone"].0, 1);
+        assert_eq!(budget.remakes().0, 1);
         // Untroubled, or already alone, or with no neighbour: made once.
-        made.store(0, Ordering::SeqCst);
-        let own = |_: &usize| Ending::Own;
-        assert_eq!(
-            lane.run_confirmed("test", Use::Shared, &hangs, make, own),
-            0
-        );
-        made.store(0, Ordering::SeqCst);
-        assert_eq!(
-            lane.run_confirmed("test", Use::Alone, &hangs, make, first_troubled),
-            0
-        );
+        let own = |_: &usize| ended_as(Ending::Own, 1);
+        assert_eq!(confirmed(&lane, Use::Shared, &own), 0);
+        assert_eq!(confirmed(&lane, Use::Alone, &first_troubled), 0);
         let one = Lane::new(1, None);
-        made.store(0, Ordering::SeqCst);
-        assert_eq!(
-            one.run_confirmed("test", Use::Shared, &hangs, make, first_troubled),
-            0
-        );
+        assert_eq!(confirmed(&one, Use::Shared, &first_troubled), 0);
         assert!(!one.spent().contains_key("made again alone"));
         // One job, but another GPU's runs on the node: a neighbour.
         let beside = Lane::on_node(1, Some(0), Arc::new(Node::default()));
-        made.store(0, Ordering::SeqCst);
-        assert_eq!(
-            beside.run_confirmed("test", Use::Shared, &hangs, make, first_troubled),
-            1
-        );
+        assert_eq!(confirmed(&beside, Use::Shared, &first_troubled), 1);
         assert_eq!(beside.spent()["made again alone"].0, 1);
     }
 
     #[test]
     fn a_kernel_that_hangs_alone_once_is_not_made_again_alone_for_its_other_runs() {
         let lane = Lane::new(4, None);
-        let hangs = Hangs::default();
-        let out_of_time = |_: &()| Ending::OutOfTime;
-        // The first run out of time beside others: made again alone, where
-        // it runs out of time too.
-        lane.run_confirmed("test", Use::Shared, &hangs, |_| (), out_of_time);
+        let budget = Budget::default();
+        let out_of_time = |_: &()| ended_as(Ending::OutOfTime, 60);
+        let timeouts = std::sync::Mutex::new(vec![]);
+        let make = |_: Option<GateEnd>, timeout| timeouts.lock().unwrap().push(timeout);
+        // The first run out of time beside others: made again alone, the
+        // exercise's first remake within the whole timeout, where it runs
+        // out of time too.
+        lane.run_confirmed("test", Use::Shared, &budget, MINUTE, make, out_of_time);
         assert_eq!(lane.spent()["made again alone"].0, 1);
         // Every later run of the exercise out of time stands as it is.
         for _ in 0..4 {
-            lane.run_confirmed("test", Use::Shared, &hangs, |_| (), out_of_time);
+            let timeout = budget.timeout(MINUTE.0, false);
+            lane.run_confirmed(
+                "test",
+                Use::Shared,
+                &budget,
+                (timeout, false),
+                make,
+                out_of_time,
+            );
         }
         assert_eq!(lane.spent()["made again alone"].0, 1);
         assert_eq!(lane.spent()["test"].0, 5);
+        // Its later runs had AFTER_HOLDING.
+        let after = budget::AFTER_HOLDING;
+        assert_eq!(
+            timeouts.lock().unwrap()[..],
+            [MINUTE.0, MINUTE.0, after, after, after, after]
+        );
         // Another exercise's first run out of time is made again alone.
-        lane.run_confirmed("test", Use::Shared, &Hangs::default(), |_| (), out_of_time);
+        let other = Budget::default();
+        lane.run_confirmed("test", Use::Shared, &other, MINUTE, make, out_of_time);
         assert_eq!(lane.spent()["made again alone"].0, 2);
+    }
+
+    #[test]
+    fn a_host_that_exits_3_every_run_holds_the_gpu_alone_only_within_its_budget() {
+        // A CUDA error each run, as a neighbour holding memory could cause:
+        // each made again alone while the budget lasts, never past it.
+        let lane = Lane::new(4, None);
+        let budget = Budget::default();
+        let cuda_error = |_: &()| ended_as(Ending::Neighbours, 1);
+        let remade = |budget: &Budget| {
+            lane.run_confirmed("test", Use::Shared, budget, MINUTE, |_, _| {}, cuda_error);
+            budget.remakes().0
+        };
+        assert_eq!(remade(&budget), 1);
+        assert_eq!(remade(&budget), 2);
+        // What is left of the budget is one more remake, then none.
+        budget.spend_alone(budget::REMAKES_ALONE);
+        let before = budget.remakes().0;
+        for _ in 0..5 {
+            assert_eq!(remade(&budget), before);
+        }
+        assert_eq!(lane.spent()["made again alone"].0, 2);
+        assert_eq!(lane.spent()["test"].0, 7);
     }
 
     #[test]

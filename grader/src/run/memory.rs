@@ -8,6 +8,7 @@
 
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::{Condvar, Mutex, MutexGuard};
 
 use crate::record::outcome::{Memory, Shortfall};
 
@@ -72,6 +73,62 @@ impl Room {
             host: Ok(host),
             device: Ok(device),
         }
+    }
+}
+
+/// Bytes held by the runs in flight, against a capacity, given in the order
+/// asked: a run waiting for much (a run above 2^31 elements) is not passed
+/// by every smaller one that comes after it.
+#[derive(Default)]
+pub struct Pool {
+    state: Mutex<Held>,
+    freed: Condvar,
+}
+
+#[derive(Default)]
+struct Held {
+    bytes: u64,
+    /// The next ticket to hand out, and the one served next.
+    next: u64,
+    serving: u64,
+}
+
+impl Pool {
+    fn state(&self) -> MutexGuard<'_, Held> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Takes `need` bytes once they fit in `capacity` beside those held,
+    /// or at once where nothing is held (a run too large for the room was
+    /// skipped before it got here), after every take asked before.
+    pub fn take(&self, need: u64, capacity: u64) {
+        if need == 0 {
+            return;
+        }
+        let mut held = self.state();
+        let ticket = held.next;
+        held.next += 1;
+        while held.serving != ticket || (held.bytes > 0 && held.bytes + need > capacity) {
+            held = self.freed.wait(held).unwrap_or_else(|p| p.into_inner());
+        }
+        held.bytes += need;
+        held.serving += 1;
+        self.freed.notify_all();
+    }
+
+    /// Gives back `need` bytes taken.
+    pub fn give(&self, need: u64) {
+        if need == 0 {
+            return;
+        }
+        let mut held = self.state();
+        held.bytes -= need;
+        self.freed.notify_all();
+    }
+
+    /// The bytes held now.
+    pub fn held(&self) -> u64 {
+        self.state().bytes
     }
 }
 
@@ -153,6 +210,42 @@ fn least_mib(listing: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pool_serves_takes_in_the_order_asked() {
+        let pool = Pool::default();
+        pool.take(6, 10);
+        let order = Mutex::new(Vec::new());
+        std::thread::scope(|scope| {
+            // 8 waits for the 6 held; 2, asked after it, would fit beside
+            // the 6 but waits its turn.
+            // Each waits until the one before holds its ticket (no sleep
+            // to guess: a loaded machine made one too short).
+            let asked = |tickets: u64| {
+                while pool.state().next < tickets {
+                    std::thread::yield_now();
+                }
+            };
+            scope.spawn(|| {
+                pool.take(8, 10);
+                order.lock().unwrap().push(8);
+            });
+            asked(2);
+            scope.spawn(|| {
+                pool.take(2, 10);
+                order.lock().unwrap().push(2);
+            });
+            asked(3);
+            assert!(order.lock().unwrap().is_empty(), "the 2 passed the 8");
+            pool.give(6);
+        });
+        assert_eq!(order.into_inner().unwrap(), [8, 2]);
+        assert_eq!(pool.held(), 10);
+        // More than the capacity, with nothing held: at once.
+        let empty = Pool::default();
+        empty.take(20, 10);
+        assert_eq!(empty.held(), 20);
+    }
 
     const GIB: u64 = 1 << 30;
 

@@ -2,7 +2,8 @@
 //! ([`device`]), whether a run above 2^31 elements fits the node
 //! ([`memory`]), which runs share a GPU and which have it alone ([`lane`],
 //! its holds [`turns`], and the timing gate through which the course's
-//! binary has it alone only while it times, [`gate`]), one job, a planned
+//! binary has it alone only while it times, [`gate`]), what one
+//! exercise's runs may take of it beyond their own making ([`budget`]), one job, a planned
 //! run made in its role ([`job`]), several of an exercise's runs of the
 //! course's binary in one process ([`batch`]), the driver-call trace of a
 //! student's binary ([`trace`], [`traced`]), compute-sanitizer over a
@@ -12,6 +13,7 @@
 
 pub mod batch;
 pub mod bench;
+pub mod budget;
 pub mod device;
 pub mod gate;
 pub mod job;

@@ -25,6 +25,7 @@ use crate::plan::runs::Tag;
 use crate::record::outcome::Tool;
 use crate::record::results::Sanitized;
 use crate::run::batch::BatchFile;
+use crate::run::budget;
 use crate::run::gate::GateEnd;
 use crate::run::lane::{Ending, ExerciseLane, Use};
 
@@ -109,14 +110,48 @@ pub fn launch_gives_shared_memory(exercise: ExerciseId) -> bool {
 
 /// One planned run the tools go over: its tag, its arguments (made once;
 /// the tools' cut of the run where they go over fewer of its elements,
-/// with how many: `plan::runs::Params::sanitized`), and racecheck's
-/// instead where it goes over a few of the run's blocks, with how many
-/// (`plan::runs::Params::racechecked`).
+/// with how many: `plan::runs::Params::sanitized`), racecheck's instead
+/// where it goes over a few of the run's blocks, with how many
+/// (`plan::runs::Params::racechecked`), and how long the kernel's plain run
+/// of it took (None where it was not made), from which a tool's limit
+/// follows ([`tool_limit`]).
 pub struct ToolRun {
     pub tag: Tag,
     pub args: Vec<String>,
     pub elements: Option<u64>,
     pub racechecked: Option<(Vec<String>, u32)>,
+    pub plain: Option<Duration>,
+}
+
+/// What a tool's process is given whatever its runs took plain: its start
+/// and the course's host code under it, a context the driver makes one at
+/// a time across the machine (memcheck 0.5 s a process alone on an H200,
+/// 5.8 s beside 15 others), and racecheck over memspace-timing's few
+/// blocks, 13 s a run beside 15 others (`plan::memspace`).
+pub const TOOL_FLOOR: Duration = Duration::from_secs(30);
+
+/// How many times its runs' plain time a tool's process is given besides:
+/// the tools slow a kernel down many times (racecheck over one 1024-thread
+/// block 1.4 s a launch, where a whole plain process takes 0.4 s).
+pub const TOOL_TIMES: u32 = 20;
+
+/// The limit of a tool's process over runs that took `plain` in all
+/// without the tool (None: not known), within a grading whose timeout is
+/// `timeout`: [`TOOL_FLOOR`] and [`TOOL_TIMES`] the plain time, and never
+/// more than ten times the timeout (all it had before the plain time
+/// counted). Threat model: a kernel that hangs only under a tool (it can
+/// time itself, or look for the tool's instrumentation) holds every run
+/// waiting to be alone for as long as its tool's process runs; so that is
+/// what an honest kernel of the same plain speed would be given, not ten
+/// timeouts, and it is never made again ([`sanitize`]). A kernel that
+/// slows its plain runs down to earn a longer limit pays for it in those
+/// runs, its own.
+pub fn tool_limit(timeout: Duration, plain: Option<Duration>) -> Duration {
+    let cap = timeout * 10;
+    match plain {
+        Some(plain) => (TOOL_FLOOR + plain * TOOL_TIMES).min(cap),
+        None => cap,
+    }
 }
 
 impl ToolRun {
@@ -134,7 +169,11 @@ impl ToolRun {
 /// findings are the kernel's); the records in the runs' order, each run's
 /// tools in [`TOOLS`]' order. A tool in `left_out`, which can find nothing
 /// in the kernel ([`not_needed`]), is not run, and is recorded clean with
-/// why. `timeout` is stretched, since the tools slow a run down many times.
+/// why. Each process's limit follows its runs' plain time ([`tool_limit`],
+/// from `limits.timeout`). A tool that runs out of time stands as it is
+/// and costs the memory-safety point: it is never made again alone, and
+/// the tools after it are not run (recorded not clean, with why), since
+/// nothing they find could give the point back.
 ///
 /// Each tool first goes over all the runs in one process of the course's
 /// binary (`kernels::batch`): what a tool process costs is mostly its
@@ -190,16 +229,14 @@ pub fn sanitize(
         lane,
         binary,
         files,
-        limits: Limits {
-            timeout: limits.timeout * 10,
-            ..limits
-        },
+        limits,
     };
     tools.over(runs, left_out)
 }
 
 /// compute-sanitizer (`program`) over the course's `binary`: what every
-/// tool's runs share.
+/// tool's runs share; `limits` the grading's, from which each process's
+/// follows ([`tool_limit`]).
 struct Tools<'a> {
     program: &'a str,
     isolation: &'a Isolation,
@@ -213,49 +250,79 @@ impl Tools<'_> {
     /// [`sanitize`]'s records.
     fn over(&self, runs: &[ToolRun], left_out: &[(Tool, &str)]) -> Vec<Sanitized> {
         let takes = takes_of(self.program);
-        let by_tool: Vec<Vec<Sanitized>> = TOOLS
-            .iter()
-            .map(|&tool| {
-                if let Some((_, why)) = left_out.iter().find(|(t, _)| *t == tool) {
-                    return runs
-                        .iter()
-                        .map(|run| Sanitized {
-                            tool,
-                            clean: true,
-                            summary: format!("not run: {why}"),
-                            finding: None,
-                            run: Some(run.tag),
-                            blocks: None,
-                            elements: None,
-                            not_run: Some((*why).to_owned()),
-                            in_one_process: false,
-                            seconds: 0.0,
-                        })
-                        .collect();
-                }
-                let wrapper = wrapper(self.program, tool, takes);
-                let wrapper: Vec<&str> = wrapper.iter().map(String::as_str).collect();
-                // Over a cut of a run, a process a run ([`sanitize`]).
-                let cut = runs.iter().any(|run| run.for_tool(tool).1.is_some());
-                if runs.len() > 1 && !cut {
-                    if let Some(clean) = self.in_one_process(tool, &wrapper, runs) {
-                        return clean;
-                    }
-                }
+        let mut by_tool: Vec<Vec<Sanitized>> = Vec::new();
+        // The tool that ran out of time, after which none is run.
+        let mut ran_out: Option<Tool> = None;
+        for &tool in &TOOLS {
+            let not_run = |why: String, clean: bool| -> Vec<Sanitized> {
                 runs.iter()
-                    .map(|run| self.alone(tool, &wrapper, run))
+                    .map(|run| Sanitized {
+                        clean,
+                        summary: format!("not run: {why}"),
+                        run: Some(run.tag),
+                        not_run: Some(why.clone()),
+                        ..judge(tool, &Ended::Exited(0), "", Duration::ZERO)
+                    })
                     .collect()
-            })
-            .collect();
+            };
+            let records = if let Some(earlier) = ran_out {
+                let why = format!(
+                    "{earlier} ran out of time, which costs the point; nothing this tool \
+                     found could give it back"
+                );
+                not_run(why, false)
+            } else if let Some((_, why)) = left_out.iter().find(|(t, _)| *t == tool) {
+                not_run((*why).to_owned(), true)
+            } else {
+                self.made(tool, runs, takes)
+            };
+            if records.iter().any(|r| r.out_of_time) {
+                ran_out = ran_out.or(Some(tool));
+            }
+            by_tool.push(records);
+        }
         (0..runs.len())
             .flat_map(|k| by_tool.iter().map(move |records| records[k].clone()))
             .collect()
     }
 
+    /// `tool`'s records over `runs`: in one process where that stands, else
+    /// a process a run.
+    fn made(&self, tool: Tool, runs: &[ToolRun], takes: Takes) -> Vec<Sanitized> {
+        let wrapper = wrapper(self.program, tool, takes);
+        let wrapper: Vec<&str> = wrapper.iter().map(String::as_str).collect();
+        // Over a cut of a run, a process a run ([`sanitize`]).
+        let cut = runs.iter().any(|run| run.for_tool(tool).1.is_some());
+        if runs.len() > 1 && !cut {
+            if let Some(records) = self.in_one_process(tool, &wrapper, runs) {
+                return records;
+            }
+        }
+        runs.iter()
+            .map(|run| self.alone(tool, &wrapper, run))
+            .collect()
+    }
+
+    /// The limits of a process over `runs`: its time follows their plain
+    /// time ([`tool_limit`]).
+    fn limits_over(&self, runs: &[&ToolRun]) -> Limits {
+        let plain = runs.iter().map(|run| run.plain).sum::<Option<Duration>>();
+        Limits {
+            timeout: tool_limit(self.limits.timeout, plain),
+            ..self.limits
+        }
+    }
+
     /// One process of `wrapper` (the tool) over the binary with `args` and
-    /// `files`, and its wall time. Never gated: the tools judge no time;
-    /// one work queue, as they judge no overlap either.
-    fn process(&self, args: &[&str], wrapper: &[&str], files: &[(&str, &Path)]) -> (Outcome, f64) {
+    /// `files`, within `limits`, and its wall time. Never gated: the tools
+    /// judge no time; one work queue, as they judge no overlap either.
+    fn process(
+        &self,
+        args: &[&str],
+        wrapper: &[&str],
+        files: &[(&str, &Path)],
+        limits: Limits,
+    ) -> (Outcome, f64) {
         let started = Instant::now();
         let outcome = runner::run_command(
             self.isolation.run_command_with(
@@ -267,7 +334,7 @@ impl Tools<'_> {
                     ..Extras::default()
                 },
             ),
-            self.limits,
+            limits,
         );
         (outcome, started.elapsed().as_secs_f64())
     }
@@ -276,11 +343,9 @@ impl Tools<'_> {
     /// every run was made and passed or failed the check (a run that
     /// stopped on a CUDA error, or before its kernel, may not have been
     /// checked at all); None where each run is to have a process. A
-    /// process that ran out of time stands, for every run: the tool took
-    /// ten times the timeout over runs of a few thousand elements at
-    /// most, and a process a run after it would hold the GPU for as long
-    /// again, each run, a long share every run waiting to be alone waits
-    /// behind.
+    /// process that ran out of time stands, for every run: a process a run
+    /// after it would hold the GPU for as long again, each run, a long
+    /// share every run waiting to be alone waits behind.
     fn in_one_process(
         &self,
         tool: Tool,
@@ -300,13 +365,14 @@ impl Tools<'_> {
         let mut files = self.files.to_vec();
         files.push((batch::VARIABLE, file.path.as_path()));
         // One try, shared: whatever it could not show, a process a run does.
+        let limits = self.limits_over(&runs.iter().collect::<Vec<_>>());
         let (outcome, seconds) =
             self.lane
                 .lane
                 .run_as("compute-sanitizer", Use::SharedLong, |_| {
-                    self.process(&[], wrapper, &files)
+                    self.process(&[], wrapper, &files, limits)
                 });
-        let verdict = judged(tool, &outcome, self.limits);
+        let verdict = judged(tool, &outcome, limits);
         let frames = batch::read(
             &file.nonce,
             runs.len(),
@@ -339,17 +405,23 @@ impl Tools<'_> {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         // The tools share the GPU, for long (the GPU drains for a run
         // alone without waiting on them). A finding is the kernel's own
-        // accesses; a tool that could not start, was killed or ran out of
-        // time beside others runs again alone.
+        // accesses, and so is running out of a limit that follows the
+        // kernel's plain time: both stand. A tool that could not start or
+        // was killed beside others runs again alone, within the exercise's
+        // budget, with its whole limit.
+        let limits = self.limits_over(&[run]);
         let (outcome, seconds) = self.lane.lane.run_confirmed(
             "compute-sanitizer",
             Use::SharedLong,
-            self.lane.hangs,
-            |_: Option<GateEnd>| self.process(&args, wrapper, self.files),
-            |(outcome, _)| match outcome.ended {
-                Ended::DidNotStart(_) | Ended::Signalled(_) => Ending::Neighbours,
-                Ended::TimedOut => Ending::OutOfTime,
-                Ended::Exited(_) => Ending::Own,
+            self.lane.budget,
+            (limits.timeout, true),
+            |_: Option<GateEnd>, _| self.process(&args, wrapper, self.files, limits),
+            |(outcome, _)| budget::Ended {
+                ending: match outcome.ended {
+                    Ended::DidNotStart(_) | Ended::Signalled(_) => Ending::Neighbours,
+                    Ended::TimedOut | Ended::Exited(_) => Ending::Own,
+                },
+                failed_after: None,
             },
         );
         Sanitized {
@@ -357,7 +429,7 @@ impl Tools<'_> {
             blocks,
             elements: run.elements,
             seconds,
-            ..judged(tool, &outcome, self.limits)
+            ..judged(tool, &outcome, limits)
         }
     }
 }
@@ -526,16 +598,25 @@ fn judge(tool: Tool, ended: &Ended, output: &str, timeout: Duration) -> Sanitize
             },
         ),
     };
+    // The tool's lines, among which a kernel's printf can put its own.
+    let (summary, finding) = (
+        crate::bounded::text(&summary),
+        (!clean)
+            .then(|| first_finding(output))
+            .flatten()
+            .map(|f| crate::bounded::text(&f)),
+    );
     Sanitized {
         tool,
         clean,
         summary,
-        finding: if clean { None } else { first_finding(output) },
+        finding,
         run: None,
         blocks: None,
         elements: None,
         not_run: None,
         in_one_process: false,
+        out_of_time: *ended == Ended::TimedOut,
         seconds: 0.0,
     }
 }
@@ -1103,8 +1184,9 @@ Racecheck-specific options:
     /// one element, and the grid smaller than n, which racecheck goes
     /// over three blocks of.
     fn over_two_runs(fake: &Path, left_out: &[(Tool, &str)]) -> Vec<Sanitized> {
-        use crate::run::lane::{Hangs, Lane};
-        let (lane, hangs) = (Lane::new(1, None), Hangs::default());
+        use crate::run::budget::Budget;
+        use crate::run::lane::Lane;
+        let (lane, budget) = (Lane::new(1, None), Budget::default());
         let args = |a: &[&str]| a.iter().map(|a| a.to_string()).collect::<Vec<_>>();
         let runs = [
             ToolRun {
@@ -1112,12 +1194,14 @@ Racecheck-specific options:
                 args: args(&["--n", "1"]),
                 elements: None,
                 racechecked: None,
+                plain: None,
             },
             ToolRun {
                 tag: Tag::GridSmallerThanN,
                 args: args(&["--n", "9"]),
                 elements: None,
                 racechecked: Some((args(&["--n", "9", "--blocks", "3"]), 3)),
+                plain: None,
             },
         ];
         let tools = Tools {
@@ -1125,12 +1209,13 @@ Racecheck-specific options:
             isolation: &Isolation::Unsandboxed,
             lane: ExerciseLane {
                 lane: &lane,
-                hangs: &hangs,
+                budget: &budget,
             },
             binary: Path::new("/course/binary"),
             files: &[],
+            // With no plain time known, ten times this: 3 s.
             limits: Limits {
-                timeout: Duration::from_secs(3),
+                timeout: Duration::from_millis(300),
                 max_output: 1 << 16,
             },
         };
@@ -1298,6 +1383,47 @@ Racecheck-specific options:
             "{memcheck:?}"
         );
         assert_eq!(processes, 1);
+    }
+
+    #[test]
+    fn a_tool_out_of_time_costs_the_point_and_no_other_tool_runs() {
+        // A kernel that hangs only under a tool: the first tool's process
+        // over both runs runs out of time; it is not made again, a process
+        // a run or alone, and no later tool is run.
+        let dir = tempfile::tempdir().unwrap();
+        let (fake, log) = fake_tool(dir.path(), "sleep 10", "sleep 10");
+        let records = over_two_runs(&fake, &[]);
+        let log = std::fs::read_to_string(log).unwrap();
+        let processes: Vec<&str> = log.lines().filter(|l| l.starts_with("--tool")).collect();
+        assert_eq!(processes, ["--tool memcheck /course/binary"], "{log}");
+        assert_eq!(records.len(), 8);
+        for record in &records {
+            assert!(!record.clean, "{record:?}");
+            if record.tool == Tool::Memcheck {
+                assert!(record.out_of_time && record.not_run.is_none(), "{record:?}");
+            } else {
+                let why = record.not_run.as_deref().unwrap_or_default();
+                assert!(!record.out_of_time && why.starts_with("memcheck ran out of time"));
+            }
+        }
+    }
+
+    #[test]
+    fn a_tool_s_limit_follows_its_runs_plain_time() {
+        let minute = Duration::from_secs(60);
+        let half = Duration::from_millis(500);
+        // An honest kernel's runs of half a second: the floor and twenty
+        // times that.
+        assert_eq!(
+            tool_limit(minute, Some(half)),
+            TOOL_FLOOR + Duration::from_secs(10)
+        );
+        // Never past ten timeouts, all a tool had before; nor where the
+        // plain time is not known.
+        assert_eq!(tool_limit(minute, Some(minute)), minute * 10);
+        assert_eq!(tool_limit(minute, None), minute * 10);
+        let short = Duration::from_secs(2);
+        assert_eq!(tool_limit(short, Some(half)), short * 10);
     }
 
     #[test]

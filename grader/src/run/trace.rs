@@ -31,9 +31,21 @@ use crate::record::outcome::TraceFailure;
 /// The descriptor the traced program writes its trace to.
 pub const TRACE_FD: i32 = 3;
 
-/// The most trace kept; the rest is read and dropped, so a program that
-/// launches without end cannot fill the grader's memory.
-pub const MAX_TRACE_BYTES: usize = 64 << 20;
+/// The most trace kept of one process, in bytes and in lines (records,
+/// and a batch's marks); the rest is read and dropped, and a trace cut so
+/// is refused (`run::traced`), so a program that launches or writes
+/// records without end cannot fill the grader's memory: what is kept, and
+/// the calls parsed from it, hold a few MiB whatever the program wrote
+/// (62 MiB of records once took the grader to 587 MB). An honest run's
+/// trace is a few hundred records (streams-overlap's 233 to 261 in the
+/// grader's class, on the CPU emulator and an H200), a batch's a few
+/// thousand; the limits are over ten times that. They bound the reading
+/// side, so they hold for whatever writes the trace.
+pub const MAX_TRACE_BYTES: usize = 4 << 20;
+pub const MAX_TRACE_RECORDS: usize = 32 << 10;
+
+/// The most of a garbled line kept in its record.
+const GARBLED_KEPT: usize = 120;
 
 /// The environment a traced run needs: `library` (the tracer) preloaded and
 /// the trace on [`TRACE_FD`]. Set with `Command::env`, or, inside a
@@ -58,8 +70,8 @@ pub struct Pipe {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Collected {
     pub text: String,
-    /// More than [`MAX_TRACE_BYTES`] came; the rest was dropped, and `text`
-    /// ends at the last whole record.
+    /// More than [`MAX_TRACE_BYTES`] or [`MAX_TRACE_RECORDS`] lines came;
+    /// the rest was dropped, and `text` ends at the last whole record.
     pub truncated: bool,
 }
 
@@ -134,9 +146,17 @@ impl Reading {
     }
 }
 
-fn read_capped(mut from: File) -> io::Result<Collected> {
+fn read_capped(from: File) -> io::Result<Collected> {
+    read_within(from, MAX_TRACE_BYTES, MAX_TRACE_RECORDS)
+}
+
+/// What `from` gives, keeping at most `bytes` and `lines` of it, whole
+/// lines only where it was cut; the rest read and dropped, so the writer
+/// never blocks.
+fn read_within(mut from: impl Read, bytes: usize, lines: usize) -> io::Result<Collected> {
     let mut kept = Vec::new();
     let mut buffer = [0; 1 << 16];
+    let mut newlines = 0;
     let mut truncated = false;
     loop {
         let n = match from.read(&mut buffer) {
@@ -145,22 +165,28 @@ fn read_capped(mut from: File) -> io::Result<Collected> {
             Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
             Err(err) => return Err(err),
         };
-        let room = MAX_TRACE_BYTES - kept.len();
-        truncated |= n > room;
-        kept.extend_from_slice(&buffer[..n.min(room)]);
+        if truncated {
+            continue;
+        }
+        let room = bytes - kept.len();
+        let taken = &buffer[..n.min(room)];
+        newlines += taken.iter().filter(|&&b| b == b'\n').count();
+        kept.extend_from_slice(taken);
+        truncated = n > room || newlines > lines;
     }
     if truncated {
-        // Whole records only.
-        let end = kept
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |at| at + 1);
+        // Whole records only, and no more of them than the limit.
+        let whole = newlines.min(lines);
+        let end = (kept.iter().enumerate())
+            .filter(|&(_, &b)| b == b'\n')
+            .nth(whole.wrapping_sub(1))
+            .map_or(0, |(at, _)| at + 1);
         kept.truncate(end);
     }
-    Ok(Collected {
-        text: String::from_utf8_lossy(&kept).into_owned(),
-        truncated,
-    })
+    // Text as it came, copied only where it is not UTF-8.
+    let text = String::from_utf8(kept)
+        .unwrap_or_else(|err| String::from_utf8_lossy(err.as_bytes()).into_owned());
+    Ok(Collected { text, truncated })
 }
 
 /// A run's trace: the calls of the process the grader started, in order.
@@ -180,7 +206,7 @@ impl Trace {
             }
             let call = parse_line(line).map_err(|error| TraceFailure::Garbled {
                 line: number + 1,
-                text: line.to_owned(),
+                text: garbled(line),
                 error,
             })?;
             if call.pid == pid {
@@ -213,11 +239,20 @@ impl Trace {
                     .map(|call| call.pid)
                     .map_err(|error| TraceFailure::Garbled {
                         line: 0,
-                        text: line.to_owned(),
+                        text: garbled(line),
                         error,
                     })
             })
             .transpose()
+    }
+}
+
+/// A garbled line as its record keeps it: its first [`GARBLED_KEPT`]
+/// characters, and how much more there was.
+fn garbled(line: &str) -> String {
+    match line.char_indices().nth(GARBLED_KEPT) {
+        Some((at, _)) => format!("{}... ({} more bytes)", &line[..at], line.len() - at),
+        None => line.to_owned(),
     }
 }
 
@@ -272,6 +307,71 @@ mod tests {
             ("LD_PRELOAD", Some("/trace/libcuda_course_trace.so"))
         );
         assert_eq!((fd, three.to_str()), ("CUDA_COURSE_TRACE_FD", Some("3")));
+    }
+
+    #[test]
+    fn a_trace_is_kept_within_its_bytes_and_lines_and_cut_at_a_whole_record() {
+        let records: String = (0..10).map(|k| format!("{k} 7 cuInit 0\n")).collect();
+        let read = |bytes, lines| read_within(records.as_bytes(), bytes, lines).unwrap();
+        // Within both: whole.
+        let whole = read(1 << 10, 10);
+        assert_eq!(
+            (whole.text.as_str(), whole.truncated),
+            (records.as_str(), false)
+        );
+        // Ten lines where four are kept: the first four, cut.
+        let by_lines = read(1 << 10, 4);
+        assert!(by_lines.truncated);
+        assert_eq!(
+            by_lines.text,
+            records
+                .lines()
+                .take(4)
+                .map(|l| format!("{l}\n"))
+                .collect::<String>()
+        );
+        // Bytes for two records and a half: two.
+        let by_bytes = read(35, 100);
+        assert!(by_bytes.truncated);
+        assert_eq!(by_bytes.text, "0 7 cuInit 0\n1 7 cuInit 0\n");
+        // One line without end: nothing kept.
+        let endless = "9".repeat(1 << 12);
+        let flood = read_within(endless.as_bytes(), 1 << 10, 100).unwrap();
+        assert_eq!((flood.text.as_str(), flood.truncated), ("", true));
+    }
+
+    #[test]
+    fn a_flood_of_records_is_read_to_its_end_and_refused_in_bounded_memory() {
+        // Ten times the records the grader keeps, through the pipe: read to
+        // the end (the writer never blocks), the kept part within the limit.
+        let pipe = Pipe::new().unwrap();
+        let mut command = Command::new("sh");
+        let lines = 10 * MAX_TRACE_RECORDS;
+        command.args([
+            "-c",
+            &format!("yes '1 7 cuLaunchKernel 0 kernel=dot' | head -n {lines} >&3"),
+        ]);
+        pipe.attach(&mut command);
+        let mut child = command.spawn().unwrap();
+        let reading = pipe.read();
+        assert!(
+            child.wait().unwrap().success(),
+            "the writer was not blocked"
+        );
+        let collected = reading.finish(Duration::from_secs(30)).unwrap();
+        assert!(collected.truncated);
+        assert_eq!(collected.text.lines().count(), MAX_TRACE_RECORDS);
+        assert!(collected.text.len() <= MAX_TRACE_BYTES);
+    }
+
+    #[test]
+    fn a_garbled_line_is_kept_short() {
+        let long = format!("1 7 {}\n", "x".repeat(1 << 20));
+        let err = Trace::parse(&long, 7).unwrap_err();
+        let TraceFailure::Garbled { text, .. } = &err else {
+            panic!("{err:?}");
+        };
+        assert!(text.len() < 200 && text.ends_with("more bytes)"), "{text}");
     }
 
     #[test]

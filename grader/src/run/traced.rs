@@ -10,7 +10,7 @@ use std::time::Duration;
 use kernels::trace_record::{FD_VARIABLE, is_header, split_batch};
 
 use crate::record::outcome::TraceFailure;
-use crate::run::trace::{Collected, MAX_TRACE_BYTES, Pipe, Reading, Trace};
+use crate::run::trace::{Collected, MAX_TRACE_BYTES, MAX_TRACE_RECORDS, Pipe, Reading, Trace};
 
 /// How long the trace may stay open after the program ended.
 const GRACE: Duration = Duration::from_secs(5);
@@ -87,6 +87,7 @@ fn whole(truncated: bool) -> Result<(), TraceFailure> {
     if truncated {
         return Err(TraceFailure::Truncated {
             mib: MAX_TRACE_BYTES >> 20,
+            records: MAX_TRACE_RECORDS,
         });
     }
     Ok(())

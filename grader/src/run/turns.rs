@@ -13,7 +13,8 @@
 //! let the holds waiting to be alone wait until nothing happened to be
 //! shared, 15 s each, and 10 students in 280 s (`scripts/perf/README.md`).
 //! A hung short hold still holds the others during a drain, for its
-//! timeout, which `lane::AFTER_A_HANG` bounds once an exercise has hung.
+//! timeout, which `budget::AFTER_HOLDING` bounds once an exercise has held
+//! the GPU without passing.
 //! A shared hold can become alone (it lets go of its share first, so two
 //! that ask at once cannot wait on each other) and an alone hold shared
 //! again without letting go (no other hold can be alone in between): the

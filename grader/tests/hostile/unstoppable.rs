@@ -37,7 +37,7 @@ const HARD_LINKS: usize = 2000;
 /// The most memory (KiB) the grader itself may hold while building or
 /// grading this class: reading the huge PTX or every hard link took
 /// hundreds of MB to GB.
-const MAX_GRADER_KIB: i64 = 192 << 10;
+pub(super) const MAX_GRADER_KIB: i64 = 192 << 10;
 
 /// What each hostile student tried, and what they must get.
 const CASES: &[(&str, &str, Expect)] = &[
@@ -73,7 +73,7 @@ const CASES: &[(&str, &str, Expect)] = &[
     ),
     (
         "hold-threads",
-        "holding every thread it can get for 15 s",
+        "holding every thread it can get for 8 s",
         Blocked,
     ),
     (
@@ -148,7 +148,7 @@ fn honest_names() -> Vec<String> {
 }
 
 /// The dot-sm solution's files into `src`.
-fn solution_into(src: &Path) {
+pub(super) fn solution_into(src: &Path) {
     fs::create_dir_all(src).unwrap();
     for file in ["main.rs", "kernel.cu"] {
         let own = src.join(file);
@@ -243,10 +243,10 @@ fn write_hostile(submissions: &Path, notes: &Path) {
 
 /// What one grader process did: its exit code, what it printed, and its
 /// own peak memory (KiB, from wait4: the grader, not what it started).
-struct Ran {
-    code: i32,
-    stderr: String,
-    peak_kib: i64,
+pub(super) struct Ran {
+    pub(super) code: i32,
+    pub(super) stderr: String,
+    pub(super) peak_kib: i64,
     pid: u32,
 }
 
@@ -254,10 +254,21 @@ struct Ran {
 /// left it (no close-on-exec), and the instructor's secret in its
 /// environment.
 fn start(args: &[&str], log: &fs::File, out: &Path) -> std::process::Child {
+    start_with(args, &[], log, out)
+}
+
+/// [`start`], with `variables` set besides.
+pub(super) fn start_with(
+    args: &[&str],
+    variables: &[(&str, &Path)],
+    log: &fs::File,
+    out: &Path,
+) -> std::process::Child {
     let log_fd = log.as_raw_fd();
     let mut command = Command::new(assert_cmd::cargo::cargo_bin("grader"));
     command
         .args(args)
+        .envs(variables.iter().copied())
         .env("GRADER_TEST_SECRET", SECRET)
         .stdin(Stdio::null())
         .stdout(fs::File::create(out.with_extension("stdout")).unwrap())
@@ -276,7 +287,7 @@ fn start(args: &[&str], log: &fs::File, out: &Path) -> std::process::Child {
 }
 
 /// Waits for `child` (started by [`start`] for `out`) and reads what it did.
-fn finish(child: std::process::Child, out: &Path) -> Ran {
+pub(super) fn finish(child: std::process::Child, out: &Path) -> Ran {
     let mut status = 0;
     // SAFETY: rusage is plain data that wait4 fills.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -300,7 +311,7 @@ fn run_grader(args: &[&str], log: &fs::File, out: &Path) -> Ran {
     finish(child, out)
 }
 
-fn results_in(out: &Path) -> Value {
+pub(super) fn results_in(out: &Path) -> Value {
     serde_json::from_str(&fs::read_to_string(out.join("results.json")).unwrap()).unwrap()
 }
 
@@ -360,7 +371,7 @@ fn without_measurements(record: &Value) -> Value {
 }
 
 /// The same record, measurements aside; else where they differ.
-fn same_record(a: &Value, b: &Value, what: &str) {
+pub(super) fn same_record(a: &Value, b: &Value, what: &str) {
     let (a, b) = (without_measurements(a), without_measurements(b));
     if let Some(difference) = first_difference(&a, &b, "") {
         panic!("{what}: {difference}");
@@ -368,7 +379,7 @@ fn same_record(a: &Value, b: &Value, what: &str) {
 }
 
 /// An honest student's dot-sm: every run passed, full marks.
-fn full_marks(name: &str, record: &Value) {
+pub(super) fn full_marks(name: &str, record: &Value) {
     let exercise = &record["exercises"]["dot-sm"];
     let runs = exercise["runs"].as_array().expect("graded runs");
     assert!(!runs.is_empty(), "{name}: {record}");
