@@ -190,6 +190,21 @@ impl<'a> SampledOutput<'a> {
         for (_, offset, _) in &self.windows {
             now.push(self.read(*offset)?);
         }
+        // A first launch that left outputs unwritten which the checked
+        // launch left unwritten too made the same mistake as every launch
+        // (a grid too small without a loop, a bound one short): the
+        // exercise's check of the last launch names it and says why, which
+        // a word about stale launches would only hide. This check speaks
+        // when launches disagree, its own concern.
+        let same_gap = self
+            .windows
+            .iter()
+            .zip(&now)
+            .filter(|((launch, _, _), _)| *launch == 0)
+            .any(|((_, _, then), now)| then.iter().zip(now).any(|(a, b)| a.is_nan() && b.is_nan()));
+        if same_gap {
+            return Ok(());
+        }
         let scale = now
             .iter()
             .flatten()

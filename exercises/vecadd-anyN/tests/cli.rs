@@ -117,6 +117,54 @@ fn solution_passes_with_a_grid_smaller_than_n() {
     }
 }
 
+/// The classic first mistake, one element a thread and no grid-stride
+/// loop, gets the check's words for it (which elements and why), not the
+/// course's stale-launch guard, which speaks only when launches disagree.
+#[test]
+#[cfg(solution)]
+fn a_kernel_without_a_grid_stride_loop_is_told_to_loop() {
+    let source =
+        std::env::temp_dir().join(format!("cuda-course-no-loop-{}.cu", std::process::id()));
+    std::fs::write(
+        &source,
+        "extern \"C\" __global__ void vecadd(const float* a, const float* b, float* c, size_t n)\n\
+         {\n\
+         \x20   const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;\n\
+         \x20   if (i < n) c[i] = a[i] + b[i];\n\
+         }\n",
+    )
+    .unwrap();
+    let ptx = kernels::nvcc::ptx_text(&source).expect("the mistaken kernel compiles");
+    std::fs::remove_file(&source).unwrap();
+    let file = source.with_extension("ptx");
+    std::fs::write(&file, ptx).unwrap();
+    let output = exercise()
+        .command(&[
+            "--n",
+            "1000",
+            "--threads",
+            "128",
+            "--blocks",
+            "2",
+            "--runs",
+            "3",
+        ])
+        .arg("--json")
+        .env(kernels::grader_names::KERNEL_PTX_ENV, &file)
+        .output()
+        .unwrap();
+    std::fs::remove_file(&file).unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains(r#""passed":false"#), "{stdout}");
+    assert!(
+        stdout.contains("every element from c[256] on is wrong")
+            && stdout.contains("each thread must loop"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("launch 1 of"), "{stdout}");
+}
+
 #[test]
 #[cfg(solution)]
 #[ignore = "needs an NVIDIA GPU"]
