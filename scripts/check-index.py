@@ -24,7 +24,7 @@ ENTRY = re.compile(r"^\| `([^`]+)` \| ([^|]*)\|")
 CITED = re.compile(r"(?<![\w./:-])((?:bench|scripts)/[\w./-]*[\w/])")
 # Files whose text may name a path. Rust sources are left out until their
 # comments, which still cite the old perf notebook, are moved to bench/runs/.
-CITING = (".md", ".sh", ".py", ".cu", ".csv", ".toml")
+CITING = (".md", ".sh", ".py", ".cu", ".csv", ".toml", ".rs")
 CITING_NAMES = (".ci/run", "scripts/cuda-runner")
 
 

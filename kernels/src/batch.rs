@@ -1,7 +1,7 @@
 //! Several runs of one exercise in one process of its binary (the
 //! course's, or a student's own under the tracer), for the grader: the
 //! driver makes and tears down contexts one at a time across every process
-//! on a machine, so a process per run is what held a GPU's grading back (`scripts/perf/README.md`, "Where a GPU run's time
+//! on a machine, so a process per run is what held a GPU's grading back (`bench/runs/2026-11-27-h100-run-cost`, "Where a GPU run's time
 //! goes"). One definition for both ends: the wire format (standard library
 //! only, the grader's side) and, with the `runtime` feature, the loop each
 //! exercise's `main` runs its command line in ([`each`]).

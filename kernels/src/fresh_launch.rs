@@ -7,7 +7,7 @@
 //!   memory it never wrote; after the poison such a read shows as a wrong
 //!   answer. (The CPU emulator poisons shared memory itself and reports
 //!   the read with its `kernel.cu` line, so nothing is launched there.)
-//!   Measured on an H100 (`scripts/perf/poison_probe.cu`, each case a
+//!   Measured on an H100 (`bench/probes/poison_probe.cu`, each case a
 //!   process of its own), the poison reaches every block of kernels with a
 //!   little shared memory a block (1 KiB, 4 blocks a multiprocessor: 528 of
 //!   528 blocks read only poison), most blocks of others (4 KiB and 1024
@@ -16,7 +16,7 @@
 //!   of 528, the rest partly). No compute-sanitizer tool sees such a
 //!   read where the poison misses: initcheck watches global memory only
 //!   (on an H200 it reported nothing for shared memory no thread wrote,
-//!   `scripts/perf/initcheck-probe.sh`), and racecheck only accesses of
+//!   `bench/probes/initcheck-probe.sh`), and racecheck only accesses of
 //!   two threads; the CPU emulator reports every one.
 //! - Where the caller names the kernel's output ([`crate::median_ms_checked`]),
 //!   the output is filled with NaN before every launch, and after every
@@ -61,7 +61,7 @@ const RESERVED_PER_BLOCK: u32 = 1024;
 /// Threads per poison block: few, so that the multiprocessor's thread limit
 /// never stops as many blocks as its shared memory holds from being resident
 /// together (with 1024 threads, two 48 KiB blocks filled only 98 of an
-/// H100's 228 KiB: scripts/perf/poison_probe.cu).
+/// H100's 228 KiB: bench/probes/poison_probe.cu).
 const POISON_THREADS: u32 = 128;
 
 /// Elements in a window read back after a launch, and how many windows

@@ -68,7 +68,7 @@ pub fn copied<T: Copy + Send + Sync + Default>(items: &[T], mut into: Vec<T>) ->
 /// `PARALLEL_FROM` elements: streams-overlap fills its gigabyte of output
 /// before each of its twelve timed pipelines, with the GPU held alone; on
 /// one core that window took 2.2 s on an H200, shared 0.7 s
-/// (`scripts/perf/README.md`, 2026-11-29).
+/// (`bench/runs/2026-11-29-h200-back-to-back`, 2026-11-29).
 pub fn fill<T: Copy + Send + Sync>(items: &mut [T], value: T) {
     in_parts_mut(items, |_, part| part.fill(value));
 }

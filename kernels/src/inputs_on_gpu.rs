@@ -5,7 +5,7 @@
 //! (the PTX [`KERNEL_PTX_ENV`](crate::grader_names::KERNEL_PTX_ENV) names) on them as
 //! the solution's host code does. Made on the host, a, b and c are 26 GB
 //! of fresh memory a run: 12 to 16 s of wall and about 40 core-seconds on
-//! an H200, where the kernel takes 6 ms (scripts/perf/README.md). The
+//! an H200, where the kernel takes 6 ms (bench/runs/2026-11-29-h200-inputs-on-gpu). The
 //! check is the exercise's own: vecadd-anyN's first on the GPU, each
 //! exercise's on the host wherever a verdict needs it (the driver says).
 //!

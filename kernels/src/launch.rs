@@ -9,7 +9,7 @@ pub const MAX_BLOCKS: u32 = i32::MAX as u32;
 /// Waves in the default grid of kernels that store every element
 /// (vecadd-anyN, dot-gm). Grid-stride kernels on an H100 moved data fastest
 /// with 8 to 16 resident waves (0.98x the copy bandwidth with 16 against
-/// 0.96x with 1: scripts/perf/README.md); more blocks than fit at once let
+/// 0.96x with 1: docs/src/vecadd-anyN.md); more blocks than fit at once let
 /// the block scheduler even out the SMs' finishing times.
 pub const STREAMING_WAVES: u64 = 16;
 

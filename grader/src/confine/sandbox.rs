@@ -112,7 +112,7 @@ pub struct Extras<'a> {
 /// and a context with one queue costs it under half the time: on an H100
 /// (driver 580), 55 ms to make and 25 ms to tear down against 120 ms and
 /// 65 ms, and 16 processes starting at once were done in 1.3 s against
-/// 3.5 s (`scripts/perf/README.md`, "Where a GPU run's time goes"). One
+/// 3.5 s (`bench/runs/2026-11-27-h100-run-cost`, "Where a GPU run's time goes"). One
 /// queue serialises kernels and copies issued to different streams, which
 /// only streams' overlap can see: a single stream's launches, and so every
 /// other run's times and results, are the same.

@@ -78,7 +78,7 @@ pub fn make(dispatch: &Dispatch) -> Batches {
     // the same way; a run is the batch's only where it is then judged a
     // pass. Not on the CPU emulator: there the grader's class took 115.2 s
     // at `--jobs 2` with them against 108.9 s without, on 2 cores
-    // (`scripts/perf/README.md`, 2026-11-29, night).
+    // (`bench/runs/2026-11-29-h200-student-batches`, 2026-11-29, night).
     let student = match (&hosts.tracer, &hosts.canary) {
         (Ok(tracer), Ok((canary_binary, _, _))) if !emulate => {
             let shares = chosen(dispatch, &|run| {

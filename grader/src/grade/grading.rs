@@ -186,7 +186,7 @@ pub fn run(
 /// the run's turn on the GPU, when the run started and when it ended; the
 /// lane is the GPU's place in `--gpus`, 0 without), for seeing how many
 /// runs were in flight when, and how long workers waited for a turn
-/// (`scripts/perf/`). Appended to as each exercise is graded.
+/// (`bench/harness/timeline-phases.py`). Appended to as each exercise is graded.
 pub const TIMELINE_ENV: &str = "GRADER_TIMELINE";
 
 /// The grading's timeline file ([`TIMELINE_ENV`]), appended to as

@@ -10,7 +10,7 @@ use serde_json::Value;
 /// streams' overlap. (With one pipeline each, the solution's streams run
 /// past the grid measured overlapped/serial 0.65 to 0.73 in 61 runs and
 /// 0.88 once, over the limit of 0.8: an H200 alone, 2026-11-29,
-/// `scripts/perf/README.md`.)
+/// `bench/runs/2026-11-29-h200-jobs-and-gate`.)
 pub const TIMED_RUNS: u32 = 5;
 
 /// Blocks of a timed run "about one wave": 1024 blocks of 256 threads are

@@ -50,7 +50,7 @@ impl Params {
     /// grid), so more blocks only repeat the same accesses. They cost: the
     /// default grid of 1024-thread blocks took racecheck 19.4 s and 10
     /// cores alone, 85% of a solution class's GPU time and half its CPU
-    /// time (an H200, 2026-11-28, `scripts/perf/README.md`). The other
+    /// time (an H200, 2026-11-28, `bench/runs/2026-11-28-h200-sampled`). The other
     /// tools, which look at global memory (an index past the end of the
     /// grid's sums), keep the whole grid. With the cut run, its blocks.
     pub fn racechecked(&self) -> Option<(Params, u32)> {

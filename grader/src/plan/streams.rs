@@ -105,7 +105,7 @@ pub const GRID_CAP_ELEMENTS: u64 = 65_535 * 1024;
 /// at the run past the grid (0.60 to 0.67 over 3 streams and 7 chunks,
 /// 0.66 to 0.67 over 2 and 4, with 10 ms of serial time: twice the 5 ms
 /// the judge asks), in a third of the process's time (1.2 s against 3.6
-/// to 3.8 s; an H200, 2026-11-29, `scripts/perf/README.md`). The run past
+/// to 3.8 s; an H200, 2026-11-29, `bench/runs/2026-11-29-h200-memspace-racecheck`). The run past
 /// the grid, 5 GiB of host memory, then shares the GPU: its verdict reads
 /// no time.
 pub const OVERLAP_TIMED: Tag = Tag::UnevenChunks;

@@ -96,7 +96,7 @@ impl Bench<'_> {
     /// it is to be made alone. Beside others a batch takes about what one
     /// run does (1.7 s on an H200 at `--jobs 16`), and a long share waits
     /// while any timed run is in flight, which left the GPU idle once most
-    /// runs were in batches (`scripts/perf/README.md`, "The student's runs
+    /// runs were in batches (`bench/runs/2026-11-29-h200-student-batches`, "The student's runs
     /// in one process", 2026-11-29).
     ///
     /// A batch is counted in the exercise's budget as a run: one that left

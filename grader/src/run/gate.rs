@@ -31,7 +31,7 @@
 //! because the course's binary synchronizes before it asks and before it
 //! says done, and does nothing between done and the answer: a student's
 //! binary could leave work on the GPU meanwhile, beside another run's
-//! time alone, which is why it never gets a gate (`scripts/perf/README.md`,
+//! time alone, which is why it never gets a gate (`bench/runs/2026-11-29-h200-jobs-and-gate`,
 //! "Tried and left out: the student's streams binary through the gate").
 //! Asking twice, or done without asking, or any other byte ends the
 //! serving: the run keeps its share until it exits, its socket is closed

@@ -22,7 +22,7 @@
 //! alone on the node, every GPU drained: streams' overlap times copies to
 //! and from host memory, which another GPU's copies and host work slow (a
 //! solution's pipeline measured 0.82 of serial beside the other GPU's runs,
-//! where alone on the node it measures 0.61 to 0.72, `scripts/perf/README.md`,
+//! where alone on the node it measures 0.61 to 0.72, `bench/runs/2026-11-30-h200x2-two-gpus`,
 //! 2026-11-30), and a run made again alone is made so that nothing beside it
 //! could have made it end. A gated run still has only its own GPU alone
 //! while it times: the speed point reads kernel times, taken by events on
@@ -228,7 +228,7 @@ impl Lane {
     /// (the lane never makes more than `jobs` runs at once). On an H200
     /// with one each, a run waiting to time kept its worker idle for as
     /// long as the longest run in flight, up to 183 s, and with every
-    /// worker so held the GPU ran only that run (`scripts/perf/README.md`,
+    /// worker so held the GPU ran only that run (`bench/runs/2026-11-28-h200-steady-state`,
     /// 2026-11-28). One job is one worker: one run at a time, in order.
     pub fn workers(&self) -> usize {
         if self.jobs > 1 { 2 * self.jobs } else { 1 }

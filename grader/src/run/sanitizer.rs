@@ -49,7 +49,7 @@ pub const TOOLS: [Tool; 4] = [
 ///
 /// initcheck watches global memory only: reads of bytes that no copy,
 /// memset or store wrote. Tried on an H200 (compute-sanitizer 2025.3.1,
-/// `scripts/perf/initcheck-probe.sh`), it reports a read of a buffer
+/// `bench/probes/initcheck-probe.sh`), it reports a read of a buffer
 /// `cudaMalloc` left unwritten and of memory a kernel's `malloc` returned,
 /// and nothing for a read of shared memory no thread wrote (static or
 /// dynamic) or of a `__device__` array never written (modules start
@@ -179,7 +179,7 @@ impl ToolRun {
 /// binary (`kernels::batch`): what a tool process costs is mostly its
 /// start, a context the driver makes one at a time across the machine
 /// (on an H200, 64 memcheck runs from 16 workers took 5.8 s a process a
-/// run and 3.0 s two runs a process, `scripts/perf/README.md`). That
+/// run and 3.0 s two runs a process, `bench/runs/2026-11-29-h200-tools-in-one-process`). That
 /// process stands where the tool found nothing and every run of the batch
 /// was made and passed or failed its check, and where it ran out of time;
 /// anything else (a finding, a run the batch never made or that stopped on
@@ -207,7 +207,7 @@ impl ToolRun {
 /// the GPU in turns, so several of them hold it for their whole time: four
 /// such processes over both runs, 26 s each at `--jobs 16`, kept the last
 /// speed runs waiting to be alone up to 19 s, and every tool asked
-/// meanwhile with them (an H200, 2026-11-29, `scripts/perf/README.md`). A
+/// meanwhile with them (an H200, 2026-11-29, `bench/runs/2026-11-29-h200-memspace-racecheck`). A
 /// process a run halves that longest share.
 pub fn sanitize(
     isolation: &Isolation,
@@ -498,7 +498,7 @@ fn takes_of(program: &str) -> Takes {
 /// findings are the student's kernel's, and the poison fills every
 /// multiprocessor's shared memory: racecheck tracked every byte of it,
 /// 1.9 s alone and 20 s of CPU a run for a 64-thread dot-sm, 14 of 16 cores
-/// busy with 16 at once (`scripts/perf/gpu-run-parts.sh`, H100,
+/// busy with 16 at once (`bench/probes/gpu-run-parts.sh`, H100,
 /// 2026-11-28). A student's kernel cannot take the name: the course
 /// launches each exercise's kernel by the exercise's name.
 ///
@@ -506,7 +506,7 @@ fn takes_of(program: &str) -> Takes {
 /// cores out (one thread a run at `--jobs 16`) made its run over
 /// memspace-timing's largest blocks take 222 s instead of 21 s, and every
 /// run waiting to time waited behind it (an H200, 2026-11-28,
-/// `scripts/perf/README.md`).
+/// `bench/runs/2026-11-28-h200-steady-state`).
 fn wrapper(program: &str, tool: Tool, takes: Takes) -> Vec<String> {
     let mut wrapper = vec![program.to_owned(), "--tool".to_owned(), tool.to_string()];
     if let Some(exclude) = takes.exclude {

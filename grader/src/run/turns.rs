@@ -11,7 +11,7 @@
 //! worker waiting on the longest run in flight, at each request: on an
 //! H100 the class graded 20 students in 330 s; never holding shares off
 //! let the holds waiting to be alone wait until nothing happened to be
-//! shared, 15 s each, and 10 students in 280 s (`scripts/perf/README.md`).
+//! shared, 15 s each, and 10 students in 280 s (`bench/runs/2026-11-27-h100-run-cost`).
 //! A hung short hold still holds the others during a drain, for its
 //! timeout, which `budget::AFTER_HOLDING` bounds once an exercise has held
 //! the GPU without passing.
@@ -27,7 +27,7 @@
 //! off new long shares as a waiting hold does: it will ask to be alone
 //! within a second or so, and a tool started just before it asks keeps it
 //! waiting for the tool's whole run (11 s on an H200, with 17 timed runs
-//! queued behind it, `scripts/perf/README.md`, 2026-11-29). And a hold
+//! queued behind it, `bench/runs/2026-11-29-h200-back-to-back`, 2026-11-29). And a hold
 //! that lets go of the GPU alone may take its share again only in turn
 //! (`Alone::into_shared_in_turn`), after every hold then waiting to be
 //! alone: the course's binary, which waits for that share before it uses

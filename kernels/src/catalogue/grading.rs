@@ -249,7 +249,7 @@ pub mod points {
     pub const SPEED_FRACTION: f64 = 0.5;
     /// matmul-tiled's fraction: its lesson is beating the naive kernel,
     /// which reaches about 0.57 of the course's tiled kernel's speed at
-    /// W = 1024 on an H100 (scripts/perf/README.md, the matmul table), so
+    /// W = 1024 on an H100 (bench/runs/2026-11-21-h100-gpu-suite, the matmul table), so
     /// half would pass a kernel that tiles nothing.
     pub const TILED_SPEED_FRACTION: f64 = 0.75;
 }

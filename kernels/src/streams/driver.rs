@@ -58,7 +58,7 @@ pub struct Args {
 
 /// Kernel steps per element that make the kernel take about as long as each
 /// copy on an H100 over PCIe 5: 5.7 ms against 5.1 ms each way at the
-/// default n (scripts/perf/README.md).
+/// default n (docs/src/streams-overlap.md).
 pub const DEFAULT_WORK: u32 = 4000;
 
 /// Chunks per stream by default: enough that filling and draining the
