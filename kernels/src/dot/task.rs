@@ -1,7 +1,7 @@
 //! The student's part of a dot exercise and what is around it: the GPU it
-//! is given, checked for the block size and the buffers ([`prepare`]), what
+//! is given, checked for the block size and the buffers (`prepare`), what
 //! it is given ([`Task`]) and gives back ([`GpuOutput`]), and the host's
-//! share of the sum and the check after it ([`finish_on_host`]). Below both
+//! share of the sum and the check after it (`finish_on_host`). Below both
 //! the harness (`driver`) and the sweep (`sweep`), which each run it.
 
 use std::time::Instant;
