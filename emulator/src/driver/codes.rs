@@ -1,27 +1,19 @@
 //! The driver's result codes (`CUresult`), with the names and descriptions
 //! `cuGetErrorName` and `cuGetErrorString` hand out.
 
-/// `CUresult`: the driver's status code.
-pub type CuResult = u32;
+// The codes the broker and its client answer with too are defined once,
+// beside the broker's wire format; the rest only the emulator gives.
+pub use kernels::broker_wire::code::{
+    CuResult, INVALID_CONTEXT, INVALID_DEVICE, INVALID_HANDLE, INVALID_IMAGE, INVALID_PTX,
+    INVALID_VALUE, NO_DEVICE, NOT_FOUND, NOT_INITIALIZED, NOT_SUPPORTED, OUT_OF_MEMORY, SUCCESS,
+};
 
-pub const SUCCESS: CuResult = 0;
-pub const INVALID_VALUE: CuResult = 1;
-pub const OUT_OF_MEMORY: CuResult = 2;
-pub const NOT_INITIALIZED: CuResult = 3;
-pub const NO_DEVICE: CuResult = 100;
-pub const INVALID_DEVICE: CuResult = 101;
-pub const INVALID_IMAGE: CuResult = 200;
-pub const INVALID_CONTEXT: CuResult = 201;
-pub const INVALID_PTX: CuResult = 218;
-pub const INVALID_HANDLE: CuResult = 400;
-pub const NOT_FOUND: CuResult = 500;
 pub const ILLEGAL_ADDRESS: CuResult = 700;
 pub const LAUNCH_OUT_OF_RESOURCES: CuResult = 701;
 pub const ASSERT: CuResult = 710;
 pub const ILLEGAL_INSTRUCTION: CuResult = 715;
 pub const MISALIGNED_ADDRESS: CuResult = 716;
 pub const LAUNCH_FAILED: CuResult = 719;
-pub const NOT_SUPPORTED: CuResult = 801;
 pub const UNKNOWN: CuResult = 999;
 
 /// Name and description of every code the emulator returns, NUL-terminated
