@@ -7,6 +7,13 @@ use std::path::PathBuf;
 use clap::Parser;
 
 use crate::config::{Config, DEFAULT_HOST_MEMORY_CAP};
+
+/// The variables a parent that passes descriptors and files by name (the
+/// grader's sandbox does) sets in place of `--fd`, `--record-fd` and
+/// `--canary`.
+pub const SERVE_FD_VARIABLE: &str = "CUDA_COURSE_BROKER_SERVE_FD";
+pub const RECORD_FD_VARIABLE: &str = "CUDA_COURSE_BROKER_RECORD_FD";
+pub const CANARY_VARIABLE: &str = "CUDA_COURSE_BROKER_CANARY";
 use crate::kernel_params::Canary;
 
 /// The GPU broker: serves one program's driver calls on the GPU (or the
@@ -25,7 +32,7 @@ pub struct Cli {
     #[arg(long, value_name = "BYTES", value_parser = bytes, default_value_t = DEFAULT_HOST_MEMORY_CAP)]
     pub host_memory_cap: u64,
     /// PTX loaded in place of any module that defines one of --entries.
-    #[arg(long, value_name = "PTX_FILE", requires = "entries")]
+    #[arg(long, value_name = "PTX_FILE", requires = "entries", env = CANARY_VARIABLE)]
     pub canary: Option<PathBuf>,
     /// The exercise's kernel entries the canary stands in for.
     #[arg(
@@ -40,14 +47,19 @@ pub struct Cli {
     #[arg(long)]
     pub keep_frees: bool,
     /// Where the record goes, written when the session ends.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", conflicts_with = "record_fd")]
     pub record: Option<PathBuf>,
+    /// Or write the record, when the session ends, to this inherited
+    /// descriptor (a pipe its reader bounds).
+    #[arg(long, value_name = "N", env = RECORD_FD_VARIABLE)]
+    pub record_fd: Option<i32>,
     /// Serve the client on this inherited socket descriptor.
     #[arg(
         long,
         value_name = "N",
         conflicts_with = "program",
-        required_unless_present = "program"
+        required_unless_present = "program",
+        env = SERVE_FD_VARIABLE
     )]
     pub fd: Option<i32>,
     /// Or start this program with a socket of its own, serve it, and exit
@@ -115,5 +127,8 @@ mod tests {
         assert!(Cli::try_parse_from(["b"]).is_err());
         assert!(Cli::try_parse_from(["b", "--fd", "3", "--", "true"]).is_err());
         assert!(Cli::try_parse_from(["b", "--fd", "3", "--canary", "c.ptx"]).is_err());
+        assert!(
+            Cli::try_parse_from(["b", "--fd", "3", "--record", "r", "--record-fd", "4"]).is_err()
+        );
     }
 }

@@ -51,6 +51,9 @@ fn run(cli: &Cli) -> Result<ExitCode, String> {
     if let Some(path) = &cli.record {
         write_record(path, &served.record)?;
     }
+    if let Some(fd) = cli.record_fd {
+        write_record_to(fd, &served.record)?;
+    }
     Ok(code)
 }
 
@@ -67,6 +70,19 @@ fn inherited_socket(fd: i32) -> Result<UnixStream, String> {
     }
     // SAFETY: an open socket handed to this process to own.
     Ok(unsafe { UnixStream::from_raw_fd(fd) })
+}
+
+/// Writes the record to the inherited descriptor `fd`, then closes it.
+fn write_record_to(fd: i32, record: &str) -> Result<(), String> {
+    use std::io::Write;
+    // SAFETY: fcntl only asks whether the descriptor is open.
+    if fd < 0 || unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 {
+        return Err(format!("--record-fd {fd} is not an open descriptor"));
+    }
+    // SAFETY: an open descriptor handed to this process to write and own.
+    let mut file = unsafe { std::fs::File::from_raw_fd(fd) };
+    file.write_all(record.as_bytes())
+        .map_err(|err| format!("cannot write the record to descriptor {fd}: {err}"))
 }
 
 /// Writes the record whole or not at all.

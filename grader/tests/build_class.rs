@@ -71,7 +71,6 @@ fn each_student_gets_their_own_binary_or_their_own_errors() {
             student,
             exercise: "dot-sm",
             taken,
-            canary: None,
         })
         .collect();
 

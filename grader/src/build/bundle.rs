@@ -11,6 +11,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -20,7 +22,7 @@ use crate::build::compile::{Builder, Built};
 use crate::build::digest;
 use crate::build::emulator_library::{self, Library};
 use crate::build::ptx_check;
-use crate::build::reference::{self, Kept, PTX_DIR, Reference};
+use crate::build::reference::{self, BrokerFiles, Kept, PTX_DIR, Reference};
 use crate::discover::discovery::{Problem, discover};
 use crate::discover::overlay::Taken;
 use kernels::catalogue::{ALL_IDS, ExerciseId};
@@ -30,8 +32,9 @@ use crate::build::workspace::Entry;
 use crate::confine::sandbox::Isolation;
 use crate::error::{Error, Result};
 
-/// 2: the reference binaries and each item's PTX.
-pub const BUNDLE_SCHEMA: u32 = 2;
+/// 2: the reference binaries and each item's PTX. 3: the broker in place
+/// of the tracer, and each item's canary as PTX only.
+pub const BUNDLE_SCHEMA: u32 = 3;
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Bundle {
@@ -40,9 +43,10 @@ pub struct Bundle {
     /// The course's solution binary per exercise: the host code a
     /// student's kernel runs in for its kernel points.
     pub reference: BTreeMap<String, Reference>,
-    /// The tracer library preloaded into every run of a student's binary
-    /// (its driver-call trace is the evidence that it used the GPU).
-    pub tracer: Option<Kept>,
+    /// The broker every run of a student's binary reaches the GPU through
+    /// (its record is the evidence of what the binary did there).
+    #[serde(default)]
+    pub broker: Option<BrokerFiles>,
     pub items: Vec<Item>,
     /// The CPU emulator's library, for `grader run --emulate`; None when
     /// it could not be built (the reason was said then).
@@ -70,19 +74,19 @@ pub struct Item {
     /// The kernel's PTX as the student's build made it, copied out of
     /// their build folder: what the reference binary runs.
     pub ptx: Option<Kept>,
-    /// The student's host code built with the grader's canary kernel
-    /// (`build::canary`): every run of their host code is a run of it.
+    /// The grader's canary kernel for this build (`build::canary`): the
+    /// broker loads it in place of the student's kernels in every run of
+    /// their binary.
     #[serde(default)]
     pub canary: Option<Canary>,
 }
 
-/// A student's canary build, as kept in the bundle.
+/// A student's canary, as kept in the bundle: never in their build.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct Canary {
-    /// The student's host code with the canary kernel embedded.
-    pub binary: Kept,
-    /// The canary's PTX: the course's host code runs it too, for the
-    /// result the student's host must report.
+    /// The canary's PTX: the broker loads it for the student's binary, and
+    /// the course's host code runs it too, for the result the student's
+    /// host must report.
     pub ptx: Kept,
 }
 
@@ -158,7 +162,7 @@ pub fn build(request: Request) -> Result<Bundle> {
             by_student.entry(&item.student).or_default().push(i);
         }
     }
-    let (reference, tracer) = if by_student.is_empty() {
+    let (reference, broker) = if by_student.is_empty() {
         (BTreeMap::new(), None)
     } else {
         let names: Vec<&str> = chosen.iter().map(|id| id.name()).collect();
@@ -178,7 +182,8 @@ pub fn build(request: Request) -> Result<Bundle> {
             fs::remove_dir_all(entry.path()).map_err(Error::io(&entry.path()))?;
         }
     }
-    let (binaries, kept_ptx) = keep_built(request.bundle, &mut items, built.by_item)?;
+    let (binaries, mut kept_ptx) = keep_built(request.bundle, &mut items, built.by_item)?;
+    kept_ptx.extend(canaries(request.bundle, &root, &mut items, request.jobs)?);
     // Binaries of students no longer in the submissions go.
     for entry in fs::read_dir(&bin).map_err(Error::io(&bin))? {
         let entry = entry.map_err(Error::io(&bin))?;
@@ -198,7 +203,7 @@ pub fn build(request: Request) -> Result<Bundle> {
         schema_version: BUNDLE_SCHEMA,
         seed: request.seed,
         reference,
-        tracer,
+        broker,
         items,
         emulator,
     };
@@ -263,21 +268,21 @@ fn discovered(request: &Request, chosen: &[ExerciseId]) -> Result<(Vec<Item>, Ve
 
 /// The course's trusted host code, built once per class: the dependencies,
 /// the solution binaries of the exercises `names` (with the PTX each
-/// embeds) and the tracer.
+/// embeds), the broker and its client.
 fn trusted(
     request: &Request,
     builder: &Builder,
     root: &Path,
     names: &[&str],
-) -> Result<(BTreeMap<String, Reference>, Option<Kept>)> {
+) -> Result<(BTreeMap<String, Reference>, Option<BrokerFiles>)> {
     (request.progress)(&Progress::Preparing);
     builder.prepare()?;
     // In the bundle's own build folder, like the students': the
     // dependencies' folder is shared by graders running at once.
     let own = request.bundle.join(".build");
     let reference = reference::build(builder, request.course, names, &own, request.bundle)?;
-    let tracer = reference::build_tracer(request.course, root, request.bundle)?;
-    Ok((reference, Some(tracer)))
+    let broker = reference::build_broker(request.course, root, request.bundle)?;
+    Ok((reference, Some(broker)))
 }
 
 /// The students' builds.
@@ -289,7 +294,7 @@ struct Builds {
 }
 
 /// Each student of `by_student` (their items' indices) built in their own
-/// folder under `students`, each exercise with a canary build beside it.
+/// folder under `students`.
 fn build_students(
     request: &Request,
     builder: &Builder,
@@ -310,20 +315,12 @@ fn build_students(
             total,
         });
         built_students.insert(student.to_owned());
-        // A fresh mark for every build of every exercise.
-        let canaries = indices
-            .iter()
-            .map(|&i| canary::source(items[i].exercise))
-            .collect::<std::io::Result<Vec<String>>>()
-            .map_err(Error::io(Path::new("/dev/urandom")))?;
         let entries: Vec<Entry> = indices
             .iter()
-            .zip(&canaries)
-            .map(|(&i, canary)| Entry {
+            .map(|&i| Entry {
                 student,
                 exercise: items[i].exercise.name(),
                 taken: &taken[i],
-                canary: Some(canary),
             })
             .collect();
         let built = builder.build_student(&students.join(student), &entries)?;
@@ -337,7 +334,7 @@ fn build_students(
 }
 
 /// What each item's build left, kept in the bundle at `bundle`: its
-/// binary (with its digest), its canary build, its PTX and what that PTX
+/// binary (with its digest), its PTX and what that PTX
 /// lacks, or its build's errors. Returns the names kept in `bin/` and in
 /// the PTX folder.
 fn keep_built(
@@ -361,16 +358,6 @@ fn keep_built(
             binaries.insert(name);
             item.binary = Some(relative);
         }
-        if let Some((binary, ptx)) = &result.canary {
-            let name = format!("{}--{}--canary", item.exercise, item.student);
-            let ptx_name = format!("{name}.ptx");
-            item.canary = Some(Canary {
-                binary: reference::keep(binary, bundle, "bin", &name)?,
-                ptx: reference::keep(ptx, bundle, PTX_DIR, &ptx_name)?,
-            });
-            binaries.insert(name);
-            kept_ptx.insert(ptx_name);
-        }
         if let Some(ptx) = &result.ptx {
             let name = format!("{}--{}.ptx", item.exercise, item.student);
             item.ptx = Some(reference::keep(ptx, bundle, PTX_DIR, &name)?);
@@ -385,6 +372,54 @@ fn keep_built(
         };
     }
     Ok((binaries, kept_ptx))
+}
+
+/// A canary for each item that built, with a mark of its own
+/// (`build::canary`), compiled by the grader in `root` (never in a
+/// student's build, whose code could read it) on up to `jobs` threads, and
+/// kept in the bundle's PTX folder. Returns the names kept there.
+fn canaries(
+    bundle: &Path,
+    root: &Path,
+    items: &mut [Item],
+    jobs: Option<usize>,
+) -> Result<BTreeSet<String>> {
+    let dir = root.join("canaries");
+    fs::create_dir_all(&dir).map_err(Error::io(&dir))?;
+    let wanted: Vec<(usize, ExerciseId, String)> = (items.iter().enumerate())
+        .filter(|(_, item)| item.binary.is_some())
+        .map(|(i, item)| {
+            let name = format!("{}--{}--canary.ptx", item.exercise, item.student);
+            (i, item.exercise, name)
+        })
+        .collect();
+    let threads = jobs
+        .or_else(|| std::thread::available_parallelism().ok().map(Into::into))
+        .unwrap_or(1)
+        .clamp(1, wanted.len().max(1));
+    let next = AtomicUsize::new(0);
+    let done = Mutex::new(Vec::with_capacity(wanted.len()));
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                while let Some((i, exercise, name)) = wanted.get(next.fetch_add(1, Relaxed)) {
+                    let kept = canary::compile(*exercise, &dir.join(name))
+                        .and_then(|ptx| reference::keep(&ptx, bundle, PTX_DIR, name));
+                    done.lock().unwrap_or_else(PoisonError::into_inner).push((
+                        *i,
+                        name.clone(),
+                        kept,
+                    ));
+                }
+            });
+        }
+    });
+    let mut kept = BTreeSet::new();
+    for (i, name, ptx) in done.into_inner().unwrap_or_else(PoisonError::into_inner) {
+        items[i].canary = Some(Canary { ptx: ptx? });
+        kept.insert(name);
+    }
+    Ok(kept)
 }
 
 /// The earlier bundle's items for everyone but `students`, and the fresh
@@ -449,7 +484,7 @@ mod tests {
             schema_version: crate::build::bundle::BUNDLE_SCHEMA,
             seed,
             reference: Default::default(),
-            tracer: None,
+            broker: None,
             items,
             emulator: None,
         };

@@ -1,18 +1,21 @@
 //! The canary: a kernel the grader writes for each student build, with the
 //! course kernel's entry names and signatures and a result that differs
 //! from the exercise's answer by a mark only its own code knows. The
-//! student's host code is built a second time with it in place of their
-//! kernel, and every run of their host code is a run of that build: a host
-//! whose report carries the canary's result ran the kernel it was built
-//! with; one that reports the exercise's exact answer computed it without.
+//! grader compiles it itself ([`compile`]), outside any student's build,
+//! and in every run of the student's binary the broker loads it in place
+//! of any module that defines the exercise's kernels (`run::brokered`): a
+//! host whose report carries the canary's result ran the kernel it
+//! launched; one that reports the exercise's exact answer computed it
+//! without.
 //!
 //! Threat model. The student controls every byte of src/*.rs and
 //! src/kernel.cu; at build time their code may `include_str!` what the
-//! build sandbox shows (the canary's source among it, in the canary build),
-//! and at run time it can read its own binary, the embedded PTX included,
-//! and print any report. The grader trusts its own process, the course's
-//! code (the reference binaries, this module's templates in `grader/canary`,
-//! never in the student's copy of the course), the sandbox and the driver.
+//! build sandbox shows (never the canary, which is not there), and at run
+//! time it can read its own binary and memory (never the canary's PTX,
+//! which only the broker holds) and print any report. The grader trusts
+//! its own process, the course's code (the reference binaries, the broker,
+//! this module's templates in `grader/canary`, never in the student's copy
+//! of the course), the sandbox and the driver.
 //! The mark is drawn per build from the operating system's randomness (never
 //! from the plan's seed, which feedback shows) and baked into the canary as
 //! a small random arithmetic program (`canary_mix`): where the result moves
@@ -20,10 +23,10 @@
 //! host must execute the kernel to report the canary's result. The grader
 //! never computes the mark itself: it runs the course's reference host code
 //! with the same canary PTX and compares (`plan::exercise::canary_agrees`).
-//! Residual risk: a program that carries its own PTX interpreter (or
-//! evaluates the generated arithmetic from the source or PTX it can read)
-//! could reproduce the mark on the CPU; that is writing an emulator to
-//! avoid writing a kernel, and it still goes through the host steps.
+//! Residual risk: the canary's results at the positions a program has the
+//! canary compute on the GPU are the program's to read; to report the
+//! canary's result for a whole run without launching it over the run's
+//! input, it would have to invert a ten-step random hash from samples.
 
 use std::io::Read;
 
@@ -111,6 +114,22 @@ pub fn source(id: ExerciseId) -> std::io::Result<String> {
         .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
         .collect();
     Ok(with_mark(id, &words))
+}
+
+/// The canary for `id` with a mark drawn now, compiled to PTX at `ptx`
+/// (its source beside it, `.cu`).
+pub fn compile(id: ExerciseId, ptx: &std::path::Path) -> crate::error::Result<std::path::PathBuf> {
+    let cu = ptx.with_extension("cu");
+    let text = source(id).map_err(crate::error::Error::io(std::path::Path::new(
+        "/dev/urandom",
+    )))?;
+    std::fs::write(&cu, text).map_err(crate::error::Error::io(&cu))?;
+    let dir = cu.parent().unwrap_or(std::path::Path::new("."));
+    let arch =
+        kernels::nvcc::arch_from_env().unwrap_or_else(|_| kernels::nvcc::DEFAULT_ARCH.to_owned());
+    kernels::nvcc::compile_ptx(dir, &cu, ptx, &arch)
+        .map_err(|err| crate::error::Error::Tool(format!("compiling the {id} canary: {err}")))?;
+    Ok(ptx.to_owned())
 }
 
 /// The canary's source for `id` with the mark that `words` draw: a first

@@ -37,8 +37,6 @@ pub struct Built {
     pub ptx: Option<PathBuf>,
     /// What cargo said when the crate was built alone, if it failed.
     pub errors: Option<String>,
-    /// The canary build's binary and PTX (`canary`), where it built.
-    pub canary: Option<(PathBuf, PathBuf)>,
 }
 
 /// The build's output kept: cargo's JSON messages for eight crates are a
@@ -57,12 +55,9 @@ pub struct Builder<'a> {
     pub timeout: Duration,
 }
 
-/// `built` as kept: refused where its binary or its canary build's passes
-/// [`sizes::MAX_BINARY`].
+/// `built` as kept: refused where its binary passes [`sizes::MAX_BINARY`].
 fn within_sizes(built: Built) -> Built {
-    let too_large = (built.binary.iter())
-        .chain(built.canary.as_ref().map(|(binary, _)| binary))
-        .find_map(|binary| sizes::binary_refused(binary));
+    let too_large = (built.binary.iter()).find_map(|binary| sizes::binary_refused(binary));
     match too_large {
         Some(why) => refused(built, why),
         None => built,
@@ -74,7 +69,6 @@ fn refused(built: Built, why: String) -> Built {
     Built {
         binary: None,
         ptx: None,
-        canary: None,
         errors: Some(why),
         ..built
     }
@@ -131,7 +125,6 @@ impl Builder<'_> {
                 student: "course",
                 exercise: e.name,
                 taken,
-                canary: None,
             })
             .collect();
         workspace::create(&self.course, &self.course_seen(), &deps.workspace, &entries)
@@ -249,7 +242,6 @@ impl Builder<'_> {
                     "{} has no src/main.rs: there is nothing to build",
                     entry.exercise
                 )),
-                canary: None,
             });
         }
         // In the order asked.
@@ -310,22 +302,9 @@ impl Builder<'_> {
                 .map(|dir| host(dir).join("kernel.ptx"))
                 .filter(|p| p.is_file())
         };
-        for member in members.iter().filter(|m| !m.canary) {
+        for member in &members {
             let binary = found.binaries.get(&member.package).map(host);
             let ptx = ptx_of(&member.package);
-            // Its canary build, where the student's own one built: a host
-            // that builds only with its own kernel is graded as not built.
-            let canary_package = workspace::canary_package(&member.exercise);
-            let canary = members
-                .iter()
-                .any(|m| m.canary && m.package == canary_package)
-                .then(|| {
-                    Some((
-                        found.binaries.get(&canary_package).map(host)?,
-                        ptx_of(&canary_package)?,
-                    ))
-                })
-                .flatten();
             let errors = if binary.is_some() {
                 None
             } else if timed_out {
@@ -353,7 +332,6 @@ impl Builder<'_> {
                 binary,
                 ptx,
                 errors,
-                canary,
             }));
         }
         // The student's folder, all their builds: refused whole past its

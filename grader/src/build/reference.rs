@@ -126,7 +126,6 @@ pub fn build(
             student: "reference",
             exercise,
             taken,
-            canary: None,
         })
         .collect();
     let built = builder.build_student(&root.join(REFERENCE_DIR), &entries)?;
@@ -155,37 +154,63 @@ pub fn build(
     Ok(reference)
 }
 
-/// The tracer library's file name, as cargo builds it and the bundle keeps it.
-pub const TRACER: &str = "libcuda_course_trace.so";
+/// The folder of the bundle that holds the broker and its client, and
+/// their file names there (the client under the soname a binary loads
+/// the driver by, so that its folder can go first on the library path).
+pub const BROKER_DIR: &str = "broker";
+pub const BROKER: &str = "cuda-course-broker";
+pub const BROKER_CLIENT: &str = "libcuda.so.1";
 
-/// Builds the course's tracer (`tracer/`, trusted: the course's own code)
-/// in `root/tracer` (cargo locks it against other graders) and keeps it as `bundle/reference/libcuda_course_trace.so`,
-/// preloaded into every run of a student's binary.
-pub fn build_tracer(course: &Path, root: &Path, bundle: &Path) -> Result<Kept> {
-    let target = root.join("tracer");
+/// The broker and its client, built from the course (trusted).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct BrokerFiles {
+    /// `cuda-course-broker`.
+    pub broker: Kept,
+    /// The client `libcuda.so.1` every student's binary loads.
+    pub client: Kept,
+}
+
+/// Builds the course's broker and its client (`broker/`, `broker-client/`,
+/// trusted: the course's own code) in `root/broker` (cargo locks it
+/// against other graders) and keeps them in the bundle's [`BROKER_DIR`].
+pub fn build_broker(course: &Path, root: &Path, bundle: &Path) -> Result<BrokerFiles> {
+    let target = root.join("broker");
     let mut command = crate::build::compile::course_cargo(course, &target)?;
-    command.args(["build", "--release", "--offline", "--quiet", "-p", "tracer"]);
+    command.args([
+        "build",
+        "--release",
+        "--offline",
+        "--quiet",
+        "-p",
+        "broker",
+        "-p",
+        "broker-client",
+    ]);
     let outcome = runner::run_command(
         command,
         Limits {
-            // Trusted; cold, it compiles libc too.
+            // Trusted; cold, it compiles clap and the PTX parser too.
             timeout: Duration::from_secs(1800),
             max_output: 1 << 20,
         },
     );
     if outcome.ended != Ended::Exited(0) {
         return Err(Error::Tool(format!(
-            "building the course's tracer failed ({:?}): {}",
+            "building the course's GPU broker failed ({:?}): {}",
             outcome.ended,
             outcome.stderr.trim()
         )));
     }
-    keep(
-        &target.join("release").join(TRACER),
-        bundle,
-        REFERENCE_DIR,
-        TRACER,
-    )
+    let release = target.join("release");
+    Ok(BrokerFiles {
+        broker: keep(&release.join(BROKER), bundle, BROKER_DIR, BROKER)?,
+        client: keep(
+            &release.join("libcuda_course_broker_client.so"),
+            bundle,
+            BROKER_DIR,
+            BROKER_CLIENT,
+        )?,
+    })
 }
 
 #[cfg(test)]

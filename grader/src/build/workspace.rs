@@ -20,14 +20,6 @@ pub struct Member {
     /// Package and binary name: the exercise's.
     pub package: String,
     pub dir: PathBuf,
-    /// The exercise's canary build (`canary`): the student's host code
-    /// with the grader's kernel in place of theirs.
-    pub canary: bool,
-}
-
-/// The package (and binary) name of an exercise's canary build.
-pub fn canary_package(exercise: &str) -> String {
-    format!("{exercise}-canary")
 }
 
 /// What to put in the workspace: a student's taken files for an exercise.
@@ -36,9 +28,6 @@ pub struct Entry<'a> {
     pub student: &'a str,
     pub exercise: &'a str,
     pub taken: &'a [Taken],
-    /// The canary's CUDA source, for a second crate of the same host code
-    /// built with it as src/kernel.cu; None for no canary build.
-    pub canary: Option<&'a str>,
 }
 
 /// Writes the workspace under `scratch` for `entries` (one student's, or
@@ -75,39 +64,7 @@ pub fn create(
             exercise: entry.exercise.to_owned(),
             package: entry.exercise.to_owned(),
             dir,
-            canary: false,
         });
-        if let Some(source) = entry.canary {
-            let package = canary_package(entry.exercise);
-            let dir = scratch.join(&package);
-            let renamed = manifest.replacen(
-                &format!("name = {:?}", entry.exercise),
-                &format!("name = {package:?}"),
-                1,
-            );
-            if renamed == manifest {
-                return Err(invalid(format!(
-                    "the course's {}/Cargo.toml has no `name = {:?}` line",
-                    entry.exercise, entry.exercise
-                )));
-            }
-            let host: Vec<Taken> = entry
-                .taken
-                .iter()
-                .filter(|t| t.relative != Path::new("src/kernel.cu"))
-                .cloned()
-                .collect();
-            overlay::lay_over(&pristine, &renamed, &host, &dir)?;
-            overlay::write_if_changed(&dir.join("src/kernel.cu"), source.as_bytes())?;
-            wanted.insert(package.clone());
-            members.push(Member {
-                student: entry.student.to_owned(),
-                exercise: entry.exercise.to_owned(),
-                package,
-                dir,
-                canary: true,
-            });
-        }
     }
     remove_stale(scratch, &wanted)?;
     let manifest = workspace_manifest(
@@ -135,7 +92,11 @@ pub fn create(
 /// Removes crates of earlier builds that `wanted` lacks.
 fn remove_stale(scratch: &Path, wanted: &BTreeSet<String>) -> std::io::Result<()> {
     for exercise in kernels::catalogue::EXERCISES {
-        for name in [exercise.name.to_owned(), canary_package(exercise.name)] {
+        // Canary crates are of bundles built before the broker.
+        for name in [
+            exercise.name.to_owned(),
+            format!("{}-canary", exercise.name),
+        ] {
             let dir = scratch.join(&name);
             if dir.exists() && !wanted.contains(&name) {
                 fs::remove_dir_all(dir)?;
@@ -225,7 +186,6 @@ mod tests {
             student: "ann",
             exercise,
             taken: &taken,
-            canary: None,
         };
         let first = create(
             &course(),
@@ -261,29 +221,18 @@ mod tests {
                 student: "Ann",
                 exercise: "dot-sm",
                 taken: &taken,
-                canary: None,
             },
             Entry {
                 student: "Ann",
                 exercise: "vecadd-anyN",
                 taken: &taken,
-                canary: Some("// a canary\n"),
             },
         ];
         let members = create(&course(), &course(), scratch.path(), &entries).unwrap();
         let packages: Vec<&str> = members.iter().map(|m| m.package.as_str()).collect();
-        assert_eq!(packages, ["dot-sm", "vecadd-anyN", "vecadd-anyN-canary"]);
-        // The canary build: the same host code, the grader's kernel.
-        let canary = &members[2];
-        assert!(canary.canary);
-        assert_eq!(
-            fs::read_to_string(canary.dir.join("src/kernel.cu")).unwrap(),
-            "// a canary\n"
-        );
-        assert_eq!(
-            fs::read_to_string(canary.dir.join("src/main.rs")).unwrap(),
-            "fn main() {}\n"
-        );
+        // No canary crate: the grader's canary is never in a student's
+        // build, whose code could read it (`build::canary`).
+        assert_eq!(packages, ["dot-sm", "vecadd-anyN"]);
         let main = fs::read_to_string(members[0].dir.join("src/main.rs")).unwrap();
         assert_eq!(main, "fn main() {}\n");
         assert!(

@@ -97,6 +97,10 @@ pub struct Extras<'a> {
     pub descriptors: Vec<(&'a str, OwnedFd)>,
     /// The CPU emulator's `libcuda.so.1`, in place of the system's driver.
     pub driver: Option<&'a Path>,
+    /// The broker's client `libcuda.so.1`, in place of any driver: the run
+    /// sees no GPU device and reaches the GPU only through the broker
+    /// whose socket is among its descriptors (`run::brokered`).
+    pub broker_client: Option<&'a Path>,
     /// Bytes of data the run holds beyond an ordinary run's (its plan's
     /// `memory`, above 2^31 elements): its memory cap grows by as much.
     pub memory: u64,
@@ -285,6 +289,7 @@ fn unsandboxed(binary: &Path, args: &[&str], wrapper: &[&str], extras: Extras) -
         files,
         descriptors,
         driver,
+        broker_client,
         memory: _,
         keeps_work_queues,
     } = extras;
@@ -310,16 +315,18 @@ fn unsandboxed(binary: &Path, args: &[&str], wrapper: &[&str], extras: Extras) -
             });
         }
     }
-    if let Some(folder) = driver.and_then(Path::parent) {
+    if let Some(folder) = driver.or(broker_client).and_then(Path::parent) {
         let mut path = OsString::from(folder);
         if let Some(rest) = std::env::var_os("LD_LIBRARY_PATH") {
             path.push(":");
             path.push(rest);
         }
+        command.env("LD_LIBRARY_PATH", path);
+    }
+    if driver.is_some() {
         // Its statistics lines would read as findings; it carries on past
         // what a GPU carries on past (`kernels::emulator_output`).
         command
-            .env("LD_LIBRARY_PATH", path)
             .env(kernels::emulator_output::CARRY_ON_VARIABLE, "1")
             .env_remove("CUDA_COURSE_EMULATOR_STATS");
     }
@@ -445,6 +452,8 @@ impl Sandbox {
     fn run_command(&self, binary: &Path, args: &[&str], wrapper: &[&str], extras: Extras) -> Job {
         static NO_SLOT: Once = Once::new();
         let devices = match &self.gpu {
+            // The broker's client reaches the GPU through its socket only.
+            _ if extras.broker_client.is_some() => Devices::None,
             Some(gpu) => Devices::One(gpu),
             None => Devices::All,
         };
@@ -484,21 +493,23 @@ impl Sandbox {
                 .arg(fd.as_raw_fd().to_string());
             inherit.push(std::fs::File::from(fd));
         }
-        if let Some(driver) = extras.driver {
+        if let Some(library) = extras.driver.or(extras.broker_client) {
             // Under the soname the binary asks for, alone in a folder first
             // on the library path (the binaries have no RPATH).
             let folder = Path::new(RUN_DIR).join("driver");
             copy_in_as(
                 &mut command,
                 &mut inherit,
-                driver,
+                library,
                 &folder.join(DRIVER_LIBRARY),
             );
             command.arg("--setenv").arg("LD_LIBRARY_PATH").arg(folder);
-            command
-                .arg("--setenv")
-                .arg(kernels::emulator_output::CARRY_ON_VARIABLE)
-                .arg("1");
+            if extras.driver.is_some() {
+                command
+                    .arg("--setenv")
+                    .arg(kernels::emulator_output::CARRY_ON_VARIABLE)
+                    .arg("1");
+            }
         } else {
             // The machine's driver, where the sandbox hides it.
             let folders = binds::driver_folders();

@@ -1,7 +1,7 @@
 //! Which of an exercise's runs are made first in one process
 //! (`run::batch`): the runs of the course's binary that share the GPU, the
-//! kernel's and the canary's, and the student's own binary's, traced. A
-//! run a batch does not give is made by `grade::runs` in a process of its
+//! kernel's and the canary's, and the student's own binary's, through one
+//! broker. A run a batch does not give is made by `grade::runs` in a process of its
 //! own, and so is any a batch gave that is not then judged a pass, so a
 //! failing verdict never comes from a batch. On the CPU emulator a process
 //! costs little (no driver makes a context), so a failing kernel's batch
@@ -23,7 +23,7 @@ pub struct Batches {
     pub kernel: Vec<Option<Made>>,
     /// The canary's PTX in the course's binary: the result to expect.
     pub canary: Vec<Option<Made>>,
-    /// The student's own binary with the canary's kernel, traced.
+    /// The student's own binary with the canary's kernel, brokered.
     pub student: Vec<Option<Made>>,
 }
 
@@ -52,13 +52,13 @@ pub fn make(dispatch: &Dispatch) -> Batches {
                 role: Role::KernelInCourseHost,
                 binary: reference,
                 ptx: Some(ptx),
-                tracer: None,
+                broker: None,
             };
             batched(dispatch, &shares, job, passed)
         }
         _ => vec![],
     };
-    let canary = match (&hosts.tracer, &hosts.canary) {
+    let canary = match (&hosts.broker, &hosts.canary) {
         (Ok(_), Ok((_, canary_ptx, reference))) => {
             let shares = chosen(dispatch, &|run| {
                 canary_using(run) == Use::Shared && host_runs(run)
@@ -68,28 +68,28 @@ pub fn make(dispatch: &Dispatch) -> Batches {
                 role: Role::KernelInCourseHost,
                 binary: reference,
                 ptx: Some(canary_ptx),
-                tracer: None,
+                broker: None,
             };
             batched(dispatch, &shares, job, reported)
         }
         _ => vec![],
     };
-    // The student's own binary's runs (with the canary's kernel), traced,
+    // The student's own binary's runs (with the canary's kernel), brokered,
     // the same way; a run is the batch's only where it is then judged a
     // pass. Not on the CPU emulator: there the grader's class took 115.2 s
     // at `--jobs 2` with them against 108.9 s without, on 2 cores
     // (`bench/runs/2026-11-29-h200-student-batches`, 2026-11-29, night).
-    let student = match (&hosts.tracer, &hosts.canary) {
-        (Ok(tracer), Ok((canary_binary, _, _))) if !emulate => {
+    let student = match (&hosts.broker, &hosts.canary) {
+        (Ok(broker), Ok((binary, _, _))) if !emulate => {
             let shares = chosen(dispatch, &|run| {
                 using(exercise, run, Role::StudentHost, emulate) == Use::Shared && host_runs(run)
             });
             let job = |run| Job {
                 run,
                 role: Role::StudentHost,
-                binary: canary_binary,
+                binary,
                 ptx: None,
-                tracer: Some(tracer),
+                broker: Some(broker),
             };
             // The judge, against the canary, says whether it passed.
             batched(dispatch, &shares, job, reported)

@@ -154,7 +154,7 @@ pub fn inputs(
             item.ptx_missing,
             item.absent,
             item.ptx,
-            bundle.tracer,
+            bundle.broker,
             sanitize,
             item.canary,
         )
@@ -181,7 +181,7 @@ mod tests {
             schema_version: crate::build::bundle::BUNDLE_SCHEMA,
             seed: 1,
             reference: Default::default(),
-            tracer: None,
+            broker: None,
             items: vec![],
             emulator: None,
         };

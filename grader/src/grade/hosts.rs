@@ -1,7 +1,8 @@
 //! What an item's runs run, each file checked against the digest it was
 //! built with, or why it cannot be run: the course's binary with the
-//! student's PTX (the kernel's runs), the tracer (every run of the
-//! student's binary), and the student's canary build with its PTX and the
+//! student's PTX (the kernel's runs), the broker and its client (every run
+//! of the student's binary, with the grader's canary in place of their
+//! kernels), and the student's binary with the canary's PTX and the
 //! course's binary that runs that PTX for the result to expect. A bundle
 //! file changed since it was built (by a run, or by hand) is never run.
 
@@ -11,32 +12,55 @@ use crate::build::bundle::{Bundle, Item};
 use crate::build::ptx_check;
 use crate::build::reference::{Kept, Reference};
 use crate::record::outcome::NotStarted;
+use crate::run::brokered::{Broker, Canary};
 
 /// The files an item's runs need, each as it was built, or why it cannot
 /// be run.
 pub struct Hosts {
     /// The course's binary and the student's PTX, for the kernel's runs.
     pub kernel: Result<(PathBuf, Kept), NotStarted>,
-    /// The tracer library, preloaded into every run of the student's
-    /// binary.
-    pub tracer: Result<PathBuf, NotStarted>,
-    /// The student's canary build, its PTX, and the course's binary that
-    /// runs that PTX.
+    /// The broker every run of the student's binary reaches the GPU
+    /// through, the canary in place of their kernels.
+    pub broker: Result<Broker, NotStarted>,
+    /// The student's binary, the canary's PTX, and the course's binary
+    /// that runs that PTX.
     pub canary: Result<(PathBuf, Kept, PathBuf), NotStarted>,
 }
 
 /// [`Hosts`] of `item`, in `bundle` (at `bundle_dir`).
 pub fn hosts(bundle: &Bundle, bundle_dir: &Path, item: &Item) -> Hosts {
+    let canary = canary_host(bundle, bundle_dir, item);
     Hosts {
         kernel: kernel_host(bundle, bundle_dir, item),
-        tracer: match &bundle.tracer {
-            None => Err(NotStarted::NoTracer),
-            Some(kept) => kept
-                .check(bundle_dir)
-                .map_err(|changed| NotStarted::TracerChanged { changed }),
-        },
-        canary: canary_host(bundle, bundle_dir, item),
+        broker: broker(bundle, bundle_dir, item, &canary),
+        canary,
     }
+}
+
+/// The bundle's broker and client, each as built, with the item's canary.
+fn broker(
+    bundle: &Bundle,
+    bundle_dir: &Path,
+    item: &Item,
+    canary: &Result<(PathBuf, Kept, PathBuf), NotStarted>,
+) -> Result<Broker, NotStarted> {
+    let files = bundle.broker.as_ref().ok_or(NotStarted::NoBroker)?;
+    let changed = |changed| NotStarted::BrokerChanged { changed };
+    let (_, ptx, _) = canary.as_ref().map_err(Clone::clone)?;
+    Ok(Broker {
+        binary: files.broker.check(bundle_dir).map_err(changed)?,
+        client: files.client.check(bundle_dir).map_err(changed)?,
+        canary: Some(Canary {
+            ptx: ptx.path.clone(),
+            entries: item
+                .exercise
+                .exercise()
+                .launches
+                .iter()
+                .flat_map(|names| names.iter().map(|&n| n.to_owned()))
+                .collect(),
+        }),
+    })
 }
 
 /// The course's reference build for an item's exercise, as the bundle
@@ -80,9 +104,9 @@ fn kernel_host(
     ))
 }
 
-/// The student's canary build and its PTX, each as built, and the course's
-/// binary that runs the PTX for the result to expect; else why the
-/// student's host code cannot be run.
+/// The student's binary and the canary's PTX, each as built, and the
+/// course's binary that runs the PTX for the result to expect; else why
+/// the student's host code cannot be run.
 fn canary_host(
     bundle: &Bundle,
     bundle_dir: &Path,
@@ -90,7 +114,11 @@ fn canary_host(
 ) -> Result<(PathBuf, Kept, PathBuf), NotStarted> {
     let canary = item.canary.as_ref().ok_or(NotStarted::NoCanary)?;
     let changed = |changed| NotStarted::CanaryChanged { changed };
-    let binary = canary.binary.check(bundle_dir).map_err(changed)?;
+    let binary = Kept {
+        path: item.binary.clone().ok_or(NotStarted::NoCanary)?,
+        digest: item.digest.clone().unwrap_or_default(),
+    };
+    let binary = binary.check(bundle_dir).map_err(changed)?;
     let ptx = canary.ptx.check(bundle_dir).map_err(changed)?;
     let course = reference(bundle, item)?
         .binary

@@ -82,7 +82,7 @@ fn kernel_run(dispatch: &Dispatch, run: &plan::Run, points: u32, batched: Option
         role: Role::KernelInCourseHost,
         binary: reference,
         ptx: Some(ptx),
-        tracer: None,
+        broker: None,
     };
     let limits = dispatch.bench.limits(run);
     let judged = |made| {
@@ -116,8 +116,8 @@ fn host_run(
     (canary_batched, student_batched): (Option<Made>, Option<Made>),
 ) -> Run {
     let hosts = &dispatch.hosts;
-    let (tracer, (canary_binary, canary_ptx, reference)) = match (&hosts.tracer, &hosts.canary) {
-        (Ok(tracer), Ok(canary)) => (tracer, canary),
+    let (broker, (binary, canary_ptx, reference)) = match (&hosts.broker, &hosts.canary) {
+        (Ok(broker), Ok(canary)) => (broker, canary),
         (Err(why), _) | (_, Err(why)) => {
             return not_run(run, Role::StudentHost, points, why.clone());
         }
@@ -129,7 +129,7 @@ fn host_run(
         role: Role::KernelInCourseHost,
         binary: reference,
         ptx: Some(canary_ptx),
-        tracer: None,
+        broker: None,
     };
     let made =
         canary_batched.unwrap_or_else(|| dispatch.bench.make(&course, limits, canary_using(run)));
@@ -137,9 +137,9 @@ fn host_run(
     let job = Job {
         run,
         role: Role::StudentHost,
-        binary: canary_binary,
+        binary,
         ptx: None,
-        tracer: Some(tracer),
+        broker: Some(broker),
     };
     let judged = |made| {
         crate::judge::run::judge(

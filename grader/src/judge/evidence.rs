@@ -1,10 +1,12 @@
-//! What the driver-call trace of a student's own binary, and its report,
+//! What the broker's record of a student's own binary, and its report,
 //! must show for a passing run to count: the questions each exercise's
 //! family demands (`plan::exercise::demands`), asked of the calls the
-//! tracer recorded. Each answer is Ok, or the [`Evidence`] against the
-//! report. The trace is written inside the student's process, so it proves
-//! the absence of the common shortcuts, never that a kernel computed the
-//! answer (see `run::trace`).
+//! broker made for it and the GPU times it measured (`judge::timeline`).
+//! Each answer is Ok, or the [`Evidence`] against the report. The record is
+//! written outside the student's process (`run::brokered`): every call in it
+//! was made, with the result and, for copies, the host memory it names.
+//! That the kernel computed the answer is the canary's to show
+//! (`judge::run`).
 
 use std::collections::BTreeSet;
 
@@ -12,16 +14,24 @@ use kernels::catalogue::{ExerciseId, RunTag as Tag};
 use kernels::trace_record::{Call, Direction};
 use serde_json::Value;
 
+use crate::judge::timeline;
 use crate::plan::demands::Demand;
 use crate::record::outcome::{Evidence, Failure, Overlap};
 use crate::run::trace::Trace;
 
 /// Why the run `tag` of `exercise` whose report passed does not count, from
 /// its trace and its report; None when they show the work. The overlap in
-/// time is asked only at the run it is timed at
+/// time is asked only on a GPU (`emulated` is the grader's knowledge, never
+/// the report's), at the run it is timed at
 /// (`plan::exercise::overlap_timed_at`), which had the GPU alone: a run
 /// beside others reads no time.
-pub fn judge(exercise: ExerciseId, tag: Tag, trace: &Trace, report: &Value) -> Option<Failure> {
+pub fn judge(
+    exercise: ExerciseId,
+    tag: Tag,
+    trace: &Trace,
+    report: &Value,
+    emulated: bool,
+) -> Option<Failure> {
     let demands = crate::plan::exercise::demands(exercise);
     for demand in demands {
         let found = match demand {
@@ -35,12 +45,37 @@ pub fn judge(exercise: ExerciseId, tag: Tag, trace: &Trace, report: &Value) -> O
             return Some(Failure::Trace { evidence });
         }
     }
-    if crate::plan::exercise::overlap_timed_at(exercise, tag) {
+    if !emulated && crate::plan::exercise::overlap_timed_at(exercise, tag) {
         return overlapped_in_time(report)
+            .and_then(|()| concurrent_on_the_gpu(trace))
             .err()
             .map(|overlap| Failure::NoOverlap { overlap });
     }
     None
+}
+
+/// The least share of streams' copies' and kernels' GPU time that must run
+/// beside another stream's work, on the broker's own timeline. A pipeline
+/// whose overlapped run takes under [`OVERLAP_FRACTION`] of its serial one
+/// has at least a fifth of that run's work beside other work, a tenth of
+/// the whole where its serial run's work is timed too; a serial pipeline
+/// has none.
+pub const MIN_CONCURRENT: f64 = 0.05;
+
+/// streams-overlap on a GPU: the broker's timeline shows work of two
+/// streams at once, whatever the report's own times say. Threat model: the
+/// report's times are the student's process's to write; the timeline is
+/// the broker's, from events it records itself around each copy and
+/// launch, so only work that did overlap shows overlapping.
+pub fn concurrent_on_the_gpu(trace: &Trace) -> Result<(), Overlap> {
+    match timeline::concurrent_fraction(trace) {
+        Some(fraction) if fraction < MIN_CONCURRENT => Err(Overlap::NotConcurrent {
+            fraction,
+            limit: MIN_CONCURRENT,
+        }),
+        // No work with GPU times: the demands above said what was missing.
+        _ => Ok(()),
+    }
 }
 
 /// Every kernel `exercise` needs was launched, successfully.
@@ -87,8 +122,15 @@ pub fn copied_back(trace: &Trace, exercise: ExerciseId) -> Result<(), Evidence> 
             kernels: names.iter().map(|n| n.to_string()).collect(),
         });
     };
+    let launch = trace.calls.iter().find(|c| c.seq == last_launch);
+    // After it in the order the calls returned and, where the broker timed
+    // both, on the GPU: a copy on another stream that nothing ordered
+    // after the kernel may have read its output before it was written.
     let back = trace.calls.iter().any(|c| {
-        c.seq > last_launch && c.result == 0 && c.direction == Some(Direction::DeviceToHost)
+        c.seq > last_launch
+            && c.result == 0
+            && c.direction == Some(Direction::DeviceToHost)
+            && launch.is_none_or(|l| timeline::ran_after(l, c) != Some(false))
     });
     if back {
         Ok(())
@@ -363,7 +405,8 @@ mod tests {
                 ExerciseId::VecaddAnyN,
                 Tag::OneElement,
                 &pid_2(&[launched, back]),
-                report
+                report,
+                false
             ),
             None
         );
@@ -372,6 +415,7 @@ mod tests {
             Tag::OneElement,
             &pid_2(&[back]),
             report,
+            false,
         )
         .unwrap();
         assert!(
@@ -383,6 +427,7 @@ mod tests {
             Tag::OneElement,
             &pid_2(&[back, launched]),
             report,
+            false,
         )
         .unwrap();
         assert!(
@@ -408,6 +453,7 @@ mod tests {
             Tag::UnevenChunks,
             &pid_2(&lines),
             &Value::Null,
+            false,
         )
         .unwrap();
         assert!(
@@ -448,7 +494,15 @@ mod tests {
             streams_report(gpu, 7, 10.0, 6.5),
             streams_report(gpu, 7, 10.0, 9.9),
         );
-        let judged = |tag, report| judge(ExerciseId::StreamsOverlap, tag, &pid_2(&lines), report);
+        let judged = |tag, report| {
+            judge(
+                ExerciseId::StreamsOverlap,
+                tag,
+                &pid_2(&lines),
+                report,
+                false,
+            )
+        };
         assert_eq!(judged(Tag::UnevenChunks, &fast), None);
         assert!(
             matches!(
@@ -462,6 +516,111 @@ mod tests {
         );
         // Made beside other runs, the run past the grid reads no time.
         assert_eq!(judged(Tag::ChunksPastTheGrid, &slow), None);
+        // On the emulator, as the grader knows it, no time is asked.
+        let emulated = judge(
+            ExerciseId::StreamsOverlap,
+            Tag::UnevenChunks,
+            &pid_2(&lines),
+            &slow,
+            true,
+        );
+        assert_eq!(emulated, None);
+    }
+
+    /// A streams run whose copies and kernels the broker timed: two
+    /// streams, each chunk's three stages `lag` ms behind the other's.
+    fn timed_streams(lag: f64) -> Trace {
+        let mut lines = Vec::new();
+        for (stream, offset) in [(0xa, 0.0), (0xb, lag)] {
+            for (stage, name) in [
+                "cuMemcpyHtoDAsync_v2",
+                "cuLaunchKernel",
+                "cuMemcpyDtoHAsync_v2",
+            ]
+            .iter()
+            .enumerate()
+            {
+                let what = match stage {
+                    0 => "bytes=64 dir=htod pinned=1",
+                    1 => "kernel=transform",
+                    _ => "bytes=64 dir=dtoh pinned=1",
+                };
+                let start = offset + stage as f64;
+                lines.push(format!(
+                    "{name} 0 stream={stream:#x} {what} gpu_start={start} gpu_end={}",
+                    start + 1.0
+                ));
+            }
+        }
+        pid_2(&lines.iter().map(String::as_str).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn a_report_of_overlap_that_the_gpu_s_timeline_does_not_show_does_not_count() {
+        // The report claims a fast overlapped run either way.
+        let fast = streams_report("NVIDIA H100 80GB HBM3", 7, 10.0, 0.8);
+        let judged = |trace: &Trace| {
+            judge(
+                ExerciseId::StreamsOverlap,
+                Tag::UnevenChunks,
+                trace,
+                &fast,
+                false,
+            )
+        };
+        // One chunk one stage behind the other: most work overlaps.
+        assert_eq!(judged(&timed_streams(1.0)), None);
+        // The second stream only once the first ended: none does.
+        assert!(
+            matches!(
+                judged(&timed_streams(3.0)),
+                Some(Failure::NoOverlap {
+                    overlap: Overlap::NotConcurrent { fraction, .. }
+                }) if fraction == 0.0
+            ),
+            "{:?}",
+            judged(&timed_streams(3.0))
+        );
+        // A report that claims the emulator is no excuse on a GPU.
+        let claimed = streams_report("the CPU emulator", 7, 10.0, 0.8);
+        assert!(
+            judge(
+                ExerciseId::StreamsOverlap,
+                Tag::UnevenChunks,
+                &timed_streams(3.0),
+                &claimed,
+                false
+            )
+            .is_some()
+        );
+    }
+
+    #[test]
+    fn a_copy_back_the_gpu_ran_before_the_kernel_ended_is_no_copy_back() {
+        let launched = "cuLaunchKernel 0 stream=0xa kernel=vecadd gpu_start=1.0 gpu_end=2.0";
+        let racing = "cuMemcpyDtoHAsync_v2 0 stream=0xb bytes=16 dir=dtoh pinned=1 gpu_start=1.5 gpu_end=1.6";
+        let ordered = "cuMemcpyDtoHAsync_v2 0 stream=0xa bytes=16 dir=dtoh pinned=1 gpu_start=2.0 gpu_end=2.1";
+        let report = &Value::Null;
+        let judged = |lines: &[&str]| {
+            judge(
+                ExerciseId::VecaddAnyN,
+                Tag::OneElement,
+                &pid_2(lines),
+                report,
+                false,
+            )
+        };
+        assert_eq!(judged(&[launched, ordered]), None);
+        assert!(
+            matches!(
+                judged(&[launched, racing]),
+                Some(Failure::Trace {
+                    evidence: Evidence::NoCopyBack { .. }
+                })
+            ),
+            "{:?}",
+            judged(&[launched, racing])
+        );
     }
 
     #[test]

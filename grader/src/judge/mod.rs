@@ -11,4 +11,5 @@ pub mod findings;
 pub mod points;
 pub mod run;
 pub mod score;
+pub mod timeline;
 pub mod verdict;

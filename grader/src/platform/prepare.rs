@@ -85,7 +85,7 @@ pub fn prepare(layout: &Layout, package: &Path) -> Result<()> {
         &layout.public_course().join("Cargo.lock"),
     )?;
 
-    say("the trusted bundle: the course's solutions, tracer and emulator");
+    say("the trusted bundle: the course's solutions, broker and emulator");
     trusted(layout, &settings, &course, &env)?;
 
     say("one build of the stubs as the student user, for the dependencies");

@@ -14,13 +14,15 @@ use std::path::Path;
 use crate::error::{Error, Result};
 
 /// The folders copied whole, but for [`LEFT_OUT`].
-const TAKEN: [&str; 7] = [
+const TAKEN: [&str; 9] = [
     ".cargo",
     "kernels",
     "ptx",
     "course",
     "emulator",
     "tracer",
+    "broker",
+    "broker-client",
     "exercises",
 ];
 
@@ -54,21 +56,23 @@ pub fn write(course: &Path, to: &Path) -> Result<()> {
         copy_file(&stub.join("build.rs"), &into.join("build.rs"))?;
         copy_tree(&stub, Path::new("src"), &into)?;
     }
-    // The tracer's tests use the grader, which is not in the public
-    // course: its build does not.
-    let tracer = to.join("tracer/Cargo.toml");
-    let text = fs::read_to_string(&tracer).map_err(Error::io(&tracer))?;
-    let kept: Vec<&str> = text
-        .lines()
-        .filter(|l| !l.starts_with("grader = "))
-        .collect();
-    fs::write(&tracer, kept.join("\n") + "\n").map_err(Error::io(&tracer))?;
-    same_time(&course.join("tracer/Cargo.toml"), &tracer)?;
+    // The tracer's and the broker's tests use the grader, which is not in
+    // the public course: their builds do not.
+    for crate_dir in ["tracer", "broker"] {
+        let manifest = to.join(crate_dir).join("Cargo.toml");
+        let text = fs::read_to_string(&manifest).map_err(Error::io(&manifest))?;
+        let kept: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.starts_with("grader = "))
+            .collect();
+        fs::write(&manifest, kept.join("\n") + "\n").map_err(Error::io(&manifest))?;
+        same_time(&course.join(crate_dir).join("Cargo.toml"), &manifest)?;
+    }
     // The workspace without the grader (not in the public course).
     let manifest = to.join("Cargo.toml");
     let text = fs::read_to_string(&manifest).map_err(Error::io(&manifest))?;
     let members = "members = [\"kernels\", \"ptx\", \"tracer\", \"course\", \"emulator\", \
-                   \"exercises/*\", \"solutions/*\"]";
+                   \"broker\", \"broker-client\", \"exercises/*\", \"solutions/*\"]";
     let rewritten: Vec<String> = text
         .lines()
         .map(|line| {

@@ -205,7 +205,7 @@ pub fn assemble(
             from_student(&ptx.path, 0o444)?;
         }
         if let Some(canary) = &item.canary {
-            from_student(&canary.binary.path, 0o555)?;
+            // Read by the broker, which runs as the student user too.
             from_student(&canary.ptx.path, 0o444)?;
         }
     }
@@ -223,8 +223,9 @@ pub fn assemble(
         take(&trusted_dir, to, &kept.ptx.path, 0o400)?;
         reference.insert(exercise.name().to_owned(), kept.clone());
     }
-    if let Some(tracer) = &trusted.tracer {
-        take(&trusted_dir, to, &tracer.path, 0o555)?;
+    if let Some(broker) = &trusted.broker {
+        take(&trusted_dir, to, &broker.broker.path, 0o555)?;
+        take(&trusted_dir, to, &broker.client.path, 0o555)?;
     }
     if let Some(library) = &trusted.emulator {
         take(&trusted_dir, to, &library.path, 0o555)?;
@@ -233,7 +234,7 @@ pub fn assemble(
         schema_version: student.schema_version,
         seed: settings.seed.unwrap_or(student.seed),
         reference,
-        tracer: trusted.tracer,
+        broker: trusted.broker,
         items: student.items,
         emulator: trusted.emulator,
     };

@@ -196,14 +196,13 @@ pub enum NotStarted {
     Unreadable { error: String },
     /// The course's host code cannot launch the student's kernels.
     Signature { mismatch: String },
-    /// The bundle holds no tracer library.
-    NoTracer,
-    /// The tracer library is not the one built.
-    TracerChanged { changed: Changed },
-    /// The student's host code has no canary build to run (it did not
-    /// build with the canary kernel, or the bundle is older).
+    /// The bundle holds no broker (an older bundle).
+    NoBroker,
+    /// The broker or its client is not the one built.
+    BrokerChanged { changed: Changed },
+    /// The bundle holds no canary for the item (an older bundle).
     NoCanary,
-    /// A file of the canary build is not the one built.
+    /// The canary's PTX or the student's binary is not the one built.
     CanaryChanged { changed: Changed },
     /// The course's host code running the canary did not report: nothing
     /// to compare with (the node's fault, not the student's).
@@ -286,8 +285,12 @@ pub enum TraceFailure {
     Unreadable { error: String },
     /// A process the program started still held the trace open.
     HeldOpen,
-    /// No header: the tracer was not loaded.
+    /// No header: the tracer was not loaded. Only in gradings before the
+    /// broker.
     NotLoaded,
+    /// The grader's broker failed (the node's fault, never the student's:
+    /// its session ends well however the program behaves).
+    Broker { why: String },
     /// A line that is not a record.
     Garbled {
         /// From 1; 0 for the first record, whose process the trace is.
@@ -310,6 +313,9 @@ pub enum TraceFailure {
 pub enum Overlap {
     /// The report gives no serial_ms and overlapped_ms.
     NoTimes,
+    /// On the broker's timeline, only `fraction` of the streams' work ran
+    /// beside another stream's, below `limit`.
+    NotConcurrent { fraction: f64, limit: f64 },
     /// Overlapped above `limit` of serial with `chunks` chunks.
     TooSlow {
         serial_ms: f64,

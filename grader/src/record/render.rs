@@ -82,16 +82,16 @@ fn findings(found: &[Finding]) -> String {
 
 /// What a run that reported the exercise's exact answer with the canary
 /// kernel built in is told, and the instructor's summary repeats.
-pub const CPU_ANSWER: &str = "integrity: built with the grader's own kernel, whose result differs \
-     from the exercise's answer, your program reported the exercise's exact answer: it was not \
+pub const CPU_ANSWER: &str = "integrity: run with the grader's own kernel in place of yours, \
+     whose result differs from the exercise's answer, your program reported the exercise's exact answer: it was not \
      computed by the kernel it launched. This exercise's host points are 0, and the instructor \
      is told.";
 
 /// An integrity flag's evidence, in a sentence.
 pub fn integrity(evidence: &IntegrityEvidence) -> String {
     match evidence {
-        IntegrityEvidence::CpuAnswer => "built with the grader's own kernel, whose result differs \
-             from the exercise's answer, the program reported the exercise's exact answer: it was \
+        IntegrityEvidence::CpuAnswer => "run with the grader's own kernel in place of its own, \
+             whose result differs from the exercise's answer, the program reported the exercise's exact answer: it was \
              not computed by the kernel it launched"
             .to_owned(),
         IntegrityEvidence::ForgedTrace { records } => format!(
@@ -439,13 +439,13 @@ impl fmt::Display for NotStarted {
                 f,
                 "the kernel could not run in the course's host code: {mismatch}"
             ),
-            NotStarted::NoTracer => {
-                f.write_str("the bundle has no tracer library; build the bundle again")
+            NotStarted::NoBroker => {
+                f.write_str("the bundle has no GPU broker; build the bundle again")
             }
-            NotStarted::TracerChanged { changed } => write!(f, "{changed}"),
+            NotStarted::BrokerChanged { changed } => write!(f, "{changed}"),
             NotStarted::NoCanary => f.write_str(
-                "your host code did not build with the grader's own kernel in place of yours, \
-                 so it could not be run",
+                "the bundle has no canary kernel for this exercise, so your host code could not \
+                 be run; build the bundle again",
             ),
             NotStarted::CanaryChanged { changed } => {
                 write!(f, "the grader refused to run your host code: {changed}")
@@ -533,11 +533,18 @@ impl fmt::Display for Evidence {
 impl fmt::Display for TraceFailure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            TraceFailure::Pipe { error } => write!(f, "the trace's pipe: {error}"),
-            TraceFailure::Unreadable { error } => write!(f, "the trace could not be read: {error}"),
+            TraceFailure::Pipe { error } => write!(f, "the broker's record's pipe: {error}"),
+            TraceFailure::Unreadable { error } => {
+                write!(f, "the broker's record could not be read: {error}")
+            }
             TraceFailure::HeldOpen => f.write_str(
-                "the trace stayed open after the program ended: a process it started still \
-                 holds it",
+                "the broker's record stayed open after the program ended: a process it started \
+                 still holds it",
+            ),
+            TraceFailure::Broker { why } => write!(
+                f,
+                "the grader's GPU broker failed ({why}); this is not your program's doing: \
+                 the instructor should grade it again"
             ),
             TraceFailure::NotLoaded => f.write_str(
                 "the tracer was not loaded into the program, so its driver calls could not be \
@@ -568,6 +575,14 @@ impl fmt::Display for Overlap {
             Overlap::NoTimes => {
                 f.write_str("the report gives no serial_ms and overlapped_ms to compare")
             }
+            Overlap::NotConcurrent { fraction, limit } => write!(
+                f,
+                "on the GPU's own timeline (the grader's broker timed every copy and kernel), \
+                 {:.1}% of your streams' work ran while another stream's did, below the {:.0}% \
+                 that overlapped streams reach: each stream waited for the one before",
+                fraction * 100.0,
+                limit * 100.0
+            ),
             Overlap::TooSlow {
                 serial_ms,
                 overlapped_ms,

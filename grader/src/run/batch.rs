@@ -3,8 +3,8 @@
 //! CUDA context for all of them, where a process of its own for each made
 //! the driver build and tear down one per run, one at a time across the
 //! machine. The course's binary with the student's kernel, or with the
-//! grader's canary; or the student's own binary, traced, its trace cut at
-//! each run's mark. A student's kernel's run is taken from the batch only
+//! grader's canary; or the student's own binary through one broker, its
+//! record cut at each run's mark. A student's kernel's run is taken from the batch only
 //! where it passed with nothing on stderr, the canary's (the grader's own
 //! kernel) where it reported, a student's binary's where it passed and its
 //! share of the trace then shows the work (`grade::batches`); every other
@@ -21,6 +21,7 @@ use crate::build::canary::os_random;
 use crate::confine::runner::{self, Ended, Limits, Outcome};
 use crate::confine::sandbox::{self, Extras, Isolation};
 use crate::plan::runs::Role;
+use crate::run::brokered::Serving;
 use crate::run::job::{self, Job, Made};
 use crate::run::trace::Trace;
 
@@ -33,10 +34,10 @@ use crate::run::trace::Trace;
 pub const TIMEOUT: Duration = Duration::from_secs(40);
 
 /// Makes `jobs` (runs of one binary in one role: the course's binary with
-/// one PTX, or a student's own binary with the tracer) in one process
+/// one PTX, or a student's own binary through the broker) in one process
 /// within `limits`: each a run's [`Made`] where its frame ended with an
 /// exit code `takes` takes and wrote nothing to stderr (the CPU emulator's
-/// findings go there) and, traced, where its share of the trace was
+/// findings go there) and, brokered, where its share of the record was
 /// marked; None where it is to be made alone. A student's run taken here
 /// is the grader's only once it is judged a pass (`grade::runs`).
 /// `driver` and `keeps_work_queues` as for [`job::make`].
@@ -59,13 +60,22 @@ pub fn make(
     let Some(file) = BatchFile::write(&runs) else {
         return none();
     };
+    let serving = Serving {
+        isolation,
+        driver,
+        memory: 0,
+        keeps_work_queues,
+        timeout: limits.timeout,
+        batch: true,
+    };
     let job::Attached {
         mut files,
         descriptors,
-        tracing,
-    } = job::attached(first);
-    let tracing = match tracing {
-        Some(Ok(tracing)) => Some(tracing),
+        client,
+        brokering,
+    } = job::attached(first, &serving);
+    let brokering = match brokering {
+        Some(Ok(brokering)) => Some(brokering),
         Some(Err(_)) => return none(),
         None => None,
     };
@@ -73,18 +83,19 @@ pub fn make(
     let extras = Extras {
         files: &files,
         descriptors,
-        driver,
+        driver: driver.filter(|_| client.is_none()),
+        broker_client: client,
         memory: 0,
         keeps_work_queues,
     };
-    // The command, and with it the trace's write end, is dropped once the
-    // process ends.
+    // The command, and with it the student's end of the broker's socket,
+    // is dropped once the process ends.
     let outcome = runner::run_command(
         isolation.run_command_with(first.binary, &[], &[], extras),
         limits,
     );
     let frames = batch::read(&file.nonce, jobs.len(), &outcome.stdout, &outcome.stderr);
-    let traces = match tracing.map(|t| t.finish_batch(&file.nonce)) {
+    let traces = match brokering.map(|b| b.finish_batch(&file.nonce)) {
         Some(Ok(traces)) => traces,
         // A trace that cannot be read gives no run.
         Some(Err(_)) => return none(),
@@ -96,8 +107,8 @@ pub fn make(
     jobs.iter()
         .map(|job| {
             let frame = frames.next();
-            // A traced run without its share of the trace is made alone.
-            let trace = match job.tracer {
+            // A brokered run without its share of the record is made alone.
+            let trace = match job.broker {
                 Some(_) => Some(traces.next()?),
                 None => None,
             };
@@ -136,17 +147,17 @@ impl Drop for BatchFile {
 }
 
 /// Whether `job` is made as `first` is: the same binary in the same role,
-/// the course's with the same PTX and no tracer, a student's with the same
-/// tracer and no PTX (its kernel is the one its binary was built with).
+/// the course's with the same PTX and no broker, a student's through the
+/// same broker and no PTX.
 fn batchable(job: &Job, first: &Job) -> bool {
     let same_ptx = job.ptx.map(|p| &p.path) == first.ptx.map(|p| &p.path);
     job.role == first.role
         && job.binary == first.binary
         && same_ptx
-        && job.tracer == first.tracer
+        && job.broker == first.broker
         && match job.role {
-            Role::KernelInCourseHost => job.ptx.is_some() && job.tracer.is_none(),
-            Role::StudentHost => job.ptx.is_none() && job.tracer.is_some(),
+            Role::KernelInCourseHost => job.ptx.is_some() && job.broker.is_none(),
+            Role::StudentHost => job.ptx.is_none() && job.broker.is_some(),
         }
 }
 
@@ -206,7 +217,7 @@ mod tests {
                 role,
                 binary: &binary,
                 ptx: Some(&ptx),
-                tracer: None,
+                broker: None,
             })
             .collect();
         let limits = Limits {
@@ -247,9 +258,9 @@ mod tests {
     }
 
     #[test]
-    fn the_student_s_binary_is_given_a_batch_only_traced() {
-        // Without the tracer its runs' calls could not be told apart; the
-        // grader does not start it.
+    fn the_student_s_binary_is_given_a_batch_only_through_the_broker() {
+        // Without the broker's record its runs' calls could not be told
+        // apart; the grader does not start it.
         let marker = tempfile::tempdir().unwrap();
         let started = marker.path().join("started");
         let touch = format!("touch '{}'", started.display());
@@ -261,16 +272,16 @@ mod tests {
         assert!(started.exists());
     }
 
-    /// A stand-in for a student's binary under the tracer: it writes the
-    /// tracer's header, then for each of the batch file's runs `calls` of
-    /// its own to the trace, its mark (`marks` says which index, if any),
-    /// and its frame (passed, nothing on stderr).
-    fn traced_batch(marks: &[Option<usize>]) -> Vec<Option<Made>> {
-        traced_batch_in(&Isolation::Unsandboxed, "", marks)
+    /// A stand-in for a student's binary through a broker that records
+    /// what it is sent: for each of the batch file's runs it sends records
+    /// of launches, its mark (`marks` says which index, if any), and
+    /// prints its frame (passed, nothing on stderr).
+    fn brokered_batch(marks: &[Option<usize>]) -> Vec<Option<Made>> {
+        brokered_batch_in(&Isolation::Unsandboxed, "", marks)
     }
 
-    /// [`traced_batch`] in `isolation`, running `first` before anything.
-    fn traced_batch_in(
+    /// [`brokered_batch`] in `isolation`, running `first` before anything.
+    fn brokered_batch_in(
         isolation: &Isolation,
         first: &str,
         marks: &[Option<usize>],
@@ -281,8 +292,7 @@ mod tests {
             "#!/bin/bash
 {first}
 nonce=$(head -n 1 \"${var}\")
-t=\"$CUDA_COURSE_TRACE_FD\"
-             printf '# cuda-course-trace 1\\n' >&\"$t\"\n",
+t=\"$CUDA_COURSE_BROKER_FD\"\n",
             var = batch::VARIABLE,
         );
         for (index, mark) in marks.iter().enumerate() {
@@ -304,17 +314,23 @@ t=\"$CUDA_COURSE_TRACE_FD\"
         std::fs::write(&binary, script).unwrap();
         std::fs::set_permissions(&binary, std::os::unix::fs::PermissionsExt::from_mode(0o755))
             .unwrap();
-        // A library that loads and does nothing: the records are the
-        // script's own.
-        let tracer = dir.path().join("libcuda_course_trace.so");
-        let source = dir.path().join("empty.c");
-        std::fs::write(&source, "int nothing;\n").unwrap();
-        let built = std::process::Command::new("cc")
-            .args(["-shared", "-fPIC", "-o"])
-            .arg(&tracer)
-            .arg(&source)
-            .status();
-        assert!(built.is_ok_and(|s| s.success()), "cc failed");
+        // A broker that records what its client sends, as sent.
+        let broker = crate::run::brokered::Broker {
+            binary: dir.path().join("broker"),
+            client: dir.path().join("libcuda.so.1"),
+            canary: None,
+        };
+        std::fs::write(
+            &broker.binary,
+            "#!/bin/bash\ncat <&\"$CUDA_COURSE_BROKER_SERVE_FD\" >&\"$CUDA_COURSE_BROKER_RECORD_FD\"\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(
+            &broker.binary,
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .unwrap();
+        std::fs::write(&broker.client, "").unwrap();
         let plan = crate::plan::exercise::plan(kernels::catalogue::ExerciseId::VecaddAnyN, 1);
         let jobs: Vec<Job> = plan[..marks.len()]
             .iter()
@@ -323,7 +339,7 @@ t=\"$CUDA_COURSE_TRACE_FD\"
                 role: Role::StudentHost,
                 binary: &binary,
                 ptx: None,
-                tracer: Some(&tracer),
+                broker: Some(&broker),
             })
             .collect();
         let limits = Limits {
@@ -344,8 +360,8 @@ t=\"$CUDA_COURSE_TRACE_FD\"
     }
 
     #[test]
-    fn a_traced_batch_s_runs_are_each_judged_by_their_own_calls() {
-        let made = traced_batch(&[Some(0), Some(1), Some(2)]);
+    fn a_brokered_batch_s_runs_are_each_judged_by_their_own_calls() {
+        let made = brokered_batch(&[Some(0), Some(1), Some(2)]);
         assert_eq!(
             reports(&made),
             [Some("{\"r\":0}"), Some("{\"r\":1}"), Some("{\"r\":2}")]
@@ -353,11 +369,11 @@ t=\"$CUDA_COURSE_TRACE_FD\"
         assert_eq!(launches(&made), [Some(1), Some(2), Some(3)]);
         // A run without its mark, and every later one, is made alone: its
         // calls cannot be told from the next run's.
-        let unmarked = traced_batch(&[Some(0), None, Some(2)]);
+        let unmarked = brokered_batch(&[Some(0), None, Some(2)]);
         assert_eq!(launches(&unmarked), [Some(1), None, None]);
         assert_eq!(reports(&unmarked)[1..], [None, None]);
         // Marks out of order end the cut there.
-        let swapped = traced_batch(&[Some(1), Some(0), Some(2)]);
+        let swapped = brokered_batch(&[Some(1), Some(0), Some(2)]);
         assert_eq!(launches(&swapped), [None, None, None]);
     }
 
@@ -373,7 +389,7 @@ t=\"$CUDA_COURSE_TRACE_FD\"
              setsid sleep 61.25 >/dev/null 2>&1 &",
             var = batch::VARIABLE,
         );
-        let made = traced_batch_in(&isolation, &attack, &[Some(0), Some(1)]);
+        let made = brokered_batch_in(&isolation, &attack, &[Some(0), Some(1)]);
         assert_eq!(reports(&made), [Some("{\"r\":0}"), Some("{\"r\":1}")]);
         assert_eq!(launches(&made), [Some(1), Some(2)]);
         std::thread::sleep(Duration::from_millis(200));

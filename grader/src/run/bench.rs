@@ -184,7 +184,7 @@ impl Bench<'_> {
             role: Role::KernelInCourseHost,
             binary: reference,
             ptx: None,
-            tracer: None,
+            broker: None,
         };
         let made = self
             .lane
@@ -390,7 +390,7 @@ mod tests {
                     role: Role::KernelInCourseHost,
                     binary,
                     ptx: Some(&ptx),
-                    tracer: None,
+                    broker: None,
                 })
                 .collect()
         };

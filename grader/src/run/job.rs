@@ -1,10 +1,11 @@
 //! One job: a planned run made in its role, the binary started confined,
-//! with the student's PTX in the course's binary (a kernel run) or the
-//! tracer preloaded and its pipe read (a run of the student's binary), and
-//! the CPU emulator's library in place of the driver where the kernels run
-//! on it, and the timing gate where the lane gives one (`run::gate`). What
-//! comes back is raw: how it ended, what it printed, its trace.
-//! The judge says what it amounts to.
+//! with the student's PTX in the course's binary (a kernel run), or
+//! through the grader's broker, its record read (a run of the student's
+//! binary: `run::brokered`), the CPU emulator's library in place of the
+//! driver where the kernels run on it (the broker's backend, for a
+//! student's binary), and the timing gate where the lane gives one
+//! (`run::gate`). What comes back is raw: how it ended, what it printed,
+//! the broker's record. The judge says what it amounts to.
 
 use std::os::fd::OwnedFd;
 use std::path::Path;
@@ -14,9 +15,10 @@ use crate::confine::runner::{self, Limits, Outcome};
 use crate::confine::sandbox::{self, Extras, Isolation};
 use crate::plan::runs::{self as plan, Role};
 use crate::record::outcome::TraceFailure;
+use crate::run::brokered::{self, Broker, Brokering, Serving};
 use crate::run::gate::GateEnd;
+
 use crate::run::trace::Trace;
-use crate::run::traced;
 
 /// A planned run, and how it is made.
 pub struct Job<'a> {
@@ -27,8 +29,9 @@ pub struct Job<'a> {
     /// A kernel run's PTX (on this machine), loaded in place of the
     /// binary's own.
     pub ptx: Option<&'a Kept>,
-    /// A run of the student's binary: the tracer (on this machine).
-    pub tracer: Option<&'a Path>,
+    /// A run of the student's binary: the broker it reaches the GPU
+    /// through (on this machine).
+    pub broker: Option<&'a Broker>,
 }
 
 /// What a job did.
@@ -37,7 +40,7 @@ pub struct Made {
     /// The command as the bundle names it: the instructor reruns it from
     /// there.
     pub command: Vec<String>,
-    /// A traced run's trace, or why there is none.
+    /// A brokered run's record, or why there is none.
     pub trace: Option<Result<Trace, TraceFailure>>,
 }
 
@@ -56,11 +59,20 @@ pub fn make(
 ) -> Made {
     let args = args(job.run);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let serving = Serving {
+        isolation,
+        driver,
+        memory: job.run.memory,
+        keeps_work_queues,
+        timeout: limits.timeout,
+        batch: false,
+    };
     let Attached {
         files,
         mut descriptors,
-        tracing,
-    } = attached(job);
+        client,
+        brokering,
+    } = attached(job, &serving);
     // Never the student's binary, whose host code could say anything
     // (`grade::dispatch::using` never gives it one).
     let (gate, waited) = GateEnd::attach(gate.filter(|_| job.role == Role::KernelInCourseHost));
@@ -70,7 +82,9 @@ pub fn make(
     let extras = Extras {
         files: &files,
         descriptors,
-        driver,
+        // The emulator runs in the broker where there is one.
+        driver: driver.filter(|_| client.is_none()),
+        broker_client: client,
         memory: job.run.memory,
         keeps_work_queues,
     };
@@ -79,7 +93,7 @@ pub fn make(
         limits,
         &waited,
     );
-    let trace = tracing.map(|t| t.and_then(traced::Tracing::finish));
+    let trace = brokering.map(|b| b.and_then(Brokering::finish));
     if isolation.is_sandboxed() {
         outcome.ended = sandbox::ended_inside(outcome.ended);
     }
@@ -91,33 +105,39 @@ pub fn make(
 }
 
 /// What a job's process is given besides its arguments: the PTX it loads
-/// in place of its own, or the tracer and its pipe's write end.
+/// in place of its own, or the broker's client and its end of the socket.
 pub struct Attached<'a> {
     pub files: Vec<(&'static str, &'a Path)>,
     pub descriptors: Vec<(&'static str, OwnedFd)>,
-    /// The trace being read, or why it cannot be; None untraced.
-    pub tracing: Option<Result<traced::Tracing, TraceFailure>>,
+    /// The broker's client, the run's `libcuda.so.1`.
+    pub client: Option<&'a Path>,
+    /// The broker serving the run, or why it could not start; None for a
+    /// run of the course's binary.
+    pub brokering: Option<Result<Brokering, TraceFailure>>,
 }
 
-/// [`Attached`] for `job`.
-pub fn attached<'a>(job: &Job<'a>) -> Attached<'a> {
-    let mut files: Vec<(&'static str, &'a Path)> = job
+/// [`Attached`] for `job`, its broker (if it has one) started as
+/// `serving` says.
+pub fn attached<'a>(job: &Job<'a>, serving: &Serving) -> Attached<'a> {
+    let files: Vec<(&'static str, &'a Path)> = job
         .ptx
         .map(|ptx| (kernels::KERNEL_PTX_ENV, ptx.path.as_path()))
         .into_iter()
         .collect();
     let mut descriptors = Vec::new();
-    let tracing = job.tracer.map(|library| {
-        traced::start(library).map(|(tracing, attach)| {
-            files.extend(attach.files);
+    let mut client = None;
+    let brokering = job.broker.map(|broker| {
+        brokered::start(broker, serving).map(|(brokering, attach)| {
+            client = Some(attach.client);
             descriptors.push(attach.descriptor);
-            tracing
+            brokering
         })
     });
     Attached {
         files,
         descriptors,
-        tracing,
+        client,
+        brokering,
     }
 }
 
@@ -164,7 +184,7 @@ mod tests {
             role,
             binary: &binary,
             ptx: None,
-            tracer: None,
+            broker: None,
         };
         let (_ours, theirs) = UnixStream::pair().unwrap();
         let gate = GateEnd {
