@@ -1,7 +1,8 @@
 //! The forgeries: students whose programs report an answer the GPU did
-//! not compute (a CPU answer over a useless kernel's, made-up trace
-//! records, the driver opened around the tracer, a program that looks for
-//! the grader's canary), graded on the CPU emulator beside an honest
+//! not compute (a CPU answer over a useless kernel's, made-up records on
+//! any descriptor, the driver opened directly or its device nodes, a
+//! flood of the broker, a program that looks for the grader's canary),
+//! graded on the CPU emulator beside an honest
 //! student. Each must earn no host points and an integrity flag, named in
 //! results.json, grades.csv, the summary and its feedback; the honest
 //! student keeps full marks and no flag.
@@ -47,6 +48,21 @@ const FORGERIES: &[(&str, &str, &str)] = &[
         "dlopen-driver",
         "vecadd-anyN",
         "the driver opened with dlopen, around the tracer, and the CPU's answer",
+    ),
+    (
+        "forged-any-descriptor",
+        "vecadd-anyN",
+        "no GPU work: a module, a launch of the canary and a copy back, with GPU times, in the broker's own grammar, written on every descriptor it holds (the broker's socket among them), then the CPU's answer",
+    ),
+    (
+        "device-nodes",
+        "vecadd-anyN",
+        "the GPU's device nodes opened around the broker, an ioctl on each that opens, then the CPU's answer",
+    ),
+    (
+        "broker-flood",
+        "vecadd-anyN",
+        "a hundred thousand requests the broker cannot serve and a thousand of a GiB each, then the CPU's answer",
     ),
     (
         "detects-canary",
