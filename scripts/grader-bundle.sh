@@ -50,7 +50,7 @@ for exercise in vecadd-anyN matmul-naive; do
     mkdir -p "$forged/honest"
     cp -r "solutions/$exercise" "$forged/honest/"
 done
-for case in cpu-overwrite forged-trace real-kernel-cpu-report trace-mid-run dlopen-driver forged-any-descriptor device-nodes broker-flood detects-canary; do
+for case in cpu-overwrite forged-trace real-kernel-cpu-report trace-mid-run dlopen-driver forged-any-descriptor device-nodes broker-flood; do
     for folder in grader/tests/fixtures/hostile/"$case"/*/; do
         exercise=$(basename "$folder")
         mkdir -p "$forged/$case"

@@ -433,7 +433,7 @@ fn passed_env() -> Vec<(String, OsString)> {
 
 /// cargo of the course's toolchain, in the course's folder, building into
 /// `target`: for the course's own crates that need no sandbox (the
-/// tracer: trusted, and its path does not matter).
+/// broker and its client: trusted, and their path does not matter).
 pub fn course_cargo(course: &Path, target: &Path) -> Result<Command> {
     let toolchain = Toolchain::find(course)?;
     let mut command = Command::new(toolchain.sysroot.join("bin/cargo"));

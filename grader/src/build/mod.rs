@@ -1,9 +1,9 @@
 //! `grader build`: the bundle a GPU node grades without cargo. Each
 //! student's scratch workspace ([`workspace`]) built in the sandbox
 //! ([`compile`]) with its messages shown relative to it ([`relative`]), the
-//! course's trusted host code and tracer
-//! ([`reference`](mod@reference)), each student's host code built again
-//! around the grader's canary kernel ([`canary`]), the CPU emulator's
+//! course's trusted host code, the broker and its client
+//! ([`reference`](mod@reference)), each build's canary kernel, compiled by
+//! the grader ([`canary`]), the CPU emulator's
 //! library ([`emulator_library`]), each
 //! kernel's PTX inspected ([`ptx_check`]), what a build may leave bounded
 //! ([`sizes`]), digests of all of it ([`digest`]), and bundle.json

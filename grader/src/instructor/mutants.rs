@@ -226,7 +226,7 @@ pub const MUTANTS: &[Mutant] = &[
         ],
         // The class of stale memory: in the student's batch (one process
         // for several runs) an earlier run's b, freed, could sit where this
-        // run's d_b is allocated and make it pass. The tracer keeps those
+        // run's d_b is allocated and make it pass. The broker keeps those
         // frees from the driver in a batch (`run::batch`), so every run
         // reads memory no run wrote, as it would alone.
         expect: Expect::LosesHostRuns,

@@ -58,7 +58,7 @@ pub fn judge(
     }
     if verdict.passed() {
         let failure = match &trace {
-            Some(Ok(trace)) => evidence::judge(exercise, job.run.tag, trace, said, emulated),
+            Some(Ok(trace)) => evidence::judge(exercise, job.run.tag, trace, emulated),
             Some(Err(why)) => Some(Failure::NoTrace { trace: why.clone() }),
             None => None,
         };

@@ -2,8 +2,8 @@
 //! copy and launch, measured by the broker with events of its own around
 //! them (`gpu_start`, `gpu_end` in its record), never by the student's
 //! process. From them: whether a copy back ran after the kernel it returns
-//! ([`ran_after`]), and how much of the work ran beside another stream's
-//! ([`concurrent_fraction`]).
+//! ([`ran_after`]), and how much of the time that streams could hide
+//! behind each other they did ([`hidden_share`]).
 //!
 //! Threat model: the program chooses what it asks the GPU to do and when,
 //! so it can make any timeline it can make real work for; it cannot write
@@ -32,6 +32,34 @@ pub fn ran_after(earlier: &Call, later: &Call) -> Option<bool> {
     let (_, ended) = interval(earlier)?;
     let (started, _) = interval(later)?;
     Some(started + ORDER_SLACK_MS >= ended)
+}
+
+/// How much of what overlapping could hide was hidden: the GPU time of
+/// copies and launches that ran beside another stream's work, over twice
+/// the lesser of all copies' and all launches' time (what a pipeline
+/// hides at best is the lesser stage behind the greater, and each second
+/// of it counts for both). 0 for streams one after another; about 0.5
+/// for a perfect pipeline timed beside a serial run of the same work;
+/// the share is measured against the run's own stage times, so it holds
+/// for any mix of copy and kernel time. None where there is nothing to
+/// hide (no timed copy, or no timed launch).
+pub fn hidden_share(trace: &Trace) -> Option<f64> {
+    let timed = |launch: bool| -> f64 {
+        (trace.calls.iter())
+            .filter(|c| {
+                if launch {
+                    c.is_launch()
+                } else {
+                    c.direction.is_some()
+                }
+            })
+            .filter_map(interval)
+            .map(|(start, end)| end - start)
+            .sum()
+    };
+    let hideable = 2.0 * timed(true).min(timed(false));
+    let beside = concurrent_fraction(trace)? * (timed(true) + timed(false));
+    (hideable > 0.0).then(|| beside / hideable)
 }
 
 /// The share of the copies' and launches' GPU time during which work of
@@ -129,6 +157,29 @@ mod tests {
         };
         assert_eq!(concurrent_fraction(&same), Some(0.0));
         assert_eq!(concurrent_fraction(&Trace { calls: vec![] }), None);
+        // Against what could be hidden: 2 ms of launches, 4 of copies; at
+        // best 2 ms hidden, counted for both sides, and 4 ms were.
+        assert!((hidden_share(&pipelined).unwrap() - 1.0).abs() < 1e-9);
+        assert_eq!(hidden_share(&serial), Some(0.0));
+        assert_eq!(hidden_share(&same), None);
+    }
+
+    #[test]
+    fn a_short_copy_hidden_behind_a_long_kernel_is_all_that_could_be() {
+        // Kernels of 10 ms, copies of 1 ms: the second chunk's copy in
+        // runs beside the first chunk's kernel.
+        let trace = Trace {
+            calls: vec![
+                timed(1, "cuMemcpyHtoDAsync_v2", 1, 0.0, 1.0),
+                timed(2, "cuLaunchKernel", 1, 1.0, 11.0),
+                timed(3, "cuMemcpyHtoDAsync_v2", 2, 1.0, 2.0),
+                timed(4, "cuLaunchKernel", 2, 11.0, 21.0),
+            ],
+        };
+        // 2 ms beside of 24: a small fraction of the work, but all that
+        // a second copy of 1 ms could hide (2 of 2 x 2 ms).
+        assert!(concurrent_fraction(&trace).unwrap() < 0.1);
+        assert!((hidden_share(&trace).unwrap() - 0.5).abs() < 1e-9);
     }
 
     #[test]

@@ -49,9 +49,10 @@ pub enum Role {
     /// kernel (`kernels::KERNEL_PTX_ENV`): the kernel's points, from host
     /// code the student did not write.
     KernelInCourseHost,
-    /// The student's host code, built with the grader's canary kernel in
-    /// place of theirs, with the tracer preloaded: the host's points, when
-    /// its report carries the canary's result and the trace shows the work.
+    /// The student's own binary, through the grader's broker, which loads
+    /// the canary kernel in place of theirs: the host's points, when its
+    /// report carries the canary's result and the broker's record shows
+    /// the work.
     StudentHost,
 }
 

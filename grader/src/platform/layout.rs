@@ -3,7 +3,7 @@
 //! `opt/cuda-course-autograder/`:
 //!
 //! - `private/` (root's alone, 0700): the packaging settings (a fixed seed),
-//!   the trusted bundle (the course's solution binaries, tracer and
+//!   the trusted bundle (the course's solution binaries, broker and
 //!   emulator, built from the whole course at setup) and each grading's
 //!   results;
 //! - `run/` (root's, 0711): each grading's run bundle, whose files the

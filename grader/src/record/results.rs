@@ -282,8 +282,8 @@ pub struct Run {
     pub report: Option<Value>,
     pub points: u32,
     pub max_points: u32,
-    /// A run of the student's binary: how many driver calls its trace
-    /// recorded (the tracer was preloaded and its pipe read).
+    /// A run of the student's binary: how many driver calls the broker's
+    /// record holds (in gradings before the broker, the tracer's trace).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace_calls: Option<usize>,
 }

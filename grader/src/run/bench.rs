@@ -203,9 +203,17 @@ impl Bench<'_> {
 }
 
 /// Whether a process beside a run on the GPU could have made it end so.
+/// The grader's plans pass only arguments the course's binaries accept, so
+/// a run that ends refusing its arguments (`Exit::BadArguments`) refused
+/// them for the GPU memory it found free, which neighbours hold: a
+/// classmate's runs must never cost an honest one its verdict.
 pub fn ending(ended: &Ended) -> Ending {
     match ended {
-        Ended::Exited(code) if *code == Exit::CudaError.code() => Ending::Neighbours,
+        Ended::Exited(code)
+            if *code == Exit::CudaError.code() || *code == Exit::BadArguments.code() =>
+        {
+            Ending::Neighbours
+        }
         Ended::Exited(_) => Ending::Own,
         Ended::TimedOut => Ending::OutOfTime,
         Ended::Signalled(_) | Ended::DidNotStart(_) => Ending::Neighbours,
@@ -283,6 +291,9 @@ mod tests {
     fn only_endings_a_neighbour_could_cause_are_made_again_alone() {
         let cuda = Exit::CudaError.code();
         assert_eq!(ending(&Ended::Exited(cuda)), Ending::Neighbours);
+        // "needs ... of GPU memory, but ... has ... free": a neighbour's.
+        let memory = Exit::BadArguments.code();
+        assert_eq!(ending(&Ended::Exited(memory)), Ending::Neighbours);
         assert_eq!(ending(&Ended::TimedOut), Ending::OutOfTime);
         assert_eq!(ending(&Ended::Signalled(9)), Ending::Neighbours);
         assert_eq!(

@@ -64,12 +64,14 @@ const FORGERIES: &[(&str, &str, &str)] = &[
         "vecadd-anyN",
         "a hundred thousand requests the broker cannot serve and a thousand of a GiB each, then the CPU's answer",
     ),
-    (
-        "detects-canary",
-        "vecadd-anyN",
-        "its kernel carries a marker; without it in the embedded PTX (the grader's kernel), the CPU's answer",
-    ),
 ];
+
+/// A forgery the broker leaves nothing to forge with: its kernel carries a
+/// marker, and without it in the PTX the program holds (a canary build's,
+/// before the broker) it reports the CPU's answer. The broker loads the
+/// canary in its place, so the program only ever finds its own PTX, runs
+/// its kernel and reports what the canary computed: an honest run.
+const DEFEATED: (&str, &str) = ("detects-canary", "vecadd-anyN");
 
 /// Every forgery earns no host points and an integrity flag, on the CPU
 /// emulator; the honest student, graded beside them, keeps full marks and
@@ -97,7 +99,7 @@ fn forgeries_earn_no_host_points_and_are_flagged() {
     for exercise in exercises {
         solution(&submissions.join("honest"), exercise);
     }
-    for (case, exercise, _) in FORGERIES {
+    for (case, exercise, _) in FORGERIES.iter().chain([&(DEFEATED.0, DEFEATED.1, "")]) {
         let student = submissions.join(case);
         copy_case(&fixtures().join(case), &student, &[]);
         solution(&student, exercise);
@@ -163,6 +165,10 @@ fn forgeries_earn_no_host_points_and_are_flagged() {
             host_points(record)
         );
     }
+    let (case, exercise) = DEFEATED;
+    let record = &results["students"][case]["exercises"][exercise];
+    assert_eq!(record["points"], record["max_points"], "{case}: {record}");
+    assert!(record["integrity"].is_null(), "{case}: {record}");
     let honest_row = grades.lines().find(|l| l.starts_with("honest,")).unwrap();
     assert!(
         honest_row.ends_with(','),
