@@ -125,8 +125,17 @@ fn a_class_is_built_without_a_gpu_and_graded_without_a_grader_error() {
             assert!(bundle.join(kept[file]["path"].as_str().unwrap()).is_file());
         }
     }
-    let tracer = bundle.join(manifest["tracer"]["path"].as_str().unwrap());
-    assert!(tracer.ends_with("reference/libcuda_course_trace.so"));
+    // The broker and its client, and a canary of its own for every item
+    // that built, never inside a student's build folder.
+    for (file, name) in [("broker", "cuda-course-broker"), ("client", "libcuda.so.1")] {
+        let path = bundle.join(manifest["broker"][file]["path"].as_str().unwrap());
+        assert!(path.ends_with(format!("broker/{name}")) && path.is_file());
+    }
+    for item in items.iter().filter(|i| i["binary"].is_string()) {
+        let canary = item["canary"]["ptx"]["path"].as_str().unwrap();
+        assert!(canary.starts_with("ptx/") && canary.ends_with("--canary.ptx"), "{item}");
+        assert!(fs::read_to_string(bundle.join(canary)).unwrap().contains(".entry"));
+    }
 
     let out = dir.path().join("out");
     run_hiding_the_gpu(&bundle, &out, &["--timeout", "30"])

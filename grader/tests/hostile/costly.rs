@@ -3,7 +3,8 @@
 //! host that sleeps just under the timeout and exits 3 at every run (a
 //! CUDA error, which a neighbour could cause: each run would be made
 //! again with the GPU alone for a whole timeout), a report of 900 KB, a
-//! trace of 64 MiB, a static array of 80 MiB in the binary. Each must cost
+//! broker's record of 18 MiB (300,000 driver calls), a static array of
+//! 80 MiB in the binary. Each must cost
 //! no more than its bound (`grader/src/run/budget.rs`, `bounded.rs`,
 //! `run/trace.rs`, `build/sizes.rs`), and every honest student get exactly
 //! the record it gets graded alone. (A tool that hangs only when
@@ -167,8 +168,8 @@ fn no_student_costs_the_class_more_than_its_own_runs() {
         "{feedback:?}"
     );
 
-    // The trace read to its end, refused as cut off, and the grader's own
-    // memory bounded.
+    // The broker's record read to its end, refused as cut off, and the
+    // grader's own memory bounded.
     let traced = record(&results, "trace-flood").to_string();
     assert!(traced.contains("\"truncated\""), "{traced}");
     eprintln!("grader: peak {} MiB", graded.peak_kib >> 10);
