@@ -221,8 +221,9 @@ fn hint_for(error: CudaError, on_emulator: bool) -> Option<&'static str> {
     }
     Some(match error {
         CudaError::IllegalAddress => {
-            "a thread read or wrote outside an allocation: check the kernel's bounds test \
-             against n and the sizes of the buffers; `compute-sanitizer` names the line"
+            "a thread read or wrote outside an allocation: check the kernel's bounds tests \
+             (i < n; row < width and col < width) and the sizes of the buffers; \
+             `compute-sanitizer` names the line"
         }
         CudaError::MisalignedAddress => {
             "a thread accessed memory at an address not aligned to the access size: check \
@@ -258,7 +259,7 @@ fn emulator_hint_for(error: CudaError) -> Option<&'static str> {
         CudaError::IllegalAddress => {
             "a thread read or wrote outside an allocation: the CPU emulator's finding above \
              names the thread, the address and the kernel.cu line; check the kernel's bounds \
-             test against n and the sizes of the buffers"
+             tests (i < n; row < width and col < width) and the sizes of the buffers"
         }
         CudaError::MisalignedAddress => {
             "a thread accessed memory at an address not aligned to the access size: the CPU \

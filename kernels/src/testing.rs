@@ -306,6 +306,42 @@ impl Exercise {
         let _ = std::fs::remove_file(&file);
     }
 
+    /// Runs the binary with `args` and the kernel compiled from `kernel_cu`
+    /// in place of its own (through
+    /// [`KERNEL_PTX_ENV`](crate::grader_names::KERNEL_PTX_ENV), as the
+    /// grader loads a student's kernel), and returns what the student sees:
+    /// the person report and the lines on stderr. For the tests that give
+    /// each of a chapter's classic mistakes its kernel and the words it
+    /// must get. `mistake` names the temporary files.
+    pub fn run_mistake(&self, mistake: &str, kernel_cu: &str, args: &[&str]) -> Said {
+        let stem = std::env::temp_dir().join(format!(
+            "cuda-course-mistake-{}-{mistake}-{}",
+            self.name,
+            std::process::id()
+        ));
+        let source = stem.with_extension("cu");
+        std::fs::write(&source, kernel_cu).unwrap();
+        let built = crate::nvcc::ptx_text(&source);
+        std::fs::remove_file(&source).unwrap();
+        let ptx =
+            built.unwrap_or_else(|err| panic!("{mistake}: the kernel did not compile: {err}"));
+        let file = stem.with_extension("ptx");
+        std::fs::write(&file, ptx).unwrap();
+        let output = self
+            .command(args)
+            .env(crate::grader_names::KERNEL_PTX_ENV, &file)
+            .output()
+            .unwrap();
+        std::fs::remove_file(&file).unwrap();
+        let said = Said {
+            code: output.status.code(),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        };
+        assert!(!said.stderr.contains("panicked"), "{mistake}: {said}");
+        said
+    }
+
     /// The stub as shipped: exit 1, with a TODO message or a failed check,
     /// never a panic or a CUDA error.
     pub fn assert_fails_cleanly(&self, args: &[&str]) {
@@ -318,6 +354,67 @@ impl Exercise {
             let message = json["error"]["message"].as_str().unwrap();
             assert!(message.contains("TODO(step"), "{json}");
         }
+    }
+}
+
+/// `source` (a crate's own kernel.cu) with each `(right, wrong)` edit made
+/// wherever `right` occurs; each must occur. The classic mistakes' tests
+/// make their kernels so, from the solution's kernel.cu where they run
+/// (`#[cfg(solution)]`): the stubs' tests/cli.rs, which students get,
+/// hold no solved kernel.
+pub fn edited(source: &str, edits: &[(&str, &str)]) -> String {
+    edits
+        .iter()
+        .fold(source.to_owned(), |text, (right, wrong)| {
+            assert!(text.contains(right), "the kernel has no {right:?}");
+            text.replace(right, wrong)
+        })
+}
+
+/// The 1-based number of `source`'s first line of code (not a `//`
+/// comment) holding `needle`: the emulator's findings name a kernel.cu
+/// line as `kernel.cu:N (PTX line …)`, or `kernel.cu:N, inlined at …`.
+pub fn line_of(source: &str, needle: &str) -> usize {
+    1 + source
+        .lines()
+        .position(|l| !l.trim_start().starts_with("//") && l.contains(needle))
+        .unwrap_or_else(|| panic!("no line of code holds {needle:?}"))
+}
+
+/// What a run of an exercise binary showed: its exit code, its report on
+/// stdout and its lines on stderr (the emulator's findings among them).
+#[derive(Debug)]
+pub struct Said {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Said {
+    /// Whether stdout or stderr holds every one of `words`.
+    pub fn says(&self, words: &[&str]) -> bool {
+        words
+            .iter()
+            .all(|w| self.stdout.contains(w) || self.stderr.contains(w))
+    }
+
+    /// Fails the test unless the run exited with `code` and said every one
+    /// of `words`.
+    pub fn assert_says(&self, code: i32, words: &[&str]) {
+        assert_eq!(self.code, Some(code), "{self}");
+        for word in words {
+            assert!(self.says(&[word]), "missing {word:?} in:\n{self}");
+        }
+    }
+}
+
+impl std::fmt::Display for Said {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "exit {:?}\n--- stdout\n{}--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        )
     }
 }
 

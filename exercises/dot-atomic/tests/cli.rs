@@ -132,6 +132,61 @@ fn running_the_kernel_more_times_gives_the_same_answer() {
     );
 }
 
+/// The classic mistakes of docs/src/dot-atomic.md, each made in this crate's
+/// kernel (the solution's, where they run: the students' copy of this file
+/// holds no solved kernel), with the first words a student meets on the
+/// emulator.
+fn kernel_with(edits: &[(&str, &str)]) -> String {
+    kernels::testing::edited(KERNEL_CU, edits)
+}
+
+/// Where the emulator names `needle`'s line of `kernel`, as run by
+/// `run_mistake(mistake, …)` from this test process.
+fn at_line(mistake: &str, kernel: &str, needle: &str) -> String {
+    format!(
+        "-{mistake}-{}.cu:{} ",
+        std::process::id(),
+        kernels::testing::line_of(kernel, needle)
+    )
+}
+
+/// `*result += cache[0]` instead of `atomicAdd`: each block's thread 0
+/// reads the float another block's thread 0 has written. The emulator
+/// names the race between two blocks' thread 0 (which two depends on its
+/// order) at any block count, with the line and the way out.
+#[test]
+#[cfg(solution)]
+fn plus_equals_instead_of_atomic_add_is_named_a_race_between_blocks() {
+    let kernel = kernel_with(&[("atomicAdd(result, cache[0]);", "*result += cache[0];")]);
+    for blocks in ["2", "64"] {
+        exercise()
+            .run_mistake(
+                "plus-equals",
+                &kernel,
+                &[
+                    "--n",
+                    "100000",
+                    "--threads",
+                    "128",
+                    "--blocks",
+                    blocks,
+                    "--runs",
+                    "1",
+                ],
+            )
+            .assert_says(
+                3,
+                &[
+                    "[global-memory-conflict]",
+                    "thread (0,0,0) wrote it",
+                    "thread (0,0,0) read it",
+                    &at_line("plus-equals", &kernel, "*result += cache[0];"),
+                    "use an atomic",
+                ],
+            );
+    }
+}
+
 #[test]
 #[cfg(not(solution))]
 #[ignore = "needs an NVIDIA GPU"]

@@ -127,6 +127,126 @@ fn running_the_kernel_more_times_gives_the_same_answer() {
     );
 }
 
+/// The classic mistakes of docs/src/dot-gm.md, each made in this crate's
+/// kernel (the solution's, where they run: the students' copy of this file
+/// holds no solved kernel), with the first words a student meets on the
+/// emulator.
+fn kernel_with(edits: &[(&str, &str)]) -> String {
+    kernels::testing::edited(KERNEL_CU, edits)
+}
+
+/// The loop stops one element early (`i + 1 < n`; here the loop over the
+/// last n % 4 elements, n = 1001): c[n - 1] keeps the NaN c is filled
+/// with, so the dot is NaN, and the hint names the last product and the
+/// bound.
+#[test]
+#[cfg(solution)]
+fn a_loop_stopping_one_early_is_told_the_last_product_is_missing() {
+    let kernel = kernel_with(&[("; i < n; i", "; i + 1 < n; i")]);
+    exercise()
+        .run_mistake(
+            "one-early",
+            &kernel,
+            &[
+                "--n",
+                "1001",
+                "--threads",
+                "128",
+                "--blocks",
+                "2",
+                "--runs",
+                "1",
+            ],
+        )
+        .assert_says(
+            1,
+            &[
+                "FAIL",
+                "got NaN",
+                "exactly the last product, c[1000], was never written",
+                "the loop must run while i < n",
+            ],
+        );
+}
+
+/// No grid-stride loop (here: a stride of n, so each loop runs once): the
+/// products past the grid's first pass (4 floats a thread) are never
+/// written, the NaN fill makes the dot NaN, and the hint says where the
+/// unwritten products start and that each thread must loop.
+#[test]
+#[cfg(solution)]
+fn a_kernel_without_a_grid_stride_loop_is_told_to_loop() {
+    let kernel = kernel_with(&[("const size_t stride = ", "const size_t stride = n + 0 * ")]);
+    exercise()
+        .run_mistake(
+            "no-loop",
+            &kernel,
+            &[
+                "--n",
+                "1000",
+                "--threads",
+                "32",
+                "--blocks",
+                "1",
+                "--runs",
+                "1",
+            ],
+        )
+        .assert_says(
+            1,
+            &[
+                "FAIL",
+                "got NaN",
+                "every product from c[128] on was never written",
+                "128 = 4 × blocks × threads",
+                "blockDim.x * gridDim.x",
+            ],
+        );
+}
+
+/// Summing into a single float with `+=` (here before the kernel's own
+/// work, which the `return` skips): threads read the float another has
+/// just written, a race the emulator names at once, with the line and the
+/// way out.
+#[test]
+#[cfg(solution)]
+fn summing_into_one_float_with_plus_equals_is_named_a_race() {
+    let kernel = kernel_with(&[(
+        "    const size_t stride = ",
+        "    for (size_t j = threadIdx.x; j < n; j += blockDim.x) {\n\
+         \x20       c[0] += a[j] * b[j];\n\
+         \x20   }\n\
+         \x20   return;\n\
+         \x20   const size_t stride = ",
+    )]);
+    let line = kernels::testing::line_of(&kernel, "c[0] += a[j] * b[j];");
+    exercise()
+        .run_mistake(
+            "one-float",
+            &kernel,
+            &[
+                "--n",
+                "1000",
+                "--threads",
+                "128",
+                "--blocks",
+                "1",
+                "--runs",
+                "1",
+            ],
+        )
+        .assert_says(
+            3,
+            &[
+                "[global-memory-conflict]",
+                "thread (0,0,0) wrote it",
+                "thread (1,0,0) read it",
+                &format!("-one-float-{}.cu:{line} ", std::process::id()),
+                "use an atomic",
+            ],
+        );
+}
+
 #[test]
 #[cfg(not(solution))]
 #[ignore = "needs an NVIDIA GPU"]

@@ -119,6 +119,181 @@ fn running_the_kernel_more_times_gives_the_same_answer() {
     );
 }
 
+/// The classic mistakes of docs/src/dot-sm.md, each made in this crate's
+/// kernel (the solution's, where they run: the students' copy of this file
+/// holds no solved kernel), with the first words a student meets on the
+/// emulator.
+fn kernel_with(edits: &[(&str, &str)]) -> String {
+    kernels::testing::edited(KERNEL_CU, edits)
+}
+
+/// Where the emulator names `needle`'s line of `kernel`, as run by
+/// `run_mistake(mistake, …)` from this test process.
+fn at_line(mistake: &str, kernel: &str, needle: &str) -> String {
+    format!(
+        "-{mistake}-{}.cu:{} ",
+        std::process::id(),
+        kernels::testing::line_of(kernel, needle)
+    )
+}
+
+/// The tree's step, and the barrier after it.
+const TREE_STEP: &str = "cache[threadIdx.x] += cache[threadIdx.x + half];";
+const TREE_BARRIER: &str = "        // Outside the if: every thread of the block must reach the barrier.\n        __syncthreads();\n";
+
+const SMALL_GRID: [&str; 8] = [
+    "--n",
+    "1000",
+    "--threads",
+    "128",
+    "--blocks",
+    "2",
+    "--runs",
+    "1",
+];
+
+/// No `__syncthreads()` between the tree's steps: a thread reads a slot
+/// another thread is still to write. The emulator names the race every
+/// time, with both threads and the tree's line.
+#[test]
+#[cfg(solution)]
+fn no_barrier_between_the_tree_s_steps_is_named_a_shared_memory_race() {
+    let kernel = kernel_with(&[(TREE_BARRIER, "")]);
+    exercise()
+        .run_mistake("tree-unsynced", &kernel, &SMALL_GRID)
+        .assert_says(
+            3,
+            &[
+                "[shared-memory-race]",
+                "thread (0,0,0) read it",
+                &at_line("tree-unsynced", &kernel, TREE_STEP),
+                "put __syncthreads() between them",
+            ],
+        );
+}
+
+/// A second `__syncthreads()` inside `if (threadIdx.x < half)`: the
+/// threads of a block wait at two different barriers. The emulator names
+/// the divergent barrier. (A `__syncthreads()` moved into the if, none
+/// after it, is not named: the threads that skip it never wait anywhere
+/// again and exit, which a GPU allows too: it passes, as the chapter says.)
+#[test]
+#[cfg(solution)]
+fn a_second_barrier_inside_the_if_is_named_a_barrier_not_every_thread_reaches() {
+    let kernel = kernel_with(&[(
+        TREE_STEP,
+        "cache[threadIdx.x] += cache[threadIdx.x + half];\n            __syncthreads();",
+    )]);
+    exercise()
+        .run_mistake("barrier-in-if", &kernel, &SMALL_GRID)
+        .assert_says(
+            3,
+            &[
+                "[barrier]",
+                "barrier not reached by every thread",
+                "thread (64,0,0) waits at `bar.sync`",
+                "every live thread of a block must reach the same __syncthreads()",
+            ],
+        );
+    let moved = kernel_with(&[
+        (TREE_BARRIER, ""),
+        (
+            TREE_STEP,
+            "cache[threadIdx.x] += cache[threadIdx.x + half];\n            __syncthreads();",
+        ),
+    ]);
+    exercise()
+        .run_mistake("barrier-moved-into-if", &moved, &SMALL_GRID)
+        .assert_says(0, &["PASS"]);
+}
+
+/// The store to `cache` not followed by a barrier: the tree's first step
+/// reads slots not yet stored. The emulator names the race between the
+/// store and the tree.
+#[test]
+#[cfg(solution)]
+fn no_barrier_after_the_store_to_cache_is_named_a_shared_memory_race() {
+    let kernel = kernel_with(&[(
+        "    cache[threadIdx.x] = sum;\n    __syncthreads();\n",
+        "    cache[threadIdx.x] = sum;\n",
+    )]);
+    exercise()
+        .run_mistake("store-unsynced", &kernel, &SMALL_GRID)
+        .assert_says(
+            3,
+            &[
+                "[shared-memory-race]",
+                "thread (64,0,0) wrote it",
+                &at_line("store-unsynced", &kernel, "cache[threadIdx.x] = sum;"),
+                &at_line("store-unsynced", &kernel, TREE_STEP),
+                "put __syncthreads() between them",
+            ],
+        );
+}
+
+/// Every thread writes `partials[blockIdx.x]`: their own slot (wrong), or
+/// all `cache[0]` (harmless on a GPU). The emulator names both: many
+/// threads storing to one address with no barrier between.
+#[test]
+#[cfg(solution)]
+fn every_thread_writing_the_partial_is_named_a_conflict() {
+    for (mistake, store) in [
+        (
+            "all-write-own",
+            "partials[blockIdx.x] = cache[threadIdx.x];",
+        ),
+        ("all-write-total", "partials[blockIdx.x] = cache[0];"),
+    ] {
+        let kernel = kernel_with(&[
+            ("if (threadIdx.x == 0) {", "{"),
+            ("partials[blockIdx.x] = cache[0];", store),
+        ]);
+        exercise()
+            .run_mistake(mistake, &kernel, &SMALL_GRID)
+            .assert_says(
+                3,
+                &[
+                    "[global-memory-conflict]",
+                    "thread (0,0,0) wrote it",
+                    "thread (1,0,0) wrote it",
+                    &at_line(mistake, &kernel, store),
+                    "give each thread its own element",
+                ],
+            );
+    }
+}
+
+/// A fixed-size `__shared__ float cache[256]` passes even at 512 and 1024
+/// threads: the slots past 256 land in the dynamic shared memory the host
+/// reserves for `extern __shared__` (one float per thread), which nothing
+/// else uses. The chapter says so; this test notices if that changes.
+#[test]
+#[cfg(solution)]
+fn a_fixed_size_cache_passes_because_the_host_reserves_a_float_per_thread() {
+    let kernel = kernel_with(&[(
+        "extern __shared__ float cache[];",
+        "__shared__ float cache[256];",
+    )]);
+    for threads in ["512", "1024"] {
+        exercise()
+            .run_mistake(
+                "fixed-cache",
+                &kernel,
+                &[
+                    "--n",
+                    "5000",
+                    "--threads",
+                    threads,
+                    "--blocks",
+                    "2",
+                    "--runs",
+                    "1",
+                ],
+            )
+            .assert_says(0, &["PASS"]);
+    }
+}
+
 #[test]
 #[cfg(not(solution))]
 #[ignore = "needs an NVIDIA GPU"]

@@ -99,6 +99,69 @@ fn solution_passes_seeded_inputs() {
     }
 }
 
+/// The classic mistakes of docs/src/matmul-naive.md, each made in this crate's
+/// kernel (the solution's, where they run: the students' copy of this file
+/// holds no solved kernel), with the first words a student meets on the
+/// emulator.
+fn kernel_with(edits: &[(&str, &str)]) -> String {
+    kernels::testing::edited(KERNEL_CU, edits)
+}
+
+/// Where the emulator names `needle`'s line of `kernel`, as run by
+/// `run_mistake(mistake, …)` from this test process (`end`: the character
+/// after the number, a space, or a comma where the line is inlined).
+fn at_line(mistake: &str, kernel: &str, needle: &str, end: char) -> String {
+    format!(
+        "-{mistake}-{}.cu:{}{end}",
+        std::process::id(),
+        kernels::testing::line_of(kernel, needle)
+    )
+}
+
+/// A width that is not a multiple of the block: 33 with blocks of 16.
+const PARTIAL_WIDTH: [&str; 6] = ["--width", "33", "--block", "16", "--runs", "1"];
+
+/// N read transposed (`n[col * width + k]`): wrong values everywhere, and
+/// the hint says which matrix and where its entry is.
+#[test]
+#[cfg(solution)]
+fn n_read_transposed_is_named_by_the_hint() {
+    let kernel = kernel_with(&[("n[k * width + col]", "n[col * width + k]")]);
+    exercise()
+        .run_mistake("n-transposed", &kernel, &PARTIAL_WIDTH)
+        .assert_says(
+            1,
+            &[
+                "FAIL",
+                "N is read transposed: N[k][col] is at n[k * width + col]",
+            ],
+        );
+}
+
+/// No bounds check, or one on `row < width` only: the threads past the
+/// right edge read past the end of N on the last rows. The emulator stops
+/// at the first such read and names the block at the right edge, the
+/// thread, the allocation and the line.
+#[test]
+#[cfg(solution)]
+fn a_missing_or_half_bounds_check_is_an_illegal_address_at_the_right_edge() {
+    for (mistake, bounds) in [("no-bounds", "{"), ("row-bound-only", "if (row < width) {")] {
+        let kernel = kernel_with(&[("if (row < width && col < width) {", bounds)]);
+        exercise()
+            .run_mistake(mistake, &kernel, &PARTIAL_WIDTH)
+            .assert_says(
+                3,
+                &[
+                    "[out-of-bounds] block=(2,0,0)",
+                    "past the start of a 4356-byte",
+                    &at_line(mistake, &kernel, "sum += m[", ' '),
+                    "CUDA_ERROR_ILLEGAL_ADDRESS",
+                    "row < width and col < width",
+                ],
+            );
+    }
+}
+
 #[test]
 #[cfg(not(solution))]
 #[ignore = "needs an NVIDIA GPU"]

@@ -99,6 +99,150 @@ fn solution_passes_seeded_inputs() {
     }
 }
 
+/// The classic mistakes of docs/src/matmul-tiled.md, each made in this crate's
+/// kernel (the solution's, where they run: the students' copy of this file
+/// holds no solved kernel), with the first words a student meets on the
+/// emulator.
+fn kernel_with(edits: &[(&str, &str)]) -> String {
+    kernels::testing::edited(KERNEL_CU, edits)
+}
+
+/// Where the emulator names `needle`'s line of `kernel`, as run by
+/// `run_mistake(mistake, …)` from this test process (`end`: the character
+/// after the number, a space, or a comma where the line is inlined).
+fn at_line(mistake: &str, kernel: &str, needle: &str, end: char) -> String {
+    format!(
+        "-{mistake}-{}.cu:{}{end}",
+        std::process::id(),
+        kernels::testing::line_of(kernel, needle)
+    )
+}
+
+/// `args` at width `width` with tiles of 16.
+fn at_width(width: &str) -> [&str; 6] {
+    ["--width", width, "--tile", "16", "--runs", "1"]
+}
+
+/// W / TILE phases instead of ⌈W / TILE⌉: the last partial tile along k is
+/// never added, and at W < TILE nothing is (every entry 0). The hint names
+/// the skipped tile.
+#[test]
+#[cfg(solution)]
+fn w_over_tile_phases_is_told_the_last_tile_was_skipped() {
+    let kernel = kernel_with(&[("(width + TILE - 1) / TILE", "width / TILE")]);
+    exercise()
+        .run_mistake("floor-phases", &kernel, &at_width("33"))
+        .assert_says(
+            1,
+            &[
+                "FAIL",
+                "the last tile along k, only 1 wide, was skipped",
+                "loop over ⌈W / TILE⌉ tiles",
+            ],
+        );
+    exercise()
+        .run_mistake("floor-phases", &kernel, &at_width("7"))
+        .assert_says(
+            1,
+            &[
+                "checksum = 0.0",
+                "49 of 49 wrong",
+                "the last tile along k, only 7 wide, was skipped",
+            ],
+        );
+}
+
+/// No zero padding (each load's bounds test made always true): the last
+/// rows' loads read past the end of M or N. The emulator stops at the
+/// first and names the thread and the load.
+#[test]
+#[cfg(solution)]
+fn loads_without_zero_padding_are_an_illegal_address_named_by_the_load() {
+    let kernel = kernel_with(&[("? m[", "|| true ? m["), ("? n[", "|| true ? n[")]);
+    exercise()
+        .run_mistake("no-padding", &kernel, &at_width("33"))
+        .assert_says(
+            3,
+            &[
+                "[out-of-bounds]",
+                "past the start of a 4356-byte",
+                "`ld.global",
+                &at_line("no-padding", &kernel, "|| true ? n[", ','),
+                "CUDA_ERROR_ILLEGAL_ADDRESS",
+            ],
+        );
+}
+
+/// The second `__syncthreads()` left out: a thread loads the next phase's
+/// tile while another still reads this one. The emulator names the race
+/// between the load and the read.
+#[test]
+#[cfg(solution)]
+fn no_second_barrier_is_named_a_shared_memory_race() {
+    let kernel = kernel_with(&[(
+        "        }\n        __syncthreads();\n    }\n",
+        "        }\n    }\n",
+    )]);
+    exercise()
+        .run_mistake("one-barrier", &kernel, &at_width("33"))
+        .assert_says(
+            3,
+            &[
+                "[shared-memory-race]",
+                &at_line("one-barrier", &kernel, "m_tile[ty][tx] =", ','),
+                &at_line("one-barrier", &kernel, "sum += m_tile", ','),
+                "put __syncthreads() between them",
+            ],
+        );
+}
+
+/// The phases inside `if (row < width && col < width)`: threads outside
+/// the matrix skip them, their barriers and their tiles' slots (the zeros
+/// past the edge), so the edge blocks' threads inside it read slots no
+/// thread wrote. The emulator names that read.
+#[test]
+#[cfg(solution)]
+fn phases_inside_the_bounds_test_read_tile_slots_no_thread_wrote() {
+    let kernel = kernel_with(&[(
+        "    for (int phase = 0;",
+        "    if (row < width && col < width)\n    for (int phase = 0;",
+    )]);
+    exercise()
+        .run_mistake("phases-in-bounds", &kernel, &at_width("33"))
+        .assert_says(
+            3,
+            &[
+                "[uninitialised] block=(2,0,0)",
+                "which no thread of the block had written",
+                &at_line("phases-in-bounds", &kernel, "sum += m_tile", ','),
+                "write every element before any thread reads it",
+            ],
+        );
+}
+
+/// One tile index swapped (stored `m_tile[tx][ty]`, read `m_tile[ty][k]`):
+/// wrong products, and the hint names the tiles' index order. (Both
+/// swapped is right, with bank conflicts on a GPU.)
+#[test]
+#[cfg(solution)]
+fn one_tile_index_swapped_is_told_to_index_tiles_the_same_way_round() {
+    let stored_swapped = ("m_tile[ty][tx] =", "m_tile[tx][ty] =");
+    exercise()
+        .run_mistake("swapped", &kernel_with(&[stored_swapped]), &at_width("33"))
+        .assert_says(
+            1,
+            &[
+                "FAIL",
+                "indexed [ty][tx] where it is stored",
+                "one of them swapped multiplies the wrong slots",
+            ],
+        );
+    let both = kernel_with(&[stored_swapped, ("m_tile[ty][k]", "m_tile[k][ty]")]);
+    exercise()
+        .run_mistake("swapped-both", &both, &at_width("33"))
+        .assert_says(0, &["PASS"]);
+}
+
 #[test]
 #[cfg(not(solution))]
 #[ignore = "needs an NVIDIA GPU"]

@@ -122,6 +122,89 @@ fn solution_passes_with_both_patterns_and_odd_shapes() {
     }
 }
 
+/// The classic mistakes of docs/src/memspace-timing.md, each made in this
+/// crate's kernel (the solution's, where they run: the students' copy of
+/// this file holds no solved kernel), with the first words a student meets
+/// on the emulator.
+fn kernel_with(edits: &[(&str, &str)]) -> String {
+    kernels::testing::edited(KERNEL_CU, edits)
+}
+
+/// One block of one warp, one run: the emulator's slowest kernels stay quick.
+const ONE_WARP: [&str; 6] = ["--threads", "32", "--blocks", "1", "--runs", "1"];
+
+/// The shared tile's copy (step 4), as the solution writes it.
+const TILE_COPY: &str = "for (int j = threadIdx.x; j < SIZE; j += blockDim.x) {";
+
+/// `const_data` never filled, as the kernel sees it: the constant kernel
+/// reads a `__constant__` array the host never filled (as when step 5
+/// fills another one). Its sums are 0, and the hint says to fill
+/// const_data through the module's symbol.
+#[test]
+#[cfg(solution)]
+fn a_constant_array_never_filled_is_told_to_fill_const_data() {
+    let kernel = kernel_with(&[
+        (
+            "__constant__ float const_data[SIZE];",
+            "__constant__ float const_data[SIZE];\n__constant__ float never_filled[SIZE];",
+        ),
+        ("sum += const_data[", "sum += never_filled["),
+    ]);
+    exercise()
+        .run_mistake("never-filled", &kernel, &ONE_WARP)
+        .assert_says(
+            1,
+            &[
+                "FAIL",
+                "constant[0]: expected 8386560, got 0",
+                "the constant kernel summed zeros: copy the data into const_data",
+            ],
+        );
+}
+
+/// Step 4's copy without `__syncthreads()` after it: a thread reads the
+/// tile before another has filled its part. The emulator names the race in
+/// `sum_shared`.
+#[test]
+#[cfg(solution)]
+fn the_tile_copy_without_a_barrier_is_named_a_shared_memory_race() {
+    let kernel = kernel_with(&[(
+        "    // No thread may read the tile before every thread has written its part.\n    __syncthreads();\n",
+        "",
+    )]);
+    exercise()
+        .run_mistake("copy-unsynced", &kernel, &ONE_WARP)
+        .assert_says(
+            3,
+            &[
+                "[shared-memory-race]",
+                "kernel `sum_shared`",
+                "thread (0,0,0) read it",
+                "put __syncthreads() between them",
+            ],
+        );
+}
+
+/// The copy loop stepping by 1 from `threadIdx.x`: every thread copies
+/// almost all of the tile, writing the slots the other threads write. The
+/// emulator names it a race between two threads' writes.
+#[test]
+#[cfg(solution)]
+fn the_tile_copy_stepping_by_one_is_named_a_shared_memory_race() {
+    let kernel = kernel_with(&[(TILE_COPY, "for (int j = threadIdx.x; j < SIZE; ++j) {")]);
+    exercise()
+        .run_mistake("copy-step-1", &kernel, &ONE_WARP)
+        .assert_says(
+            3,
+            &[
+                "[shared-memory-race]",
+                "kernel `sum_shared`",
+                "thread (0,0,0) wrote it",
+                "thread (1,0,0) wrote it",
+            ],
+        );
+}
+
 #[test]
 #[cfg(not(solution))]
 #[ignore = "needs an NVIDIA GPU"]

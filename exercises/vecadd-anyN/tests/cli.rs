@@ -159,10 +159,49 @@ fn a_kernel_without_a_grid_stride_loop_is_told_to_loop() {
     assert!(stdout.contains(r#""passed":false"#), "{stdout}");
     assert!(
         stdout.contains("every element from c[256] on is wrong")
-            && stdout.contains("each thread must loop"),
+            && stdout.contains("each thread must loop")
+            && stdout.contains("blockDim.x * gridDim.x"),
         "{stdout}"
     );
     assert!(!stdout.contains("launch 1 of"), "{stdout}");
+}
+
+/// A classic mistake of docs/src/vecadd-anyN.md, made in this crate's
+/// kernel (the solution's, where it runs), with the first words a student
+/// meets on the emulator. A bound of `i <= n` (here in the loop over the
+/// last n % 4 elements, one at a time): one element past the end, an
+/// illegal address every time, after the emulator's line naming the block,
+/// the thread and the kernel's line.
+#[test]
+#[cfg(solution)]
+fn a_bound_of_i_le_n_is_an_illegal_address_named_by_block_thread_and_line() {
+    let kernel = kernels::testing::edited(KERNEL_CU, &[("; i < n; i", "; i <= n; i")]);
+    let line = kernels::testing::line_of(&kernel, "c[i] = a[i] + b[i];");
+    exercise()
+        .run_mistake(
+            "le-n",
+            &kernel,
+            &[
+                "--n",
+                "1000",
+                "--threads",
+                "128",
+                "--blocks",
+                "2",
+                "--runs",
+                "1",
+            ],
+        )
+        .assert_says(
+            3,
+            &[
+                "[out-of-bounds] block=(0,0,0) thread=(0,0,0)",
+                "4000 bytes past the start of a 4000-byte",
+                &format!("-le-n-{}.cu:{line} ", std::process::id()),
+                "CUDA_ERROR_ILLEGAL_ADDRESS",
+                "bounds tests (i < n;",
+            ],
+        );
 }
 
 #[test]

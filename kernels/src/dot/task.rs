@@ -113,9 +113,50 @@ pub(super) fn finish_on_host(variant: Variant, params: &Parameters, values: &[f3
         )));
     }
     results.dot = Real(dot);
+    let mut check = tolerance::check(variant, params, dot);
+    if variant == Variant::Gm && dot.is_nan() {
+        if let Some(hint) = unwritten_products(params, values) {
+            check.hint = Some(hint);
+        }
+    }
     Finished {
         results,
-        check: tolerance::check(variant, params, dot),
+        check,
         host_sum_ms,
     }
+}
+
+/// dot-gm's c is filled with NaN before the kernel runs, so a NaN sum
+/// comes from products never written: which ones, and what that says.
+fn unwritten_products(params: &Parameters, products: &[f32]) -> Option<String> {
+    let first = products.iter().position(|x| x.is_nan())?;
+    let unwritten = products.iter().filter(|x| x.is_nan()).count();
+    let grid = params.grid_threads();
+    let rest_unwritten = first + unwritten == products.len();
+    if unwritten == 1 && first + 1 == products.len() && first > 0 {
+        return Some(format!(
+            "exactly the last product, c[{first}], was never written (still the NaN c is filled \
+             with): the loop must run while i < n"
+        ));
+    }
+    if first > 0 && rest_unwritten {
+        for (covered, shape) in [
+            (grid, "blocks × threads"),
+            (4 * grid, "4 × blocks × threads"),
+        ] {
+            if first as u64 == covered {
+                return Some(format!(
+                    "every product from c[{first}] on was never written (still the NaN c is \
+                     filled with), and {first} = {shape}: each thread must loop, stepping by \
+                     the whole grid (blockDim.x * gridDim.x)"
+                ));
+            }
+        }
+    }
+    Some(format!(
+        "{unwritten} of the {} products c[i] still hold the NaN c is filled with (never \
+         written), the first c[{first}]: each thread must store a[i] * b[i] into c[i] for every i of its \
+         grid-stride loop",
+        products.len()
+    ))
 }

@@ -209,7 +209,9 @@ fn hint(variant: Variant, operands: &Operands, p: &[f32], right: &Product) -> St
             .into(),
         Variant::Tiled => "some entries are wrong: check each phase's load indices (tile * TILE + \
                            threadIdx.x for M's column, tile * TILE + threadIdx.y for N's row), \
-                           the zeros past the edge, and the two __syncthreads() per phase"
+                           that each tile is indexed [ty][tx] where it is stored and [ty][k], \
+                           [k][tx] where it is read (one of them swapped multiplies the wrong \
+                           slots), the zeros past the edge, and the two __syncthreads() per phase"
             .into(),
     }
 }
