@@ -133,8 +133,15 @@ fn a_class_is_built_without_a_gpu_and_graded_without_a_grader_error() {
     }
     for item in items.iter().filter(|i| i["binary"].is_string()) {
         let canary = item["canary"]["ptx"]["path"].as_str().unwrap();
-        assert!(canary.starts_with("ptx/") && canary.ends_with("--canary.ptx"), "{item}");
-        assert!(fs::read_to_string(bundle.join(canary)).unwrap().contains(".entry"));
+        assert!(
+            canary.starts_with("ptx/") && canary.ends_with("--canary.ptx"),
+            "{item}"
+        );
+        assert!(
+            fs::read_to_string(bundle.join(canary))
+                .unwrap()
+                .contains(".entry")
+        );
     }
 
     let out = dir.path().join("out");

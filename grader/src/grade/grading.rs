@@ -84,6 +84,11 @@ pub fn run(
         students,
         driver,
     } = prepare(bundle, bundle_dir, out, settings)?;
+    if !settings.emulate && !students.is_empty() {
+        for worker in &workers {
+            crate::grade::preflight::broker_serves(bundle, bundle_dir, &worker.isolation)?;
+        }
+    }
     // Each student's exercises, in the bundle's order, and their record as
     // the exercises come in (a submission's problems are on each item).
     let mine = |student: &String| -> Vec<&Item> {
