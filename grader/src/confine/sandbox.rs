@@ -100,7 +100,7 @@ pub struct Extras<'a> {
     /// The broker's client `libcuda.so.1`, in place of any driver: the run
     /// sees no GPU device and reaches the GPU only through the broker
     /// whose socket is among its descriptors (`run::brokered`).
-    pub broker_client: Option<&'a Path>,
+    pub broker_client: Option<BrokerClient<'a>>,
     /// Bytes of data the run holds beyond an ordinary run's (its plan's
     /// `memory`, above 2^31 elements): its memory cap grows by as much.
     pub memory: u64,
@@ -108,6 +108,16 @@ pub struct Extras<'a> {
     /// work queues: only a run whose verdict reads how streams overlap.
     /// Every other run's get one ([`ONE_WORK_QUEUE`]).
     pub keeps_work_queues: bool,
+}
+
+/// A run's way to the GPU through the broker ([`Extras::broker_client`]).
+#[derive(Clone, Copy)]
+pub struct BrokerClient<'a> {
+    /// The client library, loaded as `libcuda.so.1`.
+    pub library: &'a Path,
+    /// Whether the broker runs the kernels on the CPU emulator: the run's
+    /// plan is then capped for it, and so is its memory.
+    pub emulated: bool,
 }
 
 /// The variable, and its value, that gives a CUDA context one hardware
@@ -315,7 +325,8 @@ fn unsandboxed(binary: &Path, args: &[&str], wrapper: &[&str], extras: Extras) -
             });
         }
     }
-    if let Some(folder) = driver.or(broker_client).and_then(Path::parent) {
+    let client = broker_client.map(|b| b.library);
+    if let Some(folder) = driver.or(client).and_then(Path::parent) {
         let mut path = OsString::from(folder);
         if let Some(rest) = std::env::var_os("LD_LIBRARY_PATH") {
             path.push(":");
@@ -469,9 +480,10 @@ impl Sandbox {
             _ => None,
         };
         let uid = slot.as_ref().map_or(NOBODY, |s| s.uid);
+        let emulated = extras.driver.is_some() || extras.broker_client.is_some_and(|b| b.emulated);
         let quota = Quota {
             processes: RUN_PROCESSES,
-            memory: run_memory(extras.driver.is_some(), extras.memory),
+            memory: run_memory(emulated, extras.memory),
         };
         let cell = self.cell(quota);
         let mut command = base(&self.bwrap, self.run_mode, uid, devices);
@@ -493,7 +505,7 @@ impl Sandbox {
                 .arg(fd.as_raw_fd().to_string());
             inherit.push(std::fs::File::from(fd));
         }
-        if let Some(library) = extras.driver.or(extras.broker_client) {
+        if let Some(library) = extras.driver.or(extras.broker_client.map(|b| b.library)) {
             // Under the soname the binary asks for, alone in a folder first
             // on the library path (the binaries have no RPATH).
             let folder = Path::new(RUN_DIR).join("driver");

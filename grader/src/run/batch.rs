@@ -19,7 +19,7 @@ use kernels::batch::{self, Frame};
 
 use crate::build::canary::os_random;
 use crate::confine::runner::{self, Ended, Limits, Outcome};
-use crate::confine::sandbox::{self, Extras, Isolation};
+use crate::confine::sandbox::{self, BrokerClient, Extras, Isolation};
 use crate::plan::runs::Role;
 use crate::run::brokered::Serving;
 use crate::run::job::{self, Job, Made};
@@ -84,7 +84,10 @@ pub fn make(
         files: &files,
         descriptors,
         driver: driver.filter(|_| client.is_none()),
-        broker_client: client,
+        broker_client: client.map(|library| BrokerClient {
+            library,
+            emulated: driver.is_some(),
+        }),
         memory: 0,
         keeps_work_queues,
     };

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use crate::build::reference::{Kept, REFERENCE_DIR};
 use crate::confine::runner::{self, Limits, Outcome};
-use crate::confine::sandbox::{self, Extras, Isolation};
+use crate::confine::sandbox::{self, BrokerClient, Extras, Isolation};
 use crate::plan::runs::{self as plan, Role};
 use crate::record::outcome::TraceFailure;
 use crate::run::brokered::{self, Broker, Brokering, Serving};
@@ -84,7 +84,10 @@ pub fn make(
         descriptors,
         // The emulator runs in the broker where there is one.
         driver: driver.filter(|_| client.is_none()),
-        broker_client: client,
+        broker_client: client.map(|library| BrokerClient {
+            library,
+            emulated: driver.is_some(),
+        }),
         memory: job.run.memory,
         keeps_work_queues,
     };
