@@ -86,7 +86,7 @@ pub struct Serving<'a> {
     /// Bytes the run holds beyond an ordinary run's (its plan's).
     pub memory: u64,
     pub keeps_work_queues: bool,
-    /// The run's own timeout: the broker gets [`GRACE`] more.
+    /// The run's own timeout: the broker gets 10 s more, to write its record.
     pub timeout: Duration,
     /// A batch of runs in one process: frees are kept until the session
     /// ends, so no run is handed memory an earlier one wrote.
