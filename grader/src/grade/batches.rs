@@ -80,7 +80,7 @@ pub fn make(dispatch: &Dispatch) -> Batches {
     // at `--jobs 2` with them against 108.9 s without, on 2 cores
     // (`bench/runs/2026-11-29-h200-student-batches`, 2026-11-29, night).
     let student = match (&hosts.broker, &hosts.canary) {
-        (Ok(broker), Ok((binary, _, _))) if !emulate => {
+        (Ok(broker), Ok((binary, _, _))) if !emulate && hosts.unbrokered.is_none() => {
             let shares = chosen(dispatch, &|run| {
                 using(exercise, run, Role::StudentHost, emulate) == Use::Shared && host_runs(run)
             });

@@ -134,6 +134,7 @@ pub fn run(mut run: Run, progress: &mut dyn FnMut(Progress)) -> Result<Results> 
         emulate: run.emulate,
         isolation: run.isolation,
         jobs: run.running.jobs.unwrap_or_else(|| default_jobs(gpus.len())),
+        unbrokered: Default::default(),
     };
     let students: BTreeSet<&str> = (bundle.items.iter())
         .map(|i| i.student.as_str())

@@ -45,6 +45,8 @@ pub struct Context<'a> {
     pub driver: Option<&'a Path>,
     /// The GPU's lanes: which runs share it, which have it alone.
     pub lane: &'a Lane,
+    /// Exercises whose host runs are made without the broker on this node.
+    pub unbrokered: &'a crate::grade::preflight::Unbrokered,
 }
 
 /// Grades `item`.
@@ -84,7 +86,10 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
         plan: &planned.runs,
         short: &short,
         counts: item.ptx_missing.is_empty(),
-        hosts: hosts::hosts(context.bundle, context.bundle_dir, item),
+        hosts: hosts::Hosts {
+            unbrokered: context.unbrokered.get(&item.exercise).cloned(),
+            ..hosts::hosts(context.bundle, context.bundle_dir, item)
+        },
         bench: Bench {
             isolation: context.isolation,
             limits: context.limits,
@@ -211,6 +216,7 @@ mod tests {
             emulate: true,
             driver: None,
             lane: &lane,
+            unbrokered: &Default::default(),
         };
         let graded = grade(&context, &item);
         assert_eq!(graded.build_errors, None, "it built");

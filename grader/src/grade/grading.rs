@@ -19,6 +19,7 @@ use crate::confine::runner::Limits;
 use crate::confine::sandbox::Isolation;
 use crate::error::{Error, Result};
 use crate::grade::exercise::{self, Context};
+use crate::grade::preflight::{self, Unbrokered};
 use crate::record::results::{Results, Student};
 use crate::run::lane::{Lane, Node};
 
@@ -40,6 +41,9 @@ pub struct Settings {
     pub emulate: bool,
     /// Exercises graded at once on each GPU (or on the emulator).
     pub jobs: usize,
+    /// Exercises whose host runs are made without the broker on this
+    /// node (`grade::preflight`); empty until the grading checks.
+    pub unbrokered: Unbrokered,
 }
 
 impl Settings {
@@ -60,6 +64,7 @@ impl Settings {
             emulate: self.emulate,
             driver,
             lane,
+            unbrokered: &self.unbrokered,
         }
     }
 }
@@ -77,7 +82,7 @@ pub fn run(
     gpus: &[Pin],
     mut progress: impl FnMut(&str),
 ) -> Result<Results> {
-    let workers = pinned(settings, gpus)?;
+    let mut workers = pinned(settings, gpus)?;
     let Pending {
         mut results,
         path,
@@ -85,8 +90,15 @@ pub fn run(
         driver,
     } = prepare(bundle, bundle_dir, out, settings)?;
     if !settings.emulate && !students.is_empty() {
-        for worker in &workers {
-            crate::grade::preflight::broker_serves(bundle, bundle_dir, &worker.isolation)?;
+        for worker in &mut workers {
+            worker.unbrokered = preflight::unbrokered(bundle, bundle_dir, &worker.isolation);
+            for (id, why) in &worker.unbrokered {
+                eprintln!(
+                    "grader: warning: the GPU broker could not serve the course's own {id} binary \
+                     on this node ({why}); {id}'s host runs are made without it, their points \
+                     resting on each student's report, rechecked, not on the broker's record"
+                );
+            }
         }
     }
     // Each student's exercises, in the bundle's order, and their record as

@@ -25,6 +25,10 @@ pub struct Hosts {
     /// The student's binary, the canary's PTX, and the course's binary
     /// that runs that PTX.
     pub canary: Result<(PathBuf, Kept, PathBuf), NotStarted>,
+    /// Why the broker cannot serve this exercise on this node, where the
+    /// course's binary runs without it (`grade::preflight`): its host runs
+    /// are then made without the broker.
+    pub unbrokered: Option<String>,
 }
 
 /// [`Hosts`] of `item`, in `bundle` (at `bundle_dir`).
@@ -34,6 +38,7 @@ pub fn hosts(bundle: &Bundle, bundle_dir: &Path, item: &Item) -> Hosts {
         kernel: kernel_host(bundle, bundle_dir, item),
         broker: broker(bundle, bundle_dir, item, &canary),
         canary,
+        unbrokered: None,
     }
 }
 

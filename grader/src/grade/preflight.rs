@@ -1,13 +1,17 @@
-//! Before any student is graded on a GPU: the broker serves the course's
-//! own binary on this node wherever the binary runs without it. Every run
-//! of a student's binary goes through the broker (`run::brokered`), so a
-//! broker that cannot reach a GPU the course's binary reaches (a driver it
-//! cannot load, a sandbox it cannot start in) would fail every student's
-//! host runs alike. The grading stops instead, with the broker's words,
-//! and no grade is written from it. A node where the course's binary
-//! fails without the broker too is graded as before: its runs' verdicts
-//! say what the node did.
+//! Before any student is graded on a GPU: the broker serves each
+//! exercise's course binary on this node wherever it runs without the
+//! broker. Every run of a student's binary goes through the broker
+//! (`run::brokered`), so a broker that cannot do on this node what the
+//! course's binary does without it (load the driver, share page-locked
+//! memory, start in its sandbox) would fail every student's host runs of
+//! that exercise alike, correct or not. Those exercises' host runs are
+//! then made without the broker, as [`Unbrokered`] says, and the grader
+//! says so: their points rest on the student's report, rechecked, not on
+//! the broker's record or the canary. A node where the course's binary
+//! fails without the broker too is graded as usual: its runs' verdicts say
+//! what the node did.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
@@ -16,7 +20,6 @@ use kernels::catalogue::ExerciseId;
 use crate::build::bundle::Bundle;
 use crate::confine::runner::{Ended, Limits};
 use crate::confine::sandbox::Isolation;
-use crate::error::{Error, Result};
 use crate::judge::evidence;
 use crate::plan::runs::Role;
 use crate::run::brokered::Broker;
@@ -26,48 +29,63 @@ use crate::run::job::{self, Job};
 /// run, and the driver's context made once.
 const TIMEOUT: Duration = Duration::from_secs(120);
 
-/// The course's binary of the bundle's first exercise, at its plan's first
-/// run, through the broker on this node's GPU: Ok where it passes and the
-/// broker's record shows its kernel launched, or where it fails without
-/// the broker too; otherwise why not. A bundle
-/// without a broker, or without the course's binaries, has nothing to try
-/// (its runs say what is missing).
-pub fn broker_serves(bundle: &Bundle, bundle_dir: &Path, isolation: &Isolation) -> Result<()> {
+/// The exercises whose host runs are made without the broker on this node,
+/// and why.
+pub type Unbrokered = BTreeMap<ExerciseId, String>;
+
+/// Each exercise's course binary in `bundle`, at its plan's first run,
+/// through the broker and, where that fails, without it: the exercises it
+/// passes without the broker and not through it, each with the broker's
+/// words. A bundle without a broker has nothing to try (its runs say
+/// what is missing), nor does a file changed since the build (refused
+/// where its runs need it).
+pub fn unbrokered(bundle: &Bundle, bundle_dir: &Path, isolation: &Isolation) -> Unbrokered {
+    let mut unbrokered = Unbrokered::new();
     let Some(files) = &bundle.broker else {
-        return Ok(());
+        return unbrokered;
     };
-    let Some((name, reference)) = bundle.reference.iter().next() else {
-        return Ok(());
-    };
-    let Some(id) = ExerciseId::from_name(name) else {
-        return Ok(());
-    };
-    let refused = |what: &str, changed| {
-        Error::Tool(format!(
-            "the bundle's {what} is not the one built: {changed}"
-        ))
+    let (Ok(binary), Ok(client)) = (
+        files.broker.check(bundle_dir),
+        files.client.check(bundle_dir),
+    ) else {
+        return unbrokered;
     };
     let broker = Broker {
-        binary: files
-            .broker
-            .check(bundle_dir)
-            .map_err(|c| refused("broker", c))?,
-        client: files
-            .client
-            .check(bundle_dir)
-            .map_err(|c| refused("broker's client", c))?,
+        binary,
+        client,
         canary: None,
     };
-    let binary = (reference.binary.check(bundle_dir))
-        .map_err(|c| refused(&format!("course binary of {id}"), c))?;
-    let plan = crate::plan::emulated::plan(id, bundle.seed, false).runs;
+    for (name, reference) in &bundle.reference {
+        let (Some(id), Ok(binary)) = (
+            ExerciseId::from_name(name),
+            reference.binary.check(bundle_dir),
+        ) else {
+            continue;
+        };
+        if let Err(why) = served(id, bundle.seed, &binary, &broker, isolation) {
+            unbrokered.insert(id, why);
+        }
+    }
+    unbrokered
+}
+
+/// Whether the broker serves `binary` (the course's, of `id`) where it
+/// runs without it: Err with the broker's words where it does not.
+fn served(
+    id: ExerciseId,
+    seed: u64,
+    binary: &Path,
+    broker: &Broker,
+    isolation: &Isolation,
+) -> Result<(), String> {
+    let plan = crate::plan::emulated::plan(id, seed, false).runs;
     let Some(run) = plan.first() else {
         return Ok(());
     };
     let job = |broker| Job {
         run,
         role: Role::StudentHost,
-        binary: &binary,
+        binary,
         ptx: None,
         broker,
     };
@@ -75,34 +93,28 @@ pub fn broker_serves(bundle: &Bundle, bundle_dir: &Path, isolation: &Isolation) 
         timeout: TIMEOUT,
         max_output: 1 << 20,
     };
-    let made = job::make(&job(Some(&broker)), isolation, limits, None, None, false);
-    let served = made.outcome.ended == Ended::Exited(0) && matches!(made.trace, Some(Ok(_)));
-    // Not served: was it the broker, or the node?
-    if !served
-        && job::make(&job(None), isolation, limits, None, None, false)
-            .outcome
-            .ended
-            != Ended::Exited(0)
-    {
-        return Ok(());
-    }
+    let made = job::make(&job(Some(broker)), isolation, limits, None, None, false);
     let record = match &made.trace {
         Some(Ok(trace)) => evidence::launched(trace, id).map_err(|e| e.to_string()),
         Some(Err(why)) => Err(why.to_string()),
         None => Err("no record".to_owned()),
     };
-    match (&made.outcome.ended, record) {
-        (Ended::Exited(0), Ok(())) => Ok(()),
-        (ended, record) => Err(Error::Tool(format!(
-            "the GPU broker could not serve the course's own {id} binary on this node, so no \
-             student was graded (every host run would fail alike): it ended {ended:?}, said \
-             {:?}, and its record: {}",
-            made.outcome.stderr.lines().last().unwrap_or("").trim(),
-            record
-                .err()
-                .unwrap_or_else(|| "showed the launch".to_owned())
-        ))),
+    if made.outcome.ended == Ended::Exited(0) && record.is_ok() {
+        return Ok(());
     }
+    // Not served: was it the broker, or the node?
+    let alone = job::make(&job(None), isolation, limits, None, None, false);
+    if alone.outcome.ended != Ended::Exited(0) {
+        return Ok(());
+    }
+    Err(format!(
+        "it ended {:?}, said {:?}, and its record: {}",
+        made.outcome.ended,
+        made.outcome.stderr.lines().last().unwrap_or("").trim(),
+        record
+            .err()
+            .unwrap_or_else(|| "showed the launch".to_owned())
+    ))
 }
 
 #[cfg(test)]
@@ -144,20 +156,16 @@ mod tests {
     }
 
     #[test]
-    fn a_broker_that_fails_where_the_course_s_binary_runs_stops_the_grading() {
+    fn an_exercise_the_broker_fails_where_the_course_s_binary_runs_is_graded_without_it() {
         let dir = tempfile::tempdir().unwrap();
         let bundle = bundle_where(dir.path(), 0);
-        let why = broker_serves(&bundle, dir.path(), &Isolation::Unsandboxed).unwrap_err();
-        let said = why.to_string();
-        assert!(
-            said.contains("could not serve the course's own dot-sm binary"),
-            "{said}"
-        );
+        let found = unbrokered(&bundle, dir.path(), &Isolation::Unsandboxed);
+        let said = &found[&ExerciseId::DotSm];
         assert!(said.contains("broker failed"), "{said}");
         // Where the course's binary fails without the broker too, the node
         // is at fault, and its runs' verdicts will say so.
         let dir = tempfile::tempdir().unwrap();
         let bundle = bundle_where(dir.path(), 3);
-        assert!(broker_serves(&bundle, dir.path(), &Isolation::Unsandboxed).is_ok());
+        assert!(unbrokered(&bundle, dir.path(), &Isolation::Unsandboxed).is_empty());
     }
 }

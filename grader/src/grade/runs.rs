@@ -116,6 +116,9 @@ fn host_run(
     (canary_batched, student_batched): (Option<Made>, Option<Made>),
 ) -> Run {
     let hosts = &dispatch.hosts;
+    if hosts.unbrokered.is_some() {
+        return unbrokered_host_run(dispatch, run, points, student_batched);
+    }
     let (broker, (binary, canary_ptx, reference)) = match (&hosts.broker, &hosts.canary) {
         (Ok(broker), Ok(canary)) => (broker, canary),
         (Err(why), _) | (_, Err(why)) => {
@@ -150,6 +153,46 @@ fn host_run(
             dispatch.counts,
             (limits.timeout.as_secs_f64(), dispatch.emulate),
             Some(canary.as_ref().map_err(Clone::clone)),
+        )
+    };
+    pass_or_alone(student_batched, judged, || {
+        let using = using(dispatch.exercise, run, job.role, dispatch.emulate);
+        dispatch.bench.make(&job, limits, using)
+    })
+}
+
+/// `run` of the student's own binary, worth `points`, made without the
+/// broker on a node where it cannot serve the exercise
+/// (`grade::preflight`, which said so): the student's own kernel, its
+/// report rechecked as a kernel run's is, and no record to judge. Its
+/// points rest on the report alone, as the grader warned.
+fn unbrokered_host_run(
+    dispatch: &Dispatch,
+    run: &plan::Run,
+    points: u32,
+    student_batched: Option<Made>,
+) -> Run {
+    let binary = match &dispatch.hosts.canary {
+        Ok((binary, _, _)) => binary,
+        Err(why) => return not_run(run, Role::StudentHost, points, why.clone()),
+    };
+    let limits = dispatch.bench.limits(run);
+    let job = Job {
+        run,
+        role: Role::StudentHost,
+        binary,
+        ptx: None,
+        broker: None,
+    };
+    let judged = |made| {
+        crate::judge::run::judge(
+            dispatch.exercise,
+            &job,
+            made,
+            points,
+            dispatch.counts,
+            (limits.timeout.as_secs_f64(), dispatch.emulate),
+            None,
         )
     };
     pass_or_alone(student_batched, judged, || {
