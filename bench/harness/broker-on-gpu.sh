@@ -8,6 +8,12 @@
 #   .carry/broker-bench.tar.xz  cuda-course-broker-bench (cargo build
 #                          --release -p broker); the broker and its client
 #                          come from the bundle
+# Made here (each bundle's tar without its instructor/ folder, about 30
+# and 18 MB):
+#   scripts/grader-bundle.sh DIR/grader-bundle   (at main, and at 6712645)
+#   tar -cf - --exclude=grader-bundle/instructor grader-bundle | xz -T2 -4 > .carry/gb-h50.tar.xz
+#   cargo build --release -p broker && tar -cJf .carry/broker-bench.tar.xz \
+#       -C target/release cuda-course-broker-bench
 # Parts (PARTS, default "class forgeries bench throughput"):
 #   class       run.sh's steps: the grader's class graded (timed alone)
 #               and verified (mutants verify: every solution and variant
