@@ -7,6 +7,8 @@
 //! pass; the course's own kernel is timed right after the student's
 //! kernel's timed run.
 
+use std::path::Path;
+
 use kernels::catalogue::points::KERNEL_SHARE;
 
 use crate::confine::runner::Outcome;
@@ -16,6 +18,7 @@ use crate::judge::points::theirs_ms;
 use crate::plan::runs::{self as plan, Role};
 use crate::record::outcome::{NotStarted, Skip, Verdict};
 use crate::record::results::{self, Run};
+use crate::run::brokered::Broker;
 use crate::run::job::{Job, Made};
 
 /// Makes every planned run of `dispatch` in each of its roles, taking what
@@ -105,7 +108,7 @@ fn kernel_run(dispatch: &Dispatch, run: &plan::Run, points: u32, batched: Option
     })
 }
 
-/// `run` of the student's own binary (its canary build), worth `points`,
+/// `run` of the student's own binary through the broker, worth `points`,
 /// judged against the canary's result from the course's binary; each from
 /// its batch where there is one (`batched`: the canary's, the student's),
 /// the student's only where it is then judged a pass.
@@ -137,28 +140,15 @@ fn host_run(
     let made =
         canary_batched.unwrap_or_else(|| dispatch.bench.make(&course, limits, canary_using(run)));
     let canary = crate::judge::run::canary_report(&made);
-    let job = Job {
+    let canary = Some(canary.as_ref().map_err(Clone::clone));
+    student_run(
+        dispatch,
         run,
-        role: Role::StudentHost,
-        binary,
-        ptx: None,
-        broker: Some(broker),
-    };
-    let judged = |made| {
-        crate::judge::run::judge(
-            dispatch.exercise,
-            &job,
-            made,
-            points,
-            dispatch.counts,
-            (limits.timeout.as_secs_f64(), dispatch.emulate),
-            Some(canary.as_ref().map_err(Clone::clone)),
-        )
-    };
-    pass_or_alone(student_batched, judged, || {
-        let using = using(dispatch.exercise, run, job.role, dispatch.emulate);
-        dispatch.bench.make(&job, limits, using)
-    })
+        points,
+        (binary, Some(broker)),
+        canary,
+        student_batched,
+    )
 }
 
 /// `run` of the student's own binary, worth `points`, made without the
@@ -176,13 +166,27 @@ fn unbrokered_host_run(
         Ok((binary, _, _)) => binary,
         Err(why) => return not_run(run, Role::StudentHost, points, why.clone()),
     };
+    student_run(dispatch, run, points, (binary, None), None, student_batched)
+}
+
+/// `run` of the student's `binary` (through `broker` where there is one),
+/// worth `points`, judged against `canary` where there is one; from its
+/// batch where that run is then judged a pass, else made alone.
+fn student_run(
+    dispatch: &Dispatch,
+    run: &plan::Run,
+    points: u32,
+    (binary, broker): (&Path, Option<&Broker>),
+    canary: Option<Result<&serde_json::Value, NotStarted>>,
+    student_batched: Option<Made>,
+) -> Run {
     let limits = dispatch.bench.limits(run);
     let job = Job {
         run,
         role: Role::StudentHost,
         binary,
         ptx: None,
-        broker: None,
+        broker,
     };
     let judged = |made| {
         crate::judge::run::judge(
@@ -192,7 +196,7 @@ fn unbrokered_host_run(
             points,
             dispatch.counts,
             (limits.timeout.as_secs_f64(), dispatch.emulate),
-            None,
+            canary.clone(),
         )
     };
     pass_or_alone(student_batched, judged, || {
