@@ -76,6 +76,8 @@ struct Decoder<'a> {
     fatal: Option<String>,
     /// A device-wide fence was decoded.
     device_fence: bool,
+    /// 32-bit registers the `.reg` declarations decoded name.
+    declared_registers: u32,
 }
 
 /// A reason an instruction cannot be decoded: becomes `Op::Unsupported`.
@@ -134,6 +136,7 @@ pub fn decode_kernel(
         next_instance: 1,
         fatal: None,
         device_fence: false,
+        declared_registers: 0,
     };
     decoder.template[fixed::TRUE as usize] = 1;
     decoder.template[fixed::WARP_SIZE as usize] = 32;
@@ -162,6 +165,7 @@ pub fn decode_kernel(
         unsupported: decoder.unsupported,
         unsupported_at: decoder.unsupported_at,
         device_fence: decoder.device_fence,
+        declared_registers: decoder.declared_registers,
         directives: kernel.directives.clone(),
         ptx_version: 0,
     })
@@ -301,7 +305,16 @@ impl Decoder<'_> {
         match statement {
             Statement::Registers(ty, declared) => {
                 let bits = register_bits(ty);
+                // A predicate is no general register; a 64-bit one is two.
+                let words = if ty == "pred" { 0 } else { bits.div_ceil(32) };
                 for name in declared {
+                    let named = match name {
+                        Declared::One(_) => 1,
+                        Declared::Range(_, count) => *count,
+                    };
+                    self.declared_registers = self
+                        .declared_registers
+                        .saturating_add(words.saturating_mul(named));
                     match name {
                         Declared::One(name) => {
                             let reg = self.new_registers(1)?;

@@ -395,6 +395,11 @@ pub struct Kernel {
     /// It has a device-wide fence (`__threadfence()`), with which blocks
     /// may order their accesses through an atomic.
     pub device_fence: bool,
+    /// 32-bit registers a thread needs as the PTX's `.reg` declarations
+    /// count them (64-bit ones two, predicates none; an inlined function's
+    /// once per call): an approximation of what ptxas allocates, which is
+    /// usually fewer.
+    pub declared_registers: u32,
     /// `.maxntid`, `.reqntid` and the rest: what bounds its launches.
     pub directives: ptx::ast::LaunchDirectives,
     /// The PTX ISA version of its module, times ten (`.version 7.8` -> 78).

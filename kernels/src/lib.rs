@@ -7,7 +7,8 @@
 //!   [`launch`], [`seeded`], [`stats`], [`units`]; the wire formats that
 //!   cross a process boundary: the driver-call trace ([`trace_record`]),
 //!   the GPU broker's protocol ([`broker_wire`]), the CPU emulator's
-//!   findings ([`emulator_output`]), the grader's [`timing_gate`] (whose
+//!   findings ([`emulator_output`]) and hardware counters
+//!   ([`emulator_counters`]), the grader's [`timing_gate`] (whose
 //!   guard comes with `runtime`) and the names the grader passes to the
 //!   course's binaries ([`grader_names`]).
 //! - Feature `protocol` (serde, no GPU; the grader uses it): the result
@@ -24,6 +25,7 @@
 pub mod batch;
 pub mod broker_wire;
 pub mod catalogue;
+pub mod emulator_counters;
 pub mod emulator_output;
 pub mod exit_code;
 pub mod grader_names;

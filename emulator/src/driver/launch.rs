@@ -18,13 +18,15 @@ pub type Launched = Report<Finding>;
 /// Runs `kernel` over `shape` with `params` (its parameter buffer) against
 /// `allocations`, as `cuLaunchKernel` does; with `carry_on`, past what a
 /// GPU carries on past (`exec::memory::carry_on`), those findings in what
-/// it returns.
+/// it returns; with `count`, what the hardware would count, by instruction
+/// (`counters::launch_counters` reads it by `kernel.cu` line).
 pub fn run(
     kernel: &Kernel,
     shape: Shape,
     params: Vec<u8>,
     allocations: Vec<Arc<Allocation>>,
     carry_on: bool,
+    count: bool,
 ) -> Result<Launched, Fault> {
     limits::check_shape(kernel, shape)?;
     let words = |found: Vec<launch::Found>| -> Vec<Finding> {
@@ -33,12 +35,13 @@ pub fn run(
             .map(|found| fault::finding(kernel, shape, found))
             .collect()
     };
-    match launch::launch(kernel, shape, params, allocations, carry_on) {
+    match launch::launch(kernel, shape, params, allocations, carry_on, count) {
         Ok(report) => Ok(Report {
             executed: report.executed,
             cpu_seconds: report.cpu_seconds,
             printed: report.printed,
             findings: words(report.findings),
+            counts: report.counts,
         }),
         Err(failed) => Err(Fault {
             code: fault::code(&failed.stopped.error),

@@ -4,6 +4,7 @@
 //! `limits`, `launch`), as wasmi's C API maps its `TrapCode`s.
 
 pub mod codes;
+pub mod counters;
 pub mod device_api;
 pub mod fault;
 pub mod function_api;

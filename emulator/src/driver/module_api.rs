@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use super::codes::{self, CuResult};
 use super::state::{self, Driver, Function, write_out};
-use super::{fault, launch};
+use super::{counters, fault, launch};
 use crate::exec::launch::Shape;
 use crate::module::Module;
 
@@ -204,7 +204,15 @@ pub unsafe extern "C" fn cuLaunchKernel(
         driver.flush_printf();
         let started = Instant::now();
         let carry_on = std::env::var(CARRY_ON_VARIABLE).is_ok_and(|v| v == "1");
-        let result = launch::run(&kernel, shape, buffer, driver.heap.snapshot(), carry_on);
+        let count = counters::wanted();
+        let result = launch::run(
+            &kernel,
+            shape,
+            buffer,
+            driver.heap.snapshot(),
+            carry_on,
+            count,
+        );
         let (printed, findings) = match &result {
             Ok(report) => (&report.printed, &report.findings),
             Err(fault) => (&fault.printed, &fault.findings),
@@ -215,6 +223,9 @@ pub unsafe extern "C" fn cuLaunchKernel(
         }
         match result {
             Ok(report) => {
+                if let Some(by_pc) = &report.counts {
+                    counters::hand_on(&counters::launch_counters(&kernel, shape, by_pc));
+                }
                 if std::env::var_os(STATS_VARIABLE).is_some() {
                     let seconds = started.elapsed().as_secs_f64();
                     eprintln!(

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use crate::exec::error::BlockError;
 use crate::exec::memory::state::LaunchMemory;
 use crate::exec::schedule::block::BlockRunner;
+use crate::exec::schedule::counters::{self, PcCount};
 use crate::heap::Allocation;
 use crate::ir::{Kernel, Op, fixed};
 
@@ -69,6 +70,9 @@ pub struct Report<F = Found> {
     /// What the blocks carried on past (`exec::memory::carry_on`), the
     /// first [`KEPT_FINDINGS`] in the grid's order.
     pub findings: Vec<F>,
+    /// What the hardware would have counted, by instruction, where the
+    /// launch was asked to count (`exec::schedule::counters`).
+    pub counts: Option<Vec<PcCount>>,
 }
 
 /// Findings a launch keeps: the first few say what is wrong, and a kernel
@@ -89,13 +93,15 @@ fn thread_cpu_nanos() -> u64 {
 /// Runs `kernel` over `shape` (which the driver checked against the
 /// device's limits) with `params` (its parameter buffer) against
 /// `allocations`; with `carry_on`, past what a GPU carries on past
-/// (`exec::memory::carry_on`), those findings in the report.
+/// (`exec::memory::carry_on`), those findings in the report; with `count`,
+/// counting what the hardware would (`exec::schedule::counters`).
 pub fn launch(
     kernel: &Kernel,
     shape: Shape,
     params: Vec<u8>,
     allocations: Vec<Arc<Allocation>>,
     carry_on: bool,
+    count: bool,
 ) -> Result<Report, Failed> {
     let threads: u64 = shape.block.iter().map(|&d| u64::from(d)).product();
     let blocks: u64 = shape.grid.iter().map(|&d| u64::from(d)).product();
@@ -122,12 +128,14 @@ pub fn launch(
     let first_fault: Mutex<Option<Found>> = Mutex::new(None);
     let executed = AtomicU64::new(0);
     let cpu_nanos = AtomicU64::new(0);
+    let counts: Mutex<Option<Vec<PcCount>>> =
+        Mutex::new(count.then(|| vec![PcCount::default(); kernel.code.len()]));
     let printed: Mutex<Vec<(u64, Vec<u8>)>> = Mutex::new(Vec::new());
     let findings: Mutex<Vec<(u64, Vec<Found>)>> = Mutex::new(Vec::new());
     let workers = workers().min(blocks as usize);
     let work = || {
         let started = thread_cpu_nanos();
-        let mut runner = BlockRunner::new(&shaped, shape.block, shared as usize);
+        let mut runner = BlockRunner::new(&shaped, shape.block, shared as usize, count);
         while !stop.load(Ordering::Relaxed) {
             let linear = next.fetch_add(1, Ordering::Relaxed);
             if linear >= blocks {
@@ -161,6 +169,12 @@ pub fn launch(
             }
         }
         executed.fetch_add(runner.executed, Ordering::Relaxed);
+        if let Some(counting) = runner.counting.as_ref() {
+            let mut all = counts.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(all) = all.as_mut() {
+                counters::merge(all, &counting.total);
+            }
+        }
         cpu_nanos.fetch_add(thread_cpu_nanos() - started, Ordering::Relaxed);
     };
     if workers <= 1 {
@@ -193,6 +207,7 @@ pub fn launch(
             cpu_seconds: cpu_nanos.into_inner() as f64 * 1e-9,
             printed,
             findings,
+            counts: counts.into_inner().unwrap_or_else(|e| e.into_inner()),
         }),
     }
 }

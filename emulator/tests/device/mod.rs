@@ -85,6 +85,28 @@ impl Device {
             params[offset..offset + size].copy_from_slice(&value.to_le_bytes()[..size]);
         }
         let shape = Shape::linear(grid, block);
-        launch::run(kernel, shape, params, self.heap.snapshot(), carry_on)
+        launch::run(kernel, shape, params, self.heap.snapshot(), carry_on, false)
+    }
+
+    /// `launch`, counting what the hardware would, by `kernel.cu` line
+    /// (`driver::counters`).
+    pub fn counted(
+        &self,
+        name: &str,
+        grid: u32,
+        block: u32,
+        args: &[u64],
+    ) -> Result<kernels::emulator_counters::LaunchCounters, Fault> {
+        let kernel = &self.module.kernels[self.module.kernel(name).expect("kernel exists")];
+        let mut params = vec![0u8; kernel.param_bytes];
+        for (&(offset, size), value) in kernel.params.iter().zip(args) {
+            params[offset..offset + size].copy_from_slice(&value.to_le_bytes()[..size]);
+        }
+        let shape = Shape::linear(grid, block);
+        let launched = launch::run(kernel, shape, params, self.heap.snapshot(), false, true)?;
+        let by_pc = launched.counts.expect("a counted launch has counts");
+        Ok(emulator::driver::counters::launch_counters(
+            kernel, shape, &by_pc,
+        ))
     }
 }

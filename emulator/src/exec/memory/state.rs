@@ -141,7 +141,7 @@ impl WarpClocks {
 
 /// Where a generic address lies: the space, and the address in it.
 #[inline(always)]
-pub(super) fn generic(address: u64) -> (Space, u64) {
+pub fn generic(address: u64) -> (Space, u64) {
     if (SHARED_WINDOW..SHARED_WINDOW + WINDOW_BYTES).contains(&address) {
         (Space::Shared, address - SHARED_WINDOW)
     } else if (LOCAL_WINDOW..LOCAL_WINDOW + WINDOW_BYTES).contains(&address) {

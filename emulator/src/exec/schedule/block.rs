@@ -7,6 +7,7 @@
 //! warp at a time.
 
 use super::carry_on;
+use super::counters::Counting;
 use super::thread::{self, Stop};
 use super::warp::{self, LaneInput};
 use crate::exec::error::{AccessError, BlockError, ThreadError};
@@ -33,10 +34,15 @@ pub struct BlockRunner {
     /// Whether one barrier's pc post-dominates another's, as found
     /// (`carry_on::divergent_barrier`).
     post_dominance: std::collections::HashMap<(u32, u32), bool>,
+    /// What the hardware would count (`counters`), where the launch asks.
+    pub counting: Option<Box<Counting>>,
 }
 
 impl BlockRunner {
-    pub fn new(kernel: &Kernel, block: [u32; 3], shared_bytes: usize) -> Self {
+    /// A runner for blocks of shape `block`; with `count`, counting what
+    /// the hardware would.
+    pub fn new(kernel: &Kernel, block: [u32; 3], shared_bytes: usize, count: bool) -> Self {
+        let count_threads = count;
         let count = (block[0] * block[1] * block[2]) as usize;
         let threads = (0..count)
             .map(|_| ThreadState {
@@ -55,6 +61,7 @@ impl BlockRunner {
             ),
             executed: 0,
             post_dominance: std::collections::HashMap::new(),
+            counting: count_threads.then(|| Box::new(Counting::new(count, kernel.code.len()))),
         }
     }
 
@@ -70,6 +77,23 @@ impl BlockRunner {
         self.memory.findings.clear();
         self.memory.lockstep = false;
         self.start(kernel, block, ctaid);
+        let result = self.finish_and_count(kernel, launch, block, ctaid, linear);
+        if let Some(counting) = self.counting.as_mut() {
+            counting.end_block();
+        }
+        result
+    }
+
+    /// Runs the started block to its end, and again in lockstep where
+    /// `carry_on` restarts it.
+    fn finish_and_count(
+        &mut self,
+        kernel: &Kernel,
+        launch: &LaunchMemory,
+        block: [u32; 3],
+        ctaid: [u32; 3],
+        linear: u64,
+    ) -> Result<(), BlockError> {
         match self.finish(kernel, launch, linear) {
             // `carry_on` leaves a shared-memory race unrecorded only in a
             // block that can run again: it runs again in lockstep.
@@ -103,6 +127,9 @@ impl BlockRunner {
     /// each thread's registers set and its pc at 0.
     fn start(&mut self, kernel: &Kernel, block: [u32; 3], ctaid: [u32; 3]) {
         self.memory.reset();
+        if let Some(counting) = self.counting.as_mut() {
+            counting.start_block();
+        }
         for (t, state) in self.threads.iter_mut().enumerate() {
             state.regs.copy_from_slice(&kernel.template);
             let tid = [
@@ -162,6 +189,11 @@ impl BlockRunner {
                     }
                 }
             }
+            // Every thread has run to its next stop: its warp's accesses
+            // since the last are whole.
+            if let Some(counting) = self.counting.as_mut() {
+                counting.group();
+            }
             if self.resolve_warps(kernel)? {
                 continue;
             }
@@ -212,22 +244,46 @@ impl BlockRunner {
             .taint
             .as_mut()
             .map(|taint| std::mem::take(&mut taint.registers[t]));
-        let stop = match taint.as_mut() {
-            None => thread::run::<false, STEP>(
+        let counting = self.counting.as_deref_mut();
+        let executed = &mut self.executed;
+        let regs = &mut state.regs;
+        let pc = &mut state.pc;
+        let stop = match (taint.as_mut(), counting.is_some()) {
+            (None, false) => thread::run::<false, STEP, false>(
                 kernel,
-                &mut state.regs,
+                regs,
                 &mut [],
-                &mut state.pc,
+                pc,
                 &mut memory,
-                &mut self.executed,
+                executed,
+                None,
             ),
-            Some(bits) => thread::run::<true, STEP>(
+            (Some(bits), false) => thread::run::<true, STEP, false>(
                 kernel,
-                &mut state.regs,
+                regs,
                 bits,
-                &mut state.pc,
+                pc,
                 &mut memory,
-                &mut self.executed,
+                executed,
+                None,
+            ),
+            (None, true) => thread::run::<false, STEP, true>(
+                kernel,
+                regs,
+                &mut [],
+                pc,
+                &mut memory,
+                executed,
+                counting,
+            ),
+            (Some(bits), true) => thread::run::<true, STEP, true>(
+                kernel,
+                regs,
+                bits,
+                pc,
+                &mut memory,
+                executed,
+                counting,
             ),
         };
         if let (Some(bits), Some(tracking)) = (taint, self.memory.taint.as_mut()) {

@@ -2,6 +2,7 @@
 //! warp-wide operation or its end. The hot loop: register moves and function
 //! pointers chosen at decode time, memory through `exec::memory::access`.
 
+use super::counters::Counting;
 use super::printf;
 use crate::exec::error::ThreadError;
 use crate::exec::memory::state::ThreadMemory;
@@ -67,14 +68,17 @@ fn sign_extend(value: u64, size: u8, to_bits: u8) -> u64 {
 /// every instruction passes its sources' taint to its destinations (see
 /// `exec::memory::taint`); without it, a read of unwritten shared memory stops
 /// the thread (`Stop::Taint`) so the block can start tracking. With
-/// `STEP`, it stops after one instruction (`Stop::Step`).
-pub fn run<const TAINT: bool, const STEP: bool>(
+/// `STEP`, it stops after one instruction (`Stop::Step`). With `COUNT`,
+/// each instruction and each global and shared access is counted in
+/// `counting` (see `counters`), which must then be there.
+pub fn run<const TAINT: bool, const STEP: bool, const COUNT: bool>(
     kernel: &Kernel,
     regs: &mut [u64],
     taint: &mut [u64],
     pc_slot: &mut u32,
     memory: &mut ThreadMemory<'_>,
     executed: &mut u64,
+    mut counting: Option<&mut Counting>,
 ) -> Result<Stop, (u32, ThreadError)> {
     let mut pc = *pc_slot;
     let code = &kernel.code[..];
@@ -89,6 +93,8 @@ pub fn run<const TAINT: bool, const STEP: bool>(
         !TAINT || taint.len() * 64 >= regs.len(),
         "a taint bit for every register"
     );
+    assert!(!COUNT || counting.is_some(), "somewhere to count");
+    let thread = memory.thread;
     let mut count = 0u64;
     // Register access without bounds checks: the hot path of every
     // instruction.
@@ -124,6 +130,9 @@ pub fn run<const TAINT: bool, const STEP: bool>(
         let at = pc;
         let inst = &code[at as usize];
         count += 1;
+        if COUNT && let Some(counting) = counting.as_deref_mut() {
+            counting.executed(thread, at);
+        }
         if (reg!(inst.guard) != 0) == inst.negate {
             pc += 1;
             continue;
@@ -187,6 +196,10 @@ pub fn run<const TAINT: bool, const STEP: bool>(
                 offset,
             } => {
                 let address = reg!(base).wrapping_add(offset as u64);
+                if COUNT && let Some(counting) = counting.as_deref_mut() {
+                    let bytes = u32::from(size) * u32::from(n);
+                    counting.access(thread, at, space, address, bytes);
+                }
                 let mut out = [0u64; 4];
                 // The common global load inlined here, any other in `load`.
                 let loaded =
@@ -224,6 +237,10 @@ pub fn run<const TAINT: bool, const STEP: bool>(
                 offset,
             } => {
                 let address = reg!(base).wrapping_add(offset as u64);
+                if COUNT && let Some(counting) = counting.as_deref_mut() {
+                    let bytes = u32::from(size) * u32::from(n);
+                    counting.access(thread, at, space, address, bytes);
+                }
                 let values = [reg!(s[0]), reg!(s[1]), reg!(s[2]), reg!(s[3])];
                 let mut tainted = 0u8;
                 for (i, &value) in s.iter().take(n as usize).enumerate() {
@@ -246,6 +263,9 @@ pub fn run<const TAINT: bool, const STEP: bool>(
                 c,
             } => {
                 let address = reg!(base).wrapping_add(offset as u64);
+                if COUNT && let Some(counting) = counting.as_deref_mut() {
+                    counting.access(thread, at, space, address, u32::from(size));
+                }
                 let tainted = t!(b) || t!(c);
                 match memory.atomic(space, op, address, size, reg!(b), reg!(c), at, tainted) {
                     Ok((old, old_tainted)) => {
