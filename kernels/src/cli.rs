@@ -1,6 +1,6 @@
-//! What every exercise binary shares on its command line: `--runs` and
-//! `--json`, argument errors as one line with exit code 2, and how an outcome
-//! is printed and becomes the exit code.
+//! What every exercise binary shares on its command line: `--runs`,
+//! `--json` and `--counters`, argument errors as one line with exit code 2,
+//! and how an outcome is printed and becomes the exit code.
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -9,6 +9,7 @@ use clap::Parser;
 use clap::error::ErrorKind as ClapKind;
 use serde::Serialize;
 
+use crate::counters::{self, Counted};
 use crate::error::CourseError;
 use crate::exit_code::Exit;
 use crate::protocol::{ErrorReport, Report, SCHEMA_VERSION};
@@ -26,6 +27,14 @@ pub struct CommonArgs {
     /// report for people.
     #[arg(long)]
     pub json: bool,
+
+    /// On the CPU emulator: count what a GPU's profiler would for the
+    /// kernel's first launch (memory requests and the sectors they touch,
+    /// shared-memory bank conflicts, active lanes) and show them, with the
+    /// kernel.cu line that costs most. On a GPU, Nsight Compute (`ncu`)
+    /// measures them instead.
+    #[arg(long)]
+    pub counters: bool,
 }
 
 /// `--seed`, for the exercises whose inputs can be drawn from one.
@@ -137,27 +146,43 @@ fn first_line(message: &str) -> String {
     format!("{} (see --help)", line.trim_end())
 }
 
-/// Prints `outcome` for a person, or as JSON with `--json`, and returns the
-/// exit code it stands for. Errors also go to stderr, for the person watching.
+/// Runs `outcome` (the exercise's run, counted where `--counters` asks),
+/// prints it for a person, or as JSON with `--json`, and returns the exit
+/// code it stands for. Errors also go to stderr, for the person watching.
 pub fn finish<P: Serialize, R: Serialize>(
     exercise: &str,
-    json: bool,
-    outcome: Result<Report<P, R>, CourseError>,
+    common: &CommonArgs,
+    outcome: impl FnOnce() -> Result<Report<P, R>, CourseError>,
 ) -> ExitCode {
-    finish_with(
-        exercise,
-        json,
-        outcome.map(|report| (report, String::new())),
-    )
+    finish_with(exercise, common, || {
+        outcome().map(|report| (report, String::new()))
+    })
 }
 
 /// [`finish`], with text a person sees before the report (a table, say);
 /// `--json` leaves it out, since the report holds the same data.
 pub fn finish_with<P: Serialize, R: Serialize>(
     exercise: &str,
-    json: bool,
-    outcome: Result<(Report<P, R>, String), CourseError>,
+    common: &CommonArgs,
+    outcome: impl FnOnce() -> Result<(Report<P, R>, String), CourseError>,
 ) -> ExitCode {
+    let json = common.json;
+    counters::ask(common.counters);
+    let mut outcome = outcome();
+    if let Ok((report, _)) = &mut outcome {
+        match counters::counted() {
+            None => {}
+            Some(Counted::Launches(launches)) if launches.is_empty() => eprintln!(
+                "{exercise}: --counters: no launch of the kernel went through the course's \
+                 timing, so none was counted"
+            ),
+            Some(Counted::Launches(launches)) => report.counters = Some(launches),
+            Some(Counted::OnGpu) => eprintln!(
+                "{exercise}: --counters: on a GPU, counters come from Nsight Compute (`ncu`); \
+                 none were taken"
+            ),
+        }
+    }
     let (text, exit) = match &outcome {
         Ok((report, _)) if json => (to_json(report), report.exit()),
         Ok((report, before)) => (before.clone() + &report::render(report), report.exit()),
@@ -245,8 +270,13 @@ mod tests {
     fn defaults_apply() {
         let demo = parse_from::<Demo, _, _>(["demo", "--threads", "32"]).unwrap();
         assert_eq!(
-            (demo.threads, demo.common.runs, demo.common.json),
-            (32, 10, false)
+            (
+                demo.threads,
+                demo.common.runs,
+                demo.common.json,
+                demo.common.counters
+            ),
+            (32, 10, false, false)
         );
     }
 }

@@ -61,6 +61,8 @@ pub mod cli;
 #[cfg(feature = "runtime")]
 pub mod copy_probe;
 #[cfg(feature = "runtime")]
+pub mod counters;
+#[cfg(feature = "runtime")]
 mod error;
 #[cfg(feature = "runtime")]
 mod fresh_launch;

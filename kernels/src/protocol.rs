@@ -32,6 +32,11 @@ pub struct Report<P, R> {
     /// problem needs (2·W³ for a W×W product) over the kernel's median time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gflop_per_s: Option<f64>,
+    /// What the CPU emulator counted where `--counters` asked
+    /// (`crate::emulator_counters`): the kernel's first launch, each kernel
+    /// it launched. Absent otherwise, and on a GPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<Vec<crate::emulator_counters::LaunchCounters>>,
 }
 
 impl<P, R> Report<P, R> {
@@ -315,6 +320,7 @@ mod tests {
                 ratio_to_copy: 0.5,
             }),
             gflop_per_s: Some(1234.5),
+            counters: None,
         }
     }
 

@@ -35,6 +35,17 @@ pub fn render<P: Serialize, R: Serialize>(report: &Report<P, R>) -> String {
     if let Some(rate) = report.gflop_per_s {
         line(&mut out, "throughput", &format!("{rate:.1} GFLOP/s"));
     }
+    if let Some(launches) = &report.counters {
+        line(
+            &mut out,
+            "counters",
+            "counted by the CPU emulator for the kernel's first launch, \
+             as Nsight Compute defines them:",
+        );
+        for text in crate::emulator_counters::table(launches).lines() {
+            let _ = writeln!(out, "{:<LABEL$} {text}", "");
+        }
+    }
     out
 }
 
@@ -193,6 +204,7 @@ mod tests {
                 ratio_to_copy: 2900.0 / 3000.0,
             }),
             gflop_per_s: None,
+            counters: None,
         }
     }
 

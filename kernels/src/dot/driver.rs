@@ -139,20 +139,22 @@ pub fn run_exercise(variant: Variant, dot_on_gpu: DotOnGpu) -> ExitCode {
                 Err(exit) => return exit,
             }
         };
-        let outcome = if sweep {
-            let task = SweepTask {
-                n: args.n,
-                threads: args.threads,
-                blocks: args.blocks,
-                a: args.a,
-                b: args.b,
-                runs: args.common.runs,
-            };
-            sweep::run(&task, dot_on_gpu)
-        } else {
-            run(variant, &args, dot_on_gpu).map(|report| (report, String::new()))
+        let outcome = || {
+            if sweep {
+                let task = SweepTask {
+                    n: args.n,
+                    threads: args.threads,
+                    blocks: args.blocks,
+                    a: args.a,
+                    b: args.b,
+                    runs: args.common.runs,
+                };
+                sweep::run(&task, dot_on_gpu)
+            } else {
+                run(variant, &args, dot_on_gpu).map(|report| (report, String::new()))
+            }
         };
-        cli::finish_with(variant.name(), args.common.json, outcome)
+        cli::finish_with(variant.name(), &args.common, outcome)
     })
 }
 
@@ -231,6 +233,7 @@ fn run(
             ratio_to_copy: kernel_gb_per_s / copy_gb_per_s,
         }),
         gflop_per_s: None,
+        counters: None,
     })
 }
 

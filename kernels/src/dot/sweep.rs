@@ -143,6 +143,7 @@ pub(super) fn run(
             ratio_to_copy: best_row.gb_per_s / copy_gb_per_s,
         }),
         gflop_per_s: None,
+        counters: None,
     };
     Ok((report, table))
 }

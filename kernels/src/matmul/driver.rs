@@ -112,11 +112,9 @@ pub fn run_exercise(variant: Variant, matmul_on_gpu: MatmulOnGpu) -> ExitCode {
             runs: common.runs,
             seed: seed.seed,
         };
-        cli::finish(
-            variant.name(),
-            common.json,
-            run(variant, params, matmul_on_gpu),
-        )
+        cli::finish(variant.name(), &common, || {
+            run(variant, params, matmul_on_gpu)
+        })
     })
 }
 
@@ -170,5 +168,6 @@ fn run(
         parameters: params,
         throughput: None,
         gflop_per_s: Some(gflop_per_s),
+        counters: None,
     })
 }

@@ -95,7 +95,7 @@ pub fn run_exercise(measure_on_gpu: MeasureOnGpu) -> ExitCode {
             Ok(args) => args,
             Err(exit) => return exit,
         };
-        cli::finish_with(NAME, args.common.json, run(&args, measure_on_gpu))
+        cli::finish_with(NAME, &args.common, || run(&args, measure_on_gpu))
     })
 }
 
@@ -172,6 +172,7 @@ fn run(
         timings,
         throughput: None,
         gflop_per_s: None,
+        counters: None,
     };
     Ok((report, table))
 }

@@ -271,7 +271,7 @@ pub fn run_exercise(overlap_on_gpu: OverlapOnGpu) -> ExitCode {
             Ok(args) => args,
             Err(exit) => return exit,
         };
-        cli::finish_with(NAME, args.common.json, run(&args, overlap_on_gpu))
+        cli::finish_with(NAME, &args.common, || run(&args, overlap_on_gpu))
     })
 }
 
@@ -381,6 +381,7 @@ fn run(
         check,
         throughput: None,
         gflop_per_s: None,
+        counters: None,
     };
     Ok((report, summary))
 }

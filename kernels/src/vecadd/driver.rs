@@ -87,7 +87,7 @@ pub fn run_exercise(add_on_gpu: AddOnGpu) -> ExitCode {
             Ok(args) => args,
             Err(exit) => return exit,
         };
-        cli::finish(NAME, args.common.json, run(&args, add_on_gpu))
+        cli::finish(NAME, &args.common, || run(&args, add_on_gpu))
     })
 }
 
@@ -138,6 +138,7 @@ fn run(args: &Args, add_on_gpu: AddOnGpu) -> Result<Report<Parameters, Results>,
             ratio_to_copy: kernel_gb_per_s / copy_gb_per_s,
         }),
         gflop_per_s: None,
+        counters: None,
     })
 }
 
