@@ -38,11 +38,13 @@ struct Built {
 /// Checks `exercise` in `workspace`. With `prebuilt`, an exercise binary
 /// built elsewhere is checked instead of building and running through cargo
 /// (for a GPU machine without Rust; its PTX is read from the binary, which
-/// embeds it).
+/// embeds it). With `counters`, or for an exercise with a speed point, the
+/// run shows the hardware counters the CPU emulator counts (`--counters`).
 pub fn check(
     workspace: &Workspace,
     exercise: &Exercise,
     prebuilt: Option<&Path>,
+    counters: bool,
 ) -> Result<Verdict, Problem> {
     println!("== {}: {}", exercise.name, exercise.title);
     let progress = workspace.progress(exercise);
@@ -93,7 +95,8 @@ pub fn check(
     };
 
     let ptx_ok = report_ptx(exercise, ptx.as_deref());
-    let (passes, why) = run(workspace, exercise, prebuilt)?;
+    let speed = exercise.runs.iter().any(|run| run.timed);
+    let (passes, why) = run(workspace, exercise, prebuilt, counters || speed)?;
     let verdict = conclude(exercise, &progress, ptx_ok, passes, &why);
     // What `list` and `next` say until the sources change: this verdict.
     workspace.record_check(
@@ -207,11 +210,13 @@ fn shown(exercise: &Exercise, ptx: &str) -> Vec<Option<String>> {
         .collect()
 }
 
-/// Runs the exercise once with `--json`; whether it passed, and if not why.
+/// Runs the exercise once with `--json` (and `--counters` with
+/// `counters`); whether it passed, and if not why.
 fn run(
     workspace: &Workspace,
     exercise: &Exercise,
     prebuilt: Option<&Path>,
+    counters: bool,
 ) -> Result<(bool, String), Problem> {
     // Through cargo unless prebuilt, so a runner configured for the
     // workspace applies.
@@ -223,6 +228,9 @@ fn run(
             cargo
         }
     };
+    if counters {
+        command.arg("--counters");
+    }
     let output = command
         .current_dir(&workspace.root)
         .arg("--json")
@@ -248,6 +256,16 @@ fn run(
             // The exercise's own report, as it prints it: aligned, not rewrapped.
             for line in kernels::report::render(&report).lines() {
                 println!("           {line}");
+            }
+            if counters && report.counters.is_none() {
+                print!(
+                    "{}",
+                    labelled(
+                        "counters",
+                        "none taken: on a GPU, Nsight Compute (`ncu`) measures them; the CPU \
+                         emulator counts them (CUDA_COURSE_EMULATOR=1)"
+                    )
+                );
             }
             let why = format!("its answer is wrong on {}", report.device.name);
             (

@@ -48,6 +48,11 @@ enum Verb {
         /// (for a GPU machine without Rust).
         #[arg(long, value_name = "BINARY", hide = true)]
         prebuilt: Option<PathBuf>,
+        /// Show the hardware counters the CPU emulator counts for the
+        /// kernel (coalescing, bank conflicts, active lanes), as the
+        /// exercises with a speed point always do.
+        #[arg(long)]
+        counters: bool,
     },
     /// Check again on every save of the exercise's files (Ctrl-C stops).
     Watch { exercise: Option<String> },
@@ -81,7 +86,11 @@ fn run(cli: Cli) -> Result<ExitCode, Problem> {
         Verb::List => list::list(&workspace),
         Verb::Next => list::next(&workspace),
         Verb::Hint { exercise, step } => list::hint(&workspace, &exercise, step),
-        Verb::Check { exercise, prebuilt } => {
+        Verb::Check {
+            exercise,
+            prebuilt,
+            counters,
+        } => {
             let exercise = workspace::exercise(&exercise)?;
             // Absolute: the binary runs from the workspace root.
             let prebuilt = prebuilt
@@ -91,7 +100,8 @@ fn run(cli: Cli) -> Result<ExitCode, Problem> {
                     })
                 })
                 .transpose()?;
-            check::check(&workspace, exercise, prebuilt.as_deref()).map(check::Verdict::exit_code)
+            check::check(&workspace, exercise, prebuilt.as_deref(), counters)
+                .map(check::Verdict::exit_code)
         }
         Verb::Watch { exercise } => watch::watch(&workspace, exercise.as_deref()),
         Verb::Reset { exercise, yes } => reset::reset(&workspace, &exercise, yes),

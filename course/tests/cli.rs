@@ -595,3 +595,51 @@ fn check_shows_the_emulators_finding_with_its_kernel_line() {
     assert!(stdout.contains("kernel.cu:"), "{stdout}");
     assert!(!stdout.contains("compute-sanitizer"), "{stdout}");
 }
+
+/// [`prebuilt`], its report carrying the emulator's counters when it is
+/// run with `--counters`: a stride-32 load, 32 sectors a request.
+fn prebuilt_counting(dir: &Path) -> PathBuf {
+    let path = prebuilt(dir, GOOD_PTX);
+    let traffic =
+        |r: u32, t: u32, i: u32| format!(r#"{{"requests":{r},"transactions":{t},"ideal":{i}}}"#);
+    let none = traffic(0, 0, 0);
+    let counts = format!(
+        r#"{{"inst":40,"lanes":1280,"global_load":{},"global_store":{},"global_atomic":{none},"shared_load":{none},"shared_store":{none}}}"#,
+        traffic(8, 256, 32),
+        traffic(8, 32, 32),
+    );
+    let counters = format!(
+        r#","counters":[{{"kernel":"vecadd","grid":[2,1,1],"block":[128,1,1],"shared":0,"dynamic_shared":0,"registers":12,"total":{counts},"lines":[{{"line":7,"counts":{counts}}}]}}]}}"#
+    );
+    let script = fs::read_to_string(&path).unwrap();
+    let (head, echo) = script.split_once("echo '").unwrap();
+    let report = echo.trim_end().strip_suffix("}'").unwrap();
+    let script = format!(
+        "{head}case \"$*\" in\n*--counters*) echo '{report}{counters}' ;;\n*) echo '{report}}}' ;;\nesac\n"
+    );
+    fs::write(&path, script).unwrap();
+    path
+}
+
+#[test]
+fn check_shows_the_emulators_counters_for_an_exercise_with_a_speed_point() {
+    let dir = fixture();
+    let binary = prebuilt_counting(dir.path());
+    // vecadd-anyN has a speed point: its check asks for the counters.
+    let shown = stdout_of(&mut check_prebuilt(dir.path(), &binary));
+    assert!(
+        shown.contains(
+            "global loads    8 requests, 32.0 sectors a request (ideal 4.0): uncoalesced"
+        ),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("costs most      kernel.cu:7: 224 memory"),
+        "{shown}"
+    );
+    assert!(shown.contains("active lanes    32.0 of 32"), "{shown}");
+    // A binary that gives none (a GPU's) gets one line that says why.
+    let plain = prebuilt(dir.path(), GOOD_PTX);
+    let shown = stdout_of(check_prebuilt(dir.path(), &plain).arg("--counters"));
+    assert!(shown.contains("counters   none taken: on a GPU"), "{shown}");
+}
