@@ -55,7 +55,15 @@ fn without_a_gpu_it_exits_3_and_says_so() {
 
 #[test]
 fn help_lists_every_flag() {
-    exercise().assert_help_lists(&["--n", "--threads", "--blocks", "--runs", "--seed", "--json"]);
+    exercise().assert_help_lists(&[
+        "--n",
+        "--threads",
+        "--blocks",
+        "--runs",
+        "--seed",
+        "--json",
+        "--counters",
+    ]);
 }
 
 #[test]
@@ -202,6 +210,52 @@ fn a_bound_of_i_le_n_is_an_illegal_address_named_by_block_thread_and_line() {
                 "bounds tests (i < n;",
             ],
         );
+}
+
+/// `--counters` on the emulator: the solution's float4 loop is coalesced.
+/// n = 4096 is 1024 float4s an array; 4 blocks of 128 threads go round
+/// twice, every lane active, and each warp instruction's 32 lanes of 16
+/// bytes are 512 bytes, 16 sectors, the fewest they fit in. So a and b
+/// take 2 x 1024 / 32 = 64 load requests of 16 sectors and c 32 store
+/// requests (n % 4 = 0: the tail loop makes none). On a GPU the report
+/// has none: `ncu` measures them there.
+#[test]
+#[cfg(solution)]
+fn counters_show_the_float4_loop_coalesced() {
+    let args = [
+        "--n",
+        "4096",
+        "--threads",
+        "128",
+        "--blocks",
+        "4",
+        "--runs",
+        "1",
+        "--counters",
+    ];
+    let (code, json) = exercise().json(&args);
+    assert_eq!(
+        (code, &json["check"]["passed"]),
+        (0, &true.into()),
+        "{json}"
+    );
+    let Some(counters) = json.get("counters") else {
+        // A GPU's run: counters are `ncu`'s there.
+        assert!(
+            !json["device"]["name"].to_string().contains("emulator"),
+            "{json}"
+        );
+        return;
+    };
+    let vecadd = &counters[0];
+    assert_eq!(vecadd["kernel"], "vecadd", "{counters}");
+    let traffic = |kind: &str| {
+        let t = &vecadd["total"][kind];
+        [&t["requests"], &t["transactions"], &t["ideal"]].map(|v| v.as_u64().unwrap())
+    };
+    assert_eq!(traffic("global_load"), [64, 1024, 1024], "{counters}");
+    assert_eq!(traffic("global_store"), [32, 512, 512], "{counters}");
+    assert_eq!(traffic("shared_load"), [0, 0, 0], "{counters}");
 }
 
 #[test]
