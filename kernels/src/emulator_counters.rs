@@ -406,8 +406,8 @@ pub fn table(launches: &[LaunchCounters]) -> String {
         let _ = writeln!(
             out,
             "kernel `{}`: {blocks} blocks of {threads} threads, {} B shared memory a block \
-             ({} static, {} dynamic), about {} registers a thread (the PTX's declared \
-             registers; ptxas decides the real number)",
+             ({} static, {} dynamic), {} registers a thread as its PTX declares them \
+             (ptxas allocates its own, usually fewer)",
             launch.kernel,
             launch.shared + launch.dynamic_shared,
             launch.shared,
