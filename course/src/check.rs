@@ -45,6 +45,7 @@ pub fn check(
     exercise: &Exercise,
     prebuilt: Option<&Path>,
     counters: bool,
+    flags: &[String],
 ) -> Result<Verdict, Problem> {
     println!("== {}: {}", exercise.name, exercise.title);
     let progress = workspace.progress(exercise);
@@ -96,7 +97,7 @@ pub fn check(
 
     let ptx_ok = report_ptx(exercise, ptx.as_deref());
     let speed = exercise.runs.iter().any(|run| run.timed);
-    let (passes, why) = run(workspace, exercise, prebuilt, counters || speed)?;
+    let (passes, why) = run(workspace, exercise, prebuilt, counters || speed, flags)?;
     let verdict = conclude(exercise, &progress, ptx_ok, passes, &why);
     // What `list` and `next` say until the sources change: this verdict.
     workspace.record_check(
@@ -217,6 +218,7 @@ fn run(
     exercise: &Exercise,
     prebuilt: Option<&Path>,
     counters: bool,
+    flags: &[String],
 ) -> Result<(bool, String), Problem> {
     // Through cargo unless prebuilt, so a runner configured for the
     // workspace applies.
@@ -231,6 +233,7 @@ fn run(
     if counters {
         command.arg("--counters");
     }
+    command.args(flags);
     let output = command
         .current_dir(&workspace.root)
         .arg("--json")

@@ -53,6 +53,10 @@ enum Verb {
         /// exercises with a speed point always do.
         #[arg(long)]
         counters: bool,
+        /// Flags for the exercise's program, after `--`, to check it where
+        /// a bug shows: `cargo course check dot-sm -- --n 1000 --threads 128`.
+        #[arg(last = true, value_name = "FLAGS")]
+        flags: Vec<String>,
     },
     /// Check again on every save of the exercise's files (Ctrl-C stops).
     Watch { exercise: Option<String> },
@@ -90,6 +94,7 @@ fn run(cli: Cli) -> Result<ExitCode, Problem> {
             exercise,
             prebuilt,
             counters,
+            flags,
         } => {
             let exercise = workspace::exercise(&exercise)?;
             // Absolute: the binary runs from the workspace root.
@@ -100,7 +105,7 @@ fn run(cli: Cli) -> Result<ExitCode, Problem> {
                     })
                 })
                 .transpose()?;
-            check::check(&workspace, exercise, prebuilt.as_deref(), counters)
+            check::check(&workspace, exercise, prebuilt.as_deref(), counters, &flags)
                 .map(check::Verdict::exit_code)
         }
         Verb::Watch { exercise } => watch::watch(&workspace, exercise.as_deref()),

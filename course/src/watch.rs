@@ -33,7 +33,7 @@ pub fn watch(workspace: &Workspace, name: Option<&str>) -> Result<ExitCode, Prob
         .watch(&src, RecursiveMode::Recursive)
         .map_err(|err| Problem::Failed(format!("cannot watch {}: {err}", src.display())))?;
 
-    check::check(workspace, exercise, None, false)?;
+    check::check(workspace, exercise, None, false, &[])?;
     loop {
         println!();
         println!(
@@ -55,7 +55,7 @@ pub fn watch(workspace: &Workspace, name: Option<&str>) -> Result<ExitCode, Prob
         let shown = changed.strip_prefix(&workspace.root).unwrap_or(&changed);
         println!();
         println!("{} changed: checking again.", shown.display());
-        check::check(workspace, exercise, None, false)?;
+        check::check(workspace, exercise, None, false, &[])?;
     }
 }
 

@@ -310,10 +310,12 @@ impl Exercise {
     /// in place of its own (through
     /// [`KERNEL_PTX_ENV`](crate::grader_names::KERNEL_PTX_ENV), as the
     /// grader loads a student's kernel), and returns what the student sees:
-    /// the person report and the lines on stderr. For the tests that give
-    /// each of a chapter's classic mistakes its kernel and the words it
-    /// must get. `mistake` names the temporary files.
-    pub fn run_mistake(&self, mistake: &str, kernel_cu: &str, args: &[&str]) -> Said {
+    /// the person report and the lines on stderr, and what `cargo course
+    /// check` shows for the same binary, kernel and flags where the `course`
+    /// binary is built beside this one. For the tests that give each of a
+    /// chapter's classic mistakes its kernel and the words it must get.
+    /// `mistake` names the temporary files.
+    pub fn run_mistake(&self, mistake: &str, kernel_cu: &str, args: &[&str]) -> Mistake {
         let stem = std::env::temp_dir().join(format!(
             "cuda-course-mistake-{}-{mistake}-{}",
             self.name,
@@ -332,14 +334,45 @@ impl Exercise {
             .env(crate::grader_names::KERNEL_PTX_ENV, &file)
             .output()
             .unwrap();
+        let run = Said::of(output);
+        assert!(!run.stderr.contains("panicked"), "{mistake}: {run}");
+        let check = self.course_check(args, &file);
         std::fs::remove_file(&file).unwrap();
-        let said = Said {
-            code: output.status.code(),
-            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        };
-        assert!(!said.stderr.contains("panicked"), "{mistake}: {said}");
-        said
+        Mistake { run, check }
+    }
+
+    /// `cargo course check` of this binary (`--prebuilt`, so nothing is
+    /// built) with `args` after `--` and the kernel `ptx_file` in place of
+    /// its own; None where the `course` binary is not built (a test of one
+    /// exercise alone), unless `CUDA_COURSE_REQUIRE_BINARIES` is set.
+    fn course_check(&self, args: &[&str], ptx_file: &std::path::Path) -> Option<Said> {
+        let course = assert_cmd::cargo::cargo_bin("course");
+        if !course.exists() {
+            assert!(
+                std::env::var_os("CUDA_COURSE_REQUIRE_BINARIES").is_none(),
+                "the course binary is not built: {}",
+                course.display()
+            );
+            return None;
+        }
+        // The workspace this toolkit is part of: its exercises are the
+        // course `check` looks up by name.
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .unwrap();
+        let output = Command::new(course)
+            .arg("--root")
+            .arg(root)
+            .args(["check", self.name, "--prebuilt"])
+            .arg(&self.path)
+            .arg("--")
+            .args(args)
+            .env(crate::grader_names::KERNEL_PTX_ENV, ptx_file)
+            .output()
+            .unwrap();
+        let said = Said::of(output);
+        assert!(!said.stderr.contains("panicked"), "{said}");
+        Some(said)
     }
 
     /// The stub as shipped: exit 1, with a TODO message or a failed check,
@@ -391,6 +424,14 @@ pub struct Said {
 }
 
 impl Said {
+    fn of(output: std::process::Output) -> Said {
+        Said {
+            code: output.status.code(),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+
     /// Whether stdout or stderr holds every one of `words`.
     pub fn says(&self, words: &[&str]) -> bool {
         words
@@ -406,6 +447,66 @@ impl Said {
             assert!(self.says(&[word]), "missing {word:?} in:\n{self}");
         }
     }
+}
+
+/// A classic mistake's kernel as the student meets it: the exercise's own
+/// run, and `cargo course check` of it where the `course` binary is built.
+#[derive(Debug)]
+pub struct Mistake {
+    pub run: Said,
+    pub check: Option<Said>,
+}
+
+impl Mistake {
+    /// Fails the test unless the run exited with `code` and said every one
+    /// of `words`, and `cargo course check` said the same of the run
+    /// (passed for 0, failed otherwise) and showed every word a student
+    /// reads: all but the finding's kind in
+    /// brackets (`[shared-memory-race]`), which is the grader's tag of the
+    /// emulator's line and which check shows in words.
+    pub fn assert_says(&self, code: i32, words: &[&str]) {
+        self.run.assert_says(code, words);
+        let Some(check) = &self.check else { return };
+        assert_eq!(
+            check.code,
+            Some(crate::exit_code::ToolExit::Short as i32),
+            "cargo course check: {check}"
+        );
+        // check wraps its text under labels: compared with every run of
+        // white space as one space.
+        let shown = one_spaced(&check.stdout);
+        let failed = shown.contains("run fails its check:") || shown.contains("run failed:");
+        assert_eq!(
+            failed,
+            code != 0,
+            "cargo course check should say the run {}: {check}",
+            if code == 0 { "passes" } else { "failed" }
+        );
+        for word in words.iter().filter(|w| !w.starts_with('[')) {
+            assert!(
+                shown.contains(&one_spaced(word)),
+                "cargo course check does not show {word:?}:\n{check}"
+            );
+        }
+    }
+}
+
+/// `text` with every run of white space made one space, its ends kept.
+fn one_spaced(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut space = false;
+    for c in text.chars() {
+        if c.is_whitespace() {
+            if !space {
+                out.push(' ');
+            }
+            space = true;
+        } else {
+            out.push(c);
+            space = false;
+        }
+    }
+    out
 }
 
 impl std::fmt::Display for Said {
