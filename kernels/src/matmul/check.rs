@@ -140,7 +140,8 @@ pub fn check(variant: Variant, params: &Parameters, m: &[f32], n: &[f32], p: &[f
             for (x, &got) in p.iter().enumerate() {
                 let error = (f64::from(got) - value[x]).abs();
                 // NaN compares false: a NaN entry fails.
-                if !(error <= limit * scale[x]) {
+                let within = error <= limit * scale[x];
+                if !within {
                     fail(x, value[x], got);
                 }
                 let relative = if error == 0.0 { 0.0 } else { error / scale[x] };
