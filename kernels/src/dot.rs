@@ -1,6 +1,8 @@
-//! The dot-product family (dot-gm, dot-sm, dot-atomic), the pure part: affine
-//! inputs a\[i] = p + q·i and b\[i] = r + s·i, their exact closed forms, and
-//! the exercises' protocol types. The grader uses these without a GPU.
+//! The dot-product family (dot-gm, dot-sm, dot-atomic), the pure part: the
+//! inputs (affine a\[i] = p + q·i and b\[i] = r + s·i, with exact closed
+//! forms, which the chapters teach; or values drawn from a seed, which the
+//! grader passes, with the exact dot summed in fixed point), and the
+//! exercises' protocol types. The grader uses these without a GPU.
 
 use std::fmt;
 use std::str::FromStr;
@@ -10,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::catalogue::ExerciseId;
 use crate::host_memory::{self, HostAllocError};
 use crate::protocol::Real;
+use crate::seeded;
 
 #[cfg(feature = "runtime")]
 pub mod driver;
@@ -99,7 +102,7 @@ pub const MAX_COEFFICIENT: i64 = 1000;
 
 /// One input vector, x\[i] = p + q·i, with small whole p and q. Written and
 /// parsed as "p+qi": "i", "2i", "3+2i", "7", "-1-i".
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(into = "String", try_from = "String")]
 pub struct Affine {
     pub p: i64,
@@ -211,8 +214,8 @@ impl TryFrom<String> for Affine {
     }
 }
 
-/// The two input vectors.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// The two affine input vectors (`--a`, `--b`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Inputs {
     pub a: Affine,
     pub b: Affine,
@@ -295,6 +298,173 @@ fn sign_change(x: Affine, n: u64) -> Option<u64> {
     (first_past > 0 && first_past < i128::from(n)).then_some(first_past as u64)
 }
 
+/// The streams of `seeded::drawn` that a and b are drawn from.
+const A_STREAM: u64 = 5;
+const B_STREAM: u64 = 6;
+
+/// The exact value of a dot product and of Σ|a·b| (the scale every rounding
+/// error is measured against), as whole multiples of 2^`exponent`:
+/// integers for affine inputs, multiples of 2^−52 for drawn ones (every
+/// drawn value is a multiple of 2^−26 below 16, so each product is a
+/// multiple of 2^−52 below 2^60 of them, and 2^36 products sum below 2^96:
+/// exact in i128, in any order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Exact {
+    pub dot: i128,
+    pub abs: i128,
+    pub exponent: i32,
+}
+
+impl Exact {
+    /// The dot, rounded once to f64.
+    pub fn dot_f64(&self) -> f64 {
+        self.dot as f64 * 2f64.powi(self.exponent)
+    }
+
+    /// Σ|a·b|, rounded once to f64.
+    pub fn scale_f64(&self) -> f64 {
+        self.abs as f64 * 2f64.powi(self.exponent)
+    }
+
+    /// |got − dot| / Σ|a·b|; 0 when both are 0, infinite when only the
+    /// scale is.
+    pub fn relative_error(&self, got: f64) -> f64 {
+        let diff = (got - self.dot_f64()).abs();
+        match self.abs {
+            0 if diff == 0.0 => 0.0,
+            0 => f64::INFINITY,
+            _ => diff / self.scale_f64(),
+        }
+    }
+
+    /// The dot in words: a decimal integer where it is one (it can exceed
+    /// 2^53), otherwise its nearest f64.
+    pub fn text(&self) -> String {
+        match self.exponent {
+            0 => self.dot.to_string(),
+            _ => self.dot_f64().to_string(),
+        }
+    }
+}
+
+/// A drawn value in units of 2^−`seeded::RESOLUTION_BITS`: exact.
+fn units(x: f32) -> i128 {
+    (f64::from(x) * 2f64.powi(seeded::RESOLUTION_BITS)) as i128
+}
+
+/// The values a run gives the GPU: the affine vectors of `--a` and `--b`
+/// (the chapters' closed forms), or values drawn from `--seed`
+/// (`seeded::drawn`: mixed signs and magnitudes, not exact in half
+/// precision, no pattern a few elements reveal), which the grader passes
+/// for its runs that the host can hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Values {
+    Affine(Inputs),
+    Drawn { seed: u64 },
+}
+
+impl Values {
+    /// Element i of a and of b, as the GPU gets them.
+    pub fn at(self, i: u64) -> (f32, f32) {
+        match self {
+            Values::Affine(inputs) => (inputs.a.f32_at(i), inputs.b.f32_at(i)),
+            Values::Drawn { seed } => (
+                seeded::drawn(seed, A_STREAM, i),
+                seeded::drawn(seed, B_STREAM, i),
+            ),
+        }
+    }
+
+    /// Both vectors as the GPU gets them, n elements each.
+    pub fn vectors(self, n: u64) -> Result<(Vec<f32>, Vec<f32>), HostAllocError> {
+        match self {
+            Values::Affine(inputs) => inputs.vectors(n),
+            Values::Drawn { .. } => Ok((
+                host_memory::try_filled("a", n, |i| self.at(i).0)?,
+                host_memory::try_filled("b", n, |i| self.at(i).1)?,
+            )),
+        }
+    }
+
+    /// Σ_{lo ≤ i < hi} a\[i]·b\[i] and Σ|a\[i]·b\[i]|, exactly: the closed
+    /// forms for affine inputs, a fixed-point sum for drawn ones (on every
+    /// core: 2^25 elements are two hashes and a product each).
+    pub fn exact_range(self, lo: u64, hi: u64) -> Exact {
+        match self {
+            Values::Affine(inputs) => Exact {
+                dot: inputs.dot_range(lo, hi),
+                abs: match lo {
+                    0 => inputs.abs_dot(hi),
+                    _ => inputs.abs_dot(hi) - inputs.abs_dot(lo),
+                },
+                exponent: 0,
+            },
+            Values::Drawn { .. } => {
+                let sum = |lo: u64, hi: u64| {
+                    (lo..hi).fold((0i128, 0i128), |(dot, abs), i| {
+                        let (a, b) = self.at(i);
+                        let product = units(a) * units(b);
+                        (dot + product, abs + product.abs())
+                    })
+                };
+                let (dot, abs) = in_ranges(lo, hi, sum)
+                    .into_iter()
+                    .fold((0, 0), |(d, a), (x, y)| (d + x, a + y));
+                Exact {
+                    dot,
+                    abs,
+                    exponent: -2 * seeded::RESOLUTION_BITS,
+                }
+            }
+        }
+    }
+
+    /// The whole dot of n elements, exactly.
+    pub fn exact(self, n: u64) -> Exact {
+        self.exact_range(0, n)
+    }
+
+    /// How many of a and b may round when stored as f32 below n: affine
+    /// values above 2^24; drawn values never (they are f32s).
+    pub fn stored_roundings(self, n: u64) -> u64 {
+        match self {
+            Values::Affine(inputs) => {
+                u64::from(inputs.a.rounds_in_f32(n)) + u64::from(inputs.b.rounds_in_f32(n))
+            }
+            Values::Drawn { .. } => 0,
+        }
+    }
+
+    /// The inputs in words, for the check's criterion.
+    pub fn describe(self) -> String {
+        match self {
+            Values::Affine(inputs) => format!("a[i] = {} and b[i] = {}", inputs.a, inputs.b),
+            Values::Drawn { seed } => format!("a and b drawn from seed {seed}"),
+        }
+    }
+}
+
+/// `sum(lo, hi)` over [lo, hi) split into one range per core, in order.
+fn in_ranges<R: Send>(lo: u64, hi: u64, sum: impl Fn(u64, u64) -> R + Sync) -> Vec<R> {
+    let len = hi.saturating_sub(lo);
+    let cores = std::thread::available_parallelism().map_or(1, |c| c.get()) as u64;
+    let parts = if len < 1 << 16 { 1 } else { cores };
+    let step = len.div_ceil(parts).max(1);
+    let sum = &sum;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..parts)
+            .map(|k| {
+                let (from, to) = ((lo + k * step).min(hi), (lo + (k + 1) * step).min(hi));
+                scope.spawn(move || sum(from, to))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a part of the sum panicked"))
+            .collect()
+    })
+}
+
 /// What a dot exercise runs with, as the report and the grader see it.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
 pub struct Parameters {
@@ -302,15 +472,31 @@ pub struct Parameters {
     pub threads: u32,
     pub blocks: u32,
     pub runs: u32,
+    /// `--a` and `--b`: the inputs where no seed is given.
     pub a: Affine,
     pub b: Affine,
+    /// The seed a and b were drawn from, in place of `a` and `b`; absent
+    /// for affine inputs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
 }
 
 impl Parameters {
+    /// The affine inputs of `--a` and `--b`, whatever the seed: the run's
+    /// values are [`Parameters::values`].
     pub fn inputs(&self) -> Inputs {
         Inputs {
             a: self.a,
             b: self.b,
+        }
+    }
+
+    /// The values the run gives the GPU: drawn from the seed where there
+    /// is one, the affine inputs otherwise.
+    pub fn values(&self) -> Values {
+        match self.seed {
+            Some(seed) => Values::Drawn { seed },
+            None => Values::Affine(self.inputs()),
         }
     }
 
@@ -325,7 +511,8 @@ pub struct Results {
     /// The dot product as computed: by the GPU, and for dot-gm and dot-sm
     /// finished on the host in f64.
     pub dot: Real,
-    /// The exact dot product, as a decimal integer: it can exceed 2^53.
+    /// The exact dot product, as a decimal integer (it can exceed 2^53);
+    /// for drawn inputs, the exact value rounded once to f64.
     pub expected: String,
     /// dot-gm only: the products summed on the host in a plain f32 running
     /// sum, to show what single precision does to a long sum.
@@ -452,6 +639,51 @@ mod tests {
         }
         let err = "1001i".parse::<Affine>().unwrap_err();
         assert!(err.contains("±1000"), "{err}");
+    }
+
+    #[test]
+    fn the_drawn_exact_dot_matches_a_sum_in_f64_and_any_split() {
+        let values = Values::Drawn { seed: 4 };
+        let n = 70_001;
+        let (a, b) = values.vectors(n).unwrap();
+        let exact = values.exact(n);
+        // Each product is exact in f64; the f64 sum is within n·u of Σ|a·b|.
+        let f64_sum: f64 = a
+            .iter()
+            .zip(&b)
+            .map(|(x, y)| f64::from(*x) * f64::from(*y))
+            .sum();
+        let abs: f64 = a
+            .iter()
+            .zip(&b)
+            .map(|(x, y)| (f64::from(*x) * f64::from(*y)).abs())
+            .sum();
+        assert!(
+            (f64_sum - exact.dot_f64()).abs() <= 1e-9 * abs,
+            "{f64_sum} {exact:?}"
+        );
+        assert!((abs - exact.scale_f64()).abs() <= 1e-9 * abs);
+        let (left, right) = (values.exact_range(0, 1234), values.exact_range(1234, n));
+        assert_eq!(left.dot + right.dot, exact.dot);
+        assert_eq!(left.abs + right.abs, exact.abs);
+        // Mixed signs: the dot is far below Σ|a·b|.
+        assert!(exact.dot.abs() < exact.abs / 10);
+        assert_eq!(values.stored_roundings(n), 0);
+        let (x, y) = values.at(17);
+        assert_eq!((a[17], b[17]), (x, y));
+    }
+
+    #[test]
+    fn affine_values_are_the_closed_forms() {
+        let values = Values::Affine(Inputs::DEFAULT);
+        let exact = values.exact(1000);
+        assert_eq!(exact.dot, Inputs::DEFAULT.dot(1000));
+        assert_eq!(exact.text(), Inputs::DEFAULT.dot(1000).to_string());
+        let split = values.exact_range(10, 1000);
+        assert_eq!(
+            split.abs,
+            Inputs::DEFAULT.abs_dot(1000) - Inputs::DEFAULT.abs_dot(10)
+        );
     }
 
     #[test]

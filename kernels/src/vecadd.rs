@@ -17,14 +17,14 @@ pub const NAME: &str = crate::catalogue::ExerciseId::VecaddAnyN.name();
 /// equality.
 pub const PERIOD: u64 = 4096;
 
-/// With a seed, inputs are odd multiples of 1/8 in [−127/8, 127/8]: their
-/// sums are multiples of 1/4 below 32, exact in f32.
-const SEEDED_HALVES: u32 = 64;
-
-/// With a seed, inputs repeat with this period, a prime (no block, grid or
-/// vector width divides it, and an index that wraps at 2^31 lands on other
-/// values): one period is drawn, so a run above 2^31 elements costs table
-/// look-ups rather than hashes, and its checksum one period's sum.
+/// With a seed, inputs are drawn values (`seeded::drawn`: both signs,
+/// magnitudes from 1/8 to 16, all 24 bits of the significand), and repeat
+/// with this period, a prime (no block, grid or vector width divides it,
+/// and an index that wraps at 2^31 lands on other values): one period is
+/// drawn, so a run above 2^31 elements, whose a and b the course's kernels
+/// make on the GPU from that period (`inputs_on_gpu`), costs table
+/// look-ups rather than hashes, and its checksum one period's sum. No few
+/// elements reveal the others: a kernel must read a\[i] and b\[i] for c\[i].
 pub const SEEDED_PERIOD: u64 = 1_000_003;
 
 /// Bytes the kernel must move per element: read a\[i] and b\[i], write c\[i].
@@ -60,14 +60,14 @@ impl Inputs {
     pub fn a(self, i: u64) -> f32 {
         match self.seed {
             None => (i % PERIOD) as f32,
-            Some(seed) => seeded::odd_eighth(seed, 1, i % SEEDED_PERIOD, SEEDED_HALVES),
+            Some(seed) => seeded::drawn(seed, 1, i % SEEDED_PERIOD),
         }
     }
 
     pub fn b(self, i: u64) -> f32 {
         match self.seed {
             None => (2 * (i % PERIOD)) as f32,
-            Some(seed) => seeded::odd_eighth(seed, 2, i % SEEDED_PERIOD, SEEDED_HALVES),
+            Some(seed) => seeded::drawn(seed, 2, i % SEEDED_PERIOD),
         }
     }
 
@@ -84,23 +84,37 @@ impl Inputs {
         }
     }
 
-    /// c\[i] = a\[i] + b\[i], exact in f32 for both kinds of input (without a
-    /// seed: 3·(i mod 4096), at most 12285).
+    /// c\[i] = a\[i] + b\[i] as float32 adds them: the exact sum rounded once
+    /// to the nearest f32, the one right answer for c\[i] (without a seed
+    /// exact, 3·(i mod 4096), at most 12285; drawn values' sum rounds, and
+    /// a kernel that adds in f32, or in f64 and then stores, gets exactly
+    /// this value: the exact sum of two values of these binades is exact in
+    /// f64, so its one rounding to f32 is this one).
     pub fn c(self, i: u64) -> f32 {
         self.a(i) + self.b(i)
     }
 
-    /// Σ c\[i] for i < n in f64, exactly: from the closed form without a seed,
-    /// from one period's sums with one (multiples of 1/4 below 32: any n up
-    /// to [`MAX_N`] sums below 2^53 quarters, so every sum is exact).
+    /// [`checksum`] of the right c: from the closed form without a seed,
+    /// from one period's [`ExactSum`] with one (every right c\[i] is a
+    /// multiple of 2^−26 below 32, so the sum is exact in its fixed point,
+    /// rounded to f64 once at the end, whatever the order).
     pub fn checksum(self, n: u64) -> f64 {
         match self.seed {
             None => expected_checksum(n) as f64,
             Some(_) => {
-                let sum = |below: u64| (0..below).map(|i| f64::from(self.c(i))).sum::<f64>();
+                let sum = |below: u64| {
+                    (0..below).fold(ExactSum::default(), |mut sum, i| {
+                        sum.add(self.c(i));
+                        sum
+                    })
+                };
                 let (periods, rest) = (n / SEEDED_PERIOD, n % SEEDED_PERIOD);
-                let whole = if periods > 0 { sum(SEEDED_PERIOD) } else { 0.0 };
-                periods as f64 * whole + sum(rest)
+                let whole = if periods > 0 {
+                    sum(SEEDED_PERIOD)
+                } else {
+                    ExactSum::default()
+                };
+                whole.times(periods).join(sum(rest)).value()
             }
         }
     }
@@ -128,7 +142,9 @@ impl Inputs {
     fn describe(self) -> String {
         match self.seed {
             None => "a[i] + b[i] = 3·(i mod 4096)".into(),
-            Some(seed) => format!("a[i] + b[i], with a and b drawn from seed {seed}"),
+            Some(seed) => {
+                format!("a[i] + b[i] rounded once to float32, with a and b drawn from seed {seed}")
+            }
         }
     }
 
@@ -152,14 +168,66 @@ pub fn expected_checksum(n: u64) -> u128 {
     3 * (q * triangle(p) + triangle(r))
 }
 
-/// Σ c\[i] in f64: exact for correct output (see [`Inputs::checksum`]), NaN
-/// if any element is NaN. Summed in parts on every core, the parts in
-/// order: above 2^31 elements one core took about 2 s (a dependent chain
-/// of additions), and every partial sum of correct output is exact too.
+/// A sum of f32 values that is exact, whatever the order, for every value
+/// that is a whole multiple of 2^−40 below 2^40 in magnitude (every right
+/// c of both kinds of input, and the canary's): those are added in fixed
+/// point (i128, units of 2^−40: 2^36 elements of up to 2^80 units stay
+/// below 2^116), the rest (NaN, infinities, values too small or too large:
+/// only in a wrong c) in f64 beside it. The value is the fixed sum rounded
+/// to f64 once, plus the rest.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ExactSum {
+    fixed: i128,
+    rest: f64,
+}
+
+impl ExactSum {
+    const UNIT_BITS: i32 = 40;
+
+    pub fn add(&mut self, x: f32) {
+        let scaled = f64::from(x) * 2f64.powi(Self::UNIT_BITS);
+        // NaN and infinities have no whole fraction: they go to the rest.
+        if scaled.fract() == 0.0 && scaled.abs() < 2f64.powi(2 * Self::UNIT_BITS) {
+            self.fixed += scaled as i128;
+        } else {
+            self.rest += f64::from(x);
+        }
+    }
+
+    pub fn join(self, other: ExactSum) -> ExactSum {
+        ExactSum {
+            fixed: self.fixed + other.fixed,
+            rest: self.rest + other.rest,
+        }
+    }
+
+    /// The sum of `times` copies of this sum.
+    pub fn times(self, times: u64) -> ExactSum {
+        ExactSum {
+            fixed: self.fixed * i128::from(times),
+            rest: self.rest * times as f64,
+        }
+    }
+
+    pub fn value(self) -> f64 {
+        self.fixed as f64 * 2f64.powi(-Self::UNIT_BITS) + self.rest
+    }
+}
+
+/// Σ c\[i]: exact for correct output of both kinds of input, in any order
+/// ([`ExactSum`], [`Inputs::checksum`]), NaN if any element is NaN. Summed
+/// in parts on every core: above 2^31 elements one core took about 2 s (a
+/// dependent chain of additions).
 pub fn checksum(c: &[f32]) -> f64 {
-    host_memory::in_parts(c, |_, part| part.iter().map(|&x| f64::from(x)).sum::<f64>())
-        .into_iter()
-        .sum()
+    host_memory::in_parts(c, |_, part| {
+        part.iter().fold(ExactSum::default(), |mut sum, &x| {
+            sum.add(x);
+            sum
+        })
+    })
+    .into_iter()
+    .fold(ExactSum::default(), ExactSum::join)
+    .value()
 }
 
 /// What vecadd-anyN runs with, as the report and the grader see it.
@@ -241,7 +309,8 @@ pub fn check(c: &[f32], params: &Parameters) -> Check {
         for (j, &got) in part.iter().enumerate() {
             let i = (first + j) as u64;
             let expected = c_at(i);
-            // Exact: every correct value is exact in f32. NaN never equals.
+            // Exact: c[i] has one right f32 value, a[i] + b[i] rounded
+            // once. NaN never equals.
             if got != expected {
                 tally.add(i, got, grid);
                 if failures.len() < LISTED_FAILURES {
@@ -462,17 +531,71 @@ mod tests {
     }
 
     #[test]
-    fn seeded_inputs_are_not_integers_and_add_exactly() {
+    fn seeded_inputs_are_drawn_values_whose_sum_rounds_once() {
         let inputs = Inputs { seed: Some(99) };
+        let mut rounded = 0;
         for i in (0..100_000).chain([(1 << 36) - 1]) {
             let (a, b) = (inputs.a(i), inputs.b(i));
-            assert_ne!(a.fract(), 0.0, "a[{i}] = {a}");
-            assert!(a.abs() < 16.0 && b.abs() < 16.0);
-            // The f32 sum equals the exact (f64) one.
-            assert_eq!(f64::from(a + b), f64::from(a) + f64::from(b), "at {i}");
+            assert!(a.abs() < 16.0 && b.abs() < 16.0 && a.abs() >= 0.125);
+            // The exact sum is exact in f64; c is it rounded once to f32.
+            let exact = f64::from(a) + f64::from(b);
+            assert_eq!(inputs.c(i), exact as f32, "at {i}");
+            rounded += u32::from(f64::from(inputs.c(i)) != exact);
         }
+        // Most sums round: the check compares with the one right f32.
+        assert!(rounded > 30_000, "{rounded}");
         let (a_host, b_host) = inputs.vectors(10).unwrap();
         assert_eq!((a_host[7], b_host[7]), (inputs.a(7), inputs.b(7)));
+    }
+
+    /// Kernels that do not add a\[i] and b\[i] in single precision: one in
+    /// half precision or bfloat16 (inputs rounded first), one that reads
+    /// two elements and extrapolates the rest along a line, one that drops
+    /// the last element. Each fails on drawn inputs; a kernel that adds in
+    /// f64 and stores the f32 passes.
+    #[test]
+    fn kernels_that_do_not_add_every_element_in_single_precision_fail_drawn_inputs() {
+        let n = 5001;
+        let p = seeded(n, 2027);
+        let inputs = p.inputs();
+        let (a, b) = inputs.vectors(n).unwrap();
+        let add = |f: &dyn Fn(usize) -> f32| (0..n as usize).map(f).collect::<Vec<f32>>();
+        let in_double = add(&|i| (f64::from(a[i]) + f64::from(b[i])) as f32);
+        assert!(check(&in_double, &p).passed);
+        for bits in [11, 8] {
+            let short = |x: f32| seeded::rounded_to_significand(x, bits);
+            let c = add(&|i| short(short(a[i]) + short(b[i])));
+            let check = check(&c, &p);
+            assert!(
+                !check.passed && check.wrong > n * 9 / 10,
+                "{bits}: {}",
+                check.wrong
+            );
+        }
+        let line = |x: &[f32], i: usize| x[0] + (x[1] - x[0]) * i as f32;
+        let extrapolated = add(&|i| line(&a, i) + line(&b, i));
+        assert!(check(&extrapolated, &p).wrong > n - 10);
+        let mut dropped = add(&|i| a[i] + b[i]);
+        dropped[n as usize - 1] = f32::NAN;
+        assert_eq!(check(&dropped, &p).wrong, 1);
+    }
+
+    #[test]
+    fn the_exact_sum_is_the_same_in_any_order_and_nan_stays() {
+        let inputs = Inputs { seed: Some(3) };
+        let c: Vec<f32> = (0..50_000).map(|i| inputs.c(i)).collect();
+        let forwards = checksum(&c);
+        let mut backwards = c.clone();
+        backwards.reverse();
+        assert_eq!(checksum(&backwards), forwards);
+        assert_eq!(inputs.checksum(50_000), forwards);
+        let mut sum = ExactSum::default();
+        c.iter().rev().step_by(1).for_each(|&x| sum.add(x));
+        assert_eq!(sum.value(), forwards);
+        backwards[7] = f32::NAN;
+        assert!(checksum(&backwards).is_nan());
+        backwards[7] = 1e-30;
+        assert_ne!(checksum(&backwards), forwards);
     }
 
     #[test]

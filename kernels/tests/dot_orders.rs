@@ -9,7 +9,7 @@
 
 use kernels::dot::golden;
 use kernels::dot::tolerance::{self, relative_error};
-use kernels::dot::{Affine, Parameters, Variant};
+use kernels::dot::{Affine, Exact, Parameters, Variant};
 use kernels::launch::{Residency, default_blocks};
 
 const H100: Residency = Residency {
@@ -195,25 +195,36 @@ fn every_order(variant: Variant, p: &Parameters, a: &[f32], b: &[f32]) -> Vec<(S
 /// Runs every order and returns the worst error / bound; panics if any
 /// order fails the check.
 fn worst_ratio(variant: Variant, p: &Parameters) -> f64 {
-    let inputs = p.inputs();
-    let (a, b) = inputs.vectors(p.n).unwrap();
-    let (exact, scale) = (inputs.dot(p.n), inputs.abs_dot(p.n));
+    let values = p.values();
+    let (a, b) = values.vectors(p.n).unwrap();
+    let exact = values.exact(p.n);
+    worst_ratio_of(variant, p, &a, &b, &exact)
+}
+
+fn worst_ratio_of(variant: Variant, p: &Parameters, a: &[f32], b: &[f32], exact: &Exact) -> f64 {
     let limit = tolerance::limit(variant, p);
     let mut worst: f64 = 0.0;
-    for (order, got) in every_order(variant, p, &a, &b) {
-        let check = tolerance::check(variant, p, got);
-        let error = relative_error(got, exact, scale);
+    for (order, got) in every_order(variant, p, a, b) {
+        let check = tolerance::check_against(variant, p, got, exact);
+        let error = exact.relative_error(got);
         assert!(
             check.passed,
-            "{variant:?} {order} at n {} a {} b {} threads {} blocks {}: error {error:.2e} over \
+            "{variant:?} {order} at n {} {} threads {} blocks {}: error {error:.2e} over \
              the limit {limit:.2e}",
-            p.n, p.a, p.b, p.threads, p.blocks
+            p.n,
+            p.values().describe(),
+            p.threads,
+            p.blocks
         );
         worst = worst.max(error / limit);
     }
     println!(
-        "{:?} n {} a {} b {} {} x {}: worst error / bound {worst:.3}",
-        variant, p.n, p.a, p.b, p.blocks, p.threads
+        "{:?} n {} {} {} x {}: worst error / bound {worst:.3}",
+        variant,
+        p.n,
+        p.values().describe(),
+        p.blocks,
+        p.threads
     );
     worst
 }
@@ -226,6 +237,102 @@ fn params(n: u64, threads: u32, blocks: Option<u32>, a: Affine, b: Affine) -> Pa
         runs: 2,
         a,
         b,
+        seed: None,
+    }
+}
+
+/// The same shape with a and b drawn from `seed`.
+fn drawn(n: u64, threads: u32, blocks: Option<u32>, seed: u64) -> Parameters {
+    Parameters {
+        seed: Some(seed),
+        ..params(n, threads, blocks, Affine::new(0, 1), Affine::new(0, 2))
+    }
+}
+
+/// The plan's shapes (grader/src/plan/dot.rs) at their extremes, with a and
+/// b drawn as the grader draws them: one element in a block of two warps,
+/// a small n in blocks of one warp, blocks of one thread, the million run
+/// with few and many 1024-thread blocks, and its largest n.
+fn the_plan_s_drawn_extremes(seed: u64) -> Vec<Parameters> {
+    vec![
+        drawn(1, 64, Some(1), seed),
+        drawn(4999, 32, None, seed),
+        drawn(1025, 32, None, seed),
+        drawn(39 * 60 - 1, 1, Some(39), seed),
+        drawn(3 * 20 + 1, 1, Some(3), seed),
+        drawn(1_099_999, 1024, Some(3), seed),
+        drawn(1_099_999, 1024, Some(39), seed),
+        drawn((1 << 25) - 1, 1024, None, seed),
+    ]
+}
+
+#[test]
+fn drawn_inputs_at_the_plan_s_extremes_pass_in_every_order() {
+    for seed in [1, 2026] {
+        for p in the_plan_s_drawn_extremes(seed) {
+            for variant in [Variant::Sm, Variant::Atomic] {
+                assert!(worst_ratio(variant, &p) <= 1.0);
+            }
+        }
+    }
+}
+
+/// Kernels that do not compute the dot of what they were given fail on
+/// drawn inputs at some run of the plan: one that rounds a and b to half
+/// precision (or bfloat16) before multiplying, in every order; one that
+/// reads two elements of each and extrapolates a line; one that drops the
+/// last element.
+#[test]
+fn half_precision_extrapolating_and_dropping_kernels_fail_drawn_inputs() {
+    let short = |x: &[f32], bits| {
+        x.iter()
+            .map(|&v| kernels::seeded::rounded_to_significand(v, bits))
+            .collect::<Vec<f32>>()
+    };
+    for seed in [3, 7, 2026] {
+        for variant in [Variant::Gm, Variant::Sm, Variant::Atomic] {
+            let one = drawn(1, 64, Some(1), seed);
+            let small = drawn(4999, 32, None, seed);
+            for p in [&one, &small] {
+                let values = p.values();
+                let (a, b) = values.vectors(p.n).unwrap();
+                let exact = values.exact(p.n);
+                let rejected = |got: f64| !tolerance::check_against(variant, p, got, &exact).passed;
+                for bits in [11, 8] {
+                    let (ah, bh) = (short(&a, bits), short(&b, bits));
+                    let orders = match variant {
+                        Variant::Gm => vec![(
+                            "products".to_owned(),
+                            golden::sum_f64(&golden::products(&ah, &bh)),
+                        )],
+                        _ => every_order(variant, p, &ah, &bh),
+                    };
+                    // The reductions' bounds grow with the block (and
+                    // dot-atomic's with its live threads): at a few
+                    // thousand elements half precision may hide in them
+                    // at some seeds; at one element, never; dot-gm's
+                    // bound is one rounding a product at any n.
+                    if variant == Variant::Gm || p.n == 1 {
+                        for (order, got) in orders {
+                            assert!(rejected(got), "{variant:?} {bits} bits {order} n {}", p.n);
+                        }
+                    }
+                }
+                if p.n >= 3 {
+                    let line =
+                        |x: &[f32], i: usize| f64::from(x[0]) + f64::from(x[1] - x[0]) * i as f64;
+                    let got: f64 = (0..p.n as usize).map(|i| line(&a, i) * line(&b, i)).sum();
+                    assert!(rejected(got), "{variant:?} extrapolated n {}", p.n);
+                }
+                let shorter = p.n as usize - 1;
+                let got = golden::sum_f64(&golden::products(&a[..shorter], &b[..shorter]));
+                // Rejected at one element always (nothing is left); at more,
+                // wherever the product dropped is above twice the bound.
+                if p.n == 1 {
+                    assert!(rejected(got), "{variant:?} dropped the last n {}", p.n);
+                }
+            }
+        }
     }
 }
 

@@ -28,6 +28,7 @@ fn params(variant: Variant, n: u64, threads: u32) -> Parameters {
         runs: 10,
         a: Inputs::DEFAULT.a,
         b: Inputs::DEFAULT.b,
+        seed: None,
     }
 }
 
@@ -310,6 +311,7 @@ fn a_missing_block_is_rejected_on_a_small_grid() {
             runs: 2,
             a: inputs.a,
             b: inputs.b,
+            seed: None,
         };
         for variant in [Variant::Sm, Variant::Atomic] {
             assert!(!rejected(variant, &p, golden_dot(variant, &p, &a, &b)));

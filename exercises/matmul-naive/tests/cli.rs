@@ -87,8 +87,8 @@ fn solution_passes_at_every_test_width() {
 #[cfg(solution)]
 #[ignore = "needs an NVIDIA GPU"]
 fn solution_passes_seeded_inputs() {
-    // Entries that are odd multiples of 1/8, drawn from the seed, as the
-    // grader passes them.
+    // Entries drawn from the seed (both signs, magnitudes 1/8 to 16, all
+    // 24 bits), as the grader passes them: P within its bound.
     for block in ["8", "32"] {
         for width in ["33", "1024"] {
             let json = exercise().assert_matmul_passes(&[

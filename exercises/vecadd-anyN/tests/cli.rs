@@ -279,14 +279,14 @@ fn solution_passes_seeded_inputs() {
     assert_eq!(code, 0, "{json}");
     assert_eq!(json["check"]["passed"], true, "{json}");
     assert_eq!(json["parameters"]["seed"], seed);
-    // Σ (a[i] + b[i]) from the seeded values, summed here in f64 (exact:
-    // multiples of 1/8), not the binary's own expected_checksum.
-    let brute: f64 = (0..n)
-        .map(|i| {
-            f64::from(kernels::seeded::odd_eighth(seed, 1, i, 64))
-                + f64::from(kernels::seeded::odd_eighth(seed, 2, i, 64))
-        })
-        .sum();
+    // Σ fl(a[i] + b[i]) from the drawn values (each sum rounded once to
+    // f32, as c holds it), summed here exactly, not the binary's own
+    // expected_checksum.
+    let mut sum = kernels::vecadd::ExactSum::default();
+    for i in 0..n {
+        sum.add(kernels::seeded::drawn(seed, 1, i) + kernels::seeded::drawn(seed, 2, i));
+    }
+    let brute = sum.value();
     assert_eq!(json["results"]["checksum"].as_f64().unwrap(), brute);
     assert_ne!(brute as u64, brute_force_checksum(n));
 }

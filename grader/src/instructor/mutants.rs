@@ -538,6 +538,73 @@ pub const MUTANTS: &[Mutant] = &[
         expect: Expect::LosesEveryKernelRun,
         on_emulator: None,
     },
+    // Shortcuts that closed-form or exactly representable inputs let
+    // through, which drawn inputs catch (issue 51): every graded run of
+    // these exercises draws values of both signs and magnitudes that need
+    // all 24 bits of a float32.
+    Mutant {
+        exercise: VecaddAnyN,
+        name: "half-precision-inputs",
+        bug: "rounds a[i] and b[i] to half precision before adding them",
+        edits: &[
+            edit(
+                "kernel.cu",
+                "extern \"C\" __global__ void vecadd(",
+                "#include <cuda_fp16.h>\n\n__device__ float half_of(float x) { return __half2float(__float2half(x)); }\n\nextern \"C\" __global__ void vecadd(",
+            ),
+            edit(
+                "kernel.cu",
+                "c4[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);",
+                "c4[i] = make_float4(half_of(x.x) + half_of(y.x), half_of(x.y) + half_of(y.y), \
+                 half_of(x.z) + half_of(y.z), half_of(x.w) + half_of(y.w));",
+            ),
+            edit(
+                "kernel.cu",
+                "c[i] = a[i] + b[i];",
+                "c[i] = half_of(a[i]) + half_of(b[i]);",
+            ),
+        ],
+        // No drawn value is exact in half precision: every element of
+        // every run is wrong. Its host code is the solution's.
+        expect: Expect::LosesEveryKernelRun,
+        on_emulator: None,
+    },
+    Mutant {
+        exercise: DotSm,
+        name: "extrapolates-two-elements",
+        bug: "reads a[0], a[1], b[0] and b[1] and extrapolates the rest along a line",
+        edits: &[edit(
+            "kernel.cu",
+            "    for (size_t i = first; i < n / 4; i += stride) {\n        const float4 x = a4[i];\n        const float4 y = b4[i];\n        sum += x.x * y.x + x.y * y.y + x.z * y.z + x.w * y.w;\n    }\n    for (size_t i = n / 4 * 4 + first; i < n; i += stride) {\n        sum += a[i] * b[i];\n    }\n",
+            "    (void)a4;\n    (void)b4;\n    const float a0 = a[0], b0 = b[0];\n    const float da = n > 1 ? a[1] - a0 : 0.0f, db = n > 1 ? b[1] - b0 : 0.0f;\n    for (size_t i = first; i < n; i += stride) {\n        sum += (a0 + i * da) * (b0 + i * db);\n    }\n",
+        )],
+        // Right at one element, where nothing is extrapolated; wrong at
+        // every drawn run past two (affine inputs it would match exactly).
+        expect: Expect::LosesRun(Some(Tag::OneElementShows)),
+        on_emulator: None,
+    },
+    Mutant {
+        exercise: MatmulNaive,
+        name: "half-precision-inputs",
+        bug: "rounds M and N to half precision before multiplying",
+        edits: &[
+            edit(
+                "kernel.cu",
+                "extern \"C\" __global__ void matmul(",
+                "#include <cuda_fp16.h>\n\n__device__ float half_of(float x) { return __half2float(__float2half(x)); }\n\nextern \"C\" __global__ void matmul(",
+            ),
+            edit(
+                "kernel.cu",
+                "sum += m[row * width + k] * n[k * width + col];",
+                "sum += half_of(m[row * width + k]) * half_of(n[k * width + col]);",
+            ),
+        ],
+        // Its error, about 2^-11 of each product, passes the bound of W
+        // float32 roundings only at large widths (2^12 / W^1.5 < 1): the
+        // widths below a block fail at every seed.
+        expect: Expect::LosesRun(Some(Tag::SmallerThanABlock)),
+        on_emulator: None,
+    },
     Mutant {
         exercise: StreamsOverlap,
         name: "no-grid-stride",

@@ -98,7 +98,7 @@ pub fn recheck(id: ExerciseId, run: &Run, report: &Value) -> Result<(), Disagree
     disagreement::count(&report["check"]["compared"], "check.compared")?;
     match (&run.params, id.family()) {
         (Params::Vecadd(p), Family::Vecadd) => vecadd::recheck(p, report),
-        (Params::Dot(_), Family::Dot) => crate::plan::dot::recheck(dot_variant(id), report),
+        (Params::Dot(p), Family::Dot) => crate::plan::dot::recheck(dot_variant(id), p, report),
         (Params::Matmul(p), Family::Matmul) => crate::plan::matmul::recheck(p, report),
         (Params::Memspace(_), Family::Memspace) => memspace::recheck(report),
         (Params::Streams(_), Family::Streams) => streams::recheck(report),
@@ -160,7 +160,7 @@ pub fn canary_agrees(
         disagreement::number(want, field)?,
     );
     // The canary scales every product by at most 1.28.
-    let scale = 1.28 * p.inputs().abs_dot(p.n) as f64;
+    let scale = 1.28 * crate::plan::dot::exact(p.values(), p.n).scale_f64();
     let error = (got_dot - want_dot).abs() / scale.max(f64::MIN_POSITIVE);
     if error <= 2.0 * dot::tolerance::limit(dot_variant(id), &p) {
         Ok(())
@@ -382,6 +382,7 @@ mod tests {
                 runs: 1,
                 a: Affine::new(0, 1),
                 b: Affine::new(0, 1),
+                seed: Some(1),
             }),
         };
         value
@@ -428,6 +429,7 @@ mod tests {
             blocks: None,
             a: Some(Affine::new(0, 1)),
             b: Some(Affine::new(2, 0)),
+            seed: None,
             inputs_on_gpu: false,
             runs: 2,
         }))
@@ -455,6 +457,86 @@ mod tests {
             matches!(&short, Err(Disagreement::Dot { exact, .. }) if exact == "999999000000"),
             "{short:?}"
         );
+    }
+
+    /// Every run of vecadd-anyN, the dot family and matmul that the host
+    /// holds draws its inputs from a seed (`kernels::seeded::drawn`), at
+    /// every seed of the grading; only the runs above 2^31, whose inputs
+    /// the course's kernels make on the GPU, keep their closed forms.
+    #[test]
+    fn every_run_the_host_holds_has_drawn_inputs() {
+        for seed in 0..100 {
+            for exercise in ALL_IDS {
+                if !matches!(
+                    exercise.family(),
+                    Family::Vecadd | Family::Dot | Family::Matmul
+                ) {
+                    continue;
+                }
+                for run in plan(exercise, seed) {
+                    let on_gpu = run
+                        .args()
+                        .contains(&format!("--{}", kernels::INPUTS_ON_GPU));
+                    let drawn = run.arg("seed").is_some();
+                    let vecadd = exercise.family() == Family::Vecadd;
+                    // vecadd-anyN's run past 2^31 draws one period on the
+                    // host, which the GPU repeats; dot-gm's makes affine
+                    // a and b on the GPU.
+                    assert_eq!(
+                        drawn,
+                        !on_gpu || vecadd,
+                        "{exercise} {} {:?}",
+                        run.tag,
+                        run.args()
+                    );
+                }
+            }
+        }
+    }
+
+    fn drawn_dot_run(n: u64, seed: u64) -> Run {
+        run(Params::Dot(crate::plan::dot::Params {
+            n,
+            threads: Some(32),
+            blocks: Some(3),
+            a: None,
+            b: None,
+            seed: Some(seed),
+            inputs_on_gpu: false,
+            runs: 2,
+        }))
+    }
+
+    fn drawn_dot_report(n: u64, seed: u64, got: f64) -> Value {
+        json!({
+            "parameters": {"n": n, "threads": 32, "blocks": 3, "runs": 2, "a": "i", "b": "2i",
+                           "seed": seed},
+            "results": {"dot": got},
+            "check": {"compared": 1}
+        })
+    }
+
+    #[test]
+    fn a_drawn_dot_is_rechecked_against_the_grader_s_own_sum() {
+        let (n, seed) = (4001, 77);
+        let values = kernels::dot::Values::Drawn { seed };
+        let exact = values.exact(n);
+        let r = drawn_dot_run(n, seed);
+        let right = exact.dot_f64();
+        assert_eq!(
+            recheck(DotSm, &r, &drawn_dot_report(n, seed, right)),
+            Ok(())
+        );
+        // A hundredth of Σ|a·b| off: far past the bound.
+        let off = right + exact.scale_f64() / 100.0;
+        let short = recheck(DotSm, &r, &drawn_dot_report(n, seed, off));
+        assert!(matches!(short, Err(Disagreement::Dot { .. })), "{short:?}");
+        // Another seed's inputs: not the run asked for.
+        let other = recheck(DotSm, &r, &drawn_dot_report(n, seed + 1, right));
+        assert!(matches!(other, Err(Disagreement::Echo { .. })), "{other:?}");
+        // The affine inputs' answer is no answer to a drawn run.
+        let affine = kernels::dot::Inputs::DEFAULT.dot(n) as f64;
+        assert!(recheck(DotSm, &r, &drawn_dot_report(n, seed, affine)).is_err());
     }
 
     #[test]

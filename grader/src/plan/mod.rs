@@ -6,7 +6,9 @@
 //! [`streams`]), reached through the typed exercise id ([`exercise`]); what
 //! a recheck can find is a [`disagreement`]. The plans capped for the CPU
 //! emulator are [`emulated`]; [`draw`] holds what the families share; the
-//! launch-shape classes each run covers are read by [`shapes`].
+//! launch-shape classes each run covers are read by [`shapes`]; the
+//! grader's answers to drawn inputs, computed once per grading, are kept
+//! in a [`memo`].
 
 pub mod demands;
 pub mod disagreement;
@@ -15,6 +17,7 @@ pub mod draw;
 pub mod emulated;
 pub mod exercise;
 pub mod matmul;
+pub mod memo;
 pub mod memspace;
 pub mod runs;
 pub mod shapes;

@@ -9,7 +9,7 @@ use clap::Parser;
 use super::sweep::{self, SweepTask};
 use super::task::{finish_on_host, prepare};
 use super::{Affine, DEFAULT_N, EMULATOR_N, MAX_N, Parameters, Results, Variant};
-use crate::cli::{self, CommonArgs};
+use crate::cli::{self, CommonArgs, SeedArg};
 use crate::copy_probe;
 use crate::error::CourseError;
 use crate::gpu::{self, Gpu};
@@ -42,12 +42,15 @@ pub struct Args {
 
     /// Element i of a is p + q·i, written p+qi with whole p, q within ±1000 (e.g. i, 3+2i, 7).
     // Hyphen values: "--b -5+i" is a value, not an unknown flag.
-    #[arg(long, default_value = "i", value_parser = parse_affine, allow_hyphen_values = true)]
+    #[arg(long, default_value = "i", value_parser = parse_affine, allow_hyphen_values = true, conflicts_with = "seed")]
     pub a: Affine,
 
     /// Element i of b is r + s·i, written like --a; --b 2 gives the dot n·(n−1) with a = i.
-    #[arg(long, default_value = "2i", value_parser = parse_affine, allow_hyphen_values = true)]
+    #[arg(long, default_value = "2i", value_parser = parse_affine, allow_hyphen_values = true, conflicts_with = "seed")]
     pub b: Affine,
+
+    #[command(flatten)]
+    pub seed: SeedArg,
 
     /// The grader's runs above 2^31 elements, dot-gm's only: a and b made
     /// on the GPU, the kernel the one CUDA_COURSE_KERNEL_PTX names
@@ -147,6 +150,7 @@ pub fn run_exercise(variant: Variant, dot_on_gpu: DotOnGpu) -> ExitCode {
                     blocks: args.blocks,
                     a: args.a,
                     b: args.b,
+                    seed: args.seed.seed,
                     runs: args.common.runs,
                 };
                 sweep::run(&task, dot_on_gpu)
@@ -169,6 +173,12 @@ fn run(
     let threads = args.threads.unwrap_or(DEFAULT_THREADS);
     let named_ptx = match (args.inputs_on_gpu, variant) {
         (false, _) => None,
+        (true, Variant::Gm) if args.seed.seed.is_some() => {
+            return Err(CourseError::BadArguments(format!(
+                "--{INPUTS_ON_GPU} makes affine a and b on the GPU (--a, --b), not drawn ones: \
+                 leave out --seed"
+            )));
+        }
         (true, Variant::Gm) => Some(gpu::named_ptx()?),
         (true, _) => {
             return Err(CourseError::BadArguments(format!(
@@ -189,12 +199,13 @@ fn run(
         runs: args.common.runs,
         a: args.a,
         b: args.b,
+        seed: args.seed.seed,
     };
     let (output, first_step) = match named_ptx {
         Some(ptx) => (products_on_gpu(&gpu, &ptx, &params)?, INPUTS_ON_GPU),
         None => {
             let (a, b) = params
-                .inputs()
+                .values()
                 .vectors(n)
                 .map_err(|err| CourseError::BadArguments(format!("--n {n}: {err}")))?;
             let task = Task {
@@ -304,6 +315,19 @@ mod tests {
         assert!(atomic.contains("--sweep  "), "{atomic}");
         assert!(atomic.contains("with --sweep 512"), "{atomic}");
         assert!(!atomic.contains("dot-gm"), "{atomic}");
+    }
+
+    #[test]
+    fn a_seed_goes_with_neither_a_nor_b() {
+        use crate::cli::{ArgsError, parse_from};
+        for flag in ["--a", "--b"] {
+            match parse_from::<Args, _, _>(["dot-sm", flag, "3", "--seed", "5"]) {
+                Err(ArgsError::Bad(line)) => assert!(line.contains("--seed"), "{line}"),
+                other => panic!("{flag} with --seed: {other:?}"),
+            }
+        }
+        let args = parse_from::<Args, _, _>(["dot-sm", "--seed", "5"]).unwrap();
+        assert_eq!(args.seed.seed, Some(5));
     }
 
     #[test]

@@ -43,6 +43,8 @@ pub struct SweepTask {
     pub blocks: Option<u32>,
     pub a: Affine,
     pub b: Affine,
+    /// `--seed`: a and b drawn from it in place of `a` and `b`.
+    pub seed: Option<u64>,
     /// Timed runs of each grid.
     pub runs: u32,
 }
@@ -63,11 +65,14 @@ pub(super) fn run(
         .unwrap_or_else(|| gpu::default_size(SWEEP_N, EMULATOR_SWEEP_N));
     let threads = asked.threads.unwrap_or(SWEEP_THREADS);
     let gpu = prepare(variant, n, threads)?;
-    let inputs = super::Inputs {
-        a: asked.a,
-        b: asked.b,
+    let values = match asked.seed {
+        Some(seed) => super::Values::Drawn { seed },
+        None => super::Values::Affine(super::Inputs {
+            a: asked.a,
+            b: asked.b,
+        }),
     };
-    let (a, b) = inputs
+    let (a, b) = values
         .vectors(n)
         .map_err(|err| CourseError::BadArguments(format!("--n {n}: {err}")))?;
     let copy_gb_per_s = copy_probe::copy_gb_per_s(&gpu, asked.runs)?;
@@ -89,6 +94,7 @@ pub(super) fn run(
             runs: asked.runs,
             a: asked.a,
             b: asked.b,
+            seed: asked.seed,
         };
         let output = dot_on_gpu(&gpu, &task)?;
         let finished = finish_on_host(variant, &params, &output.values);

@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use super::tolerance::{self, relative_error};
+use super::tolerance;
 use super::{Parameters, Results, Variant, golden};
 use crate::error::CourseError;
 use crate::gpu::Gpu;
@@ -70,8 +70,7 @@ pub(super) struct Finished {
 /// Finishes the sum on the host (dot-gm: all n products; dot-sm: one
 /// partial per block; dot-atomic: nothing) and checks it.
 pub(super) fn finish_on_host(variant: Variant, params: &Parameters, values: &[f32]) -> Finished {
-    let inputs = params.inputs();
-    let exact = inputs.dot(params.n);
+    let exact = params.values().exact(params.n);
     let (expected_len, what) = match variant {
         Variant::Gm => (params.n, "the n products c[i]"),
         Variant::Sm => (u64::from(params.blocks), "one partial sum per block"),
@@ -79,13 +78,13 @@ pub(super) fn finish_on_host(variant: Variant, params: &Parameters, values: &[f3
     };
     let mut results = Results {
         dot: Real(f64::NAN),
-        expected: exact.to_string(),
+        expected: exact.text(),
         host_f32_sum: None,
         host_f32_relative_error: None,
         sweep: None,
     };
     if values.len() as u64 != expected_len {
-        let mut check = tolerance::check(variant, params, f64::NAN);
+        let mut check = tolerance::check_against(variant, params, f64::NAN, &exact);
         check.hint = Some(format!(
             "the GPU part returned {} values; {} returns {what} ({expected_len})",
             values.len(),
@@ -106,14 +105,10 @@ pub(super) fn finish_on_host(variant: Variant, params: &Parameters, values: &[f3
     if variant == Variant::Gm {
         let f32_sum = f64::from(golden::sum_f32(values));
         results.host_f32_sum = Some(Real(f32_sum));
-        results.host_f32_relative_error = Some(Real(relative_error(
-            f32_sum,
-            exact,
-            inputs.abs_dot(params.n),
-        )));
+        results.host_f32_relative_error = Some(Real(exact.relative_error(f32_sum)));
     }
     results.dot = Real(dot);
-    let mut check = tolerance::check(variant, params, dot);
+    let mut check = tolerance::check_against(variant, params, dot, &exact);
     if variant == Variant::Gm && dot.is_nan() {
         if let Some(hint) = unwritten_products(params, values) {
             check.hint = Some(hint);

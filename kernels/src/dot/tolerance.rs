@@ -18,7 +18,7 @@
 //! additions any such kernel can put a product through:
 //!
 //! - its inputs: p + q·i stored as f32 rounds only above 2^24; 1 for each of
-//!   a and b that does;
+//!   a and b that does; drawn values (`--seed`) are f32s and never round;
 //! - the multiplication: 1 (0 when fused into the following add);
 //! - the thread's own sum of its k elements, in any order: at most k − 1;
 //! - dot-gm: none more in f32; the host adds the n products in f64, and the
@@ -59,8 +59,20 @@
 //! 1/blocks > 2·blocks·T·u (blocks below about 90 of 1024 threads, 180 of
 //! 256), so not with the default one-wave grid. The tests in
 //! `kernels/tests/dot_tolerance.rs` pin these limits down case by case.
+//!
+//! The grader's runs draw a and b from a seed (`seeded::drawn`: both signs,
+//! magnitudes from 1/8 to 16, every value needing all 24 bits). The exact
+//! dot and Σ|a·b| are then sums of exact products in fixed point
+//! (`dot::Exact`), the bound the same γ_h · Σ|a·b|. With mixed signs the
+//! dot is far smaller than Σ|a·b|, so no closed form nor |dot| stands in for
+//! the scale; and every product lies between 1/64 and 256 in magnitude, so
+//! a dropped element is at least 1/(64·256·n) of Σ|a·b|, resolved wherever
+//! that exceeds twice γ_h. A kernel that rounds its inputs to half precision
+//! errs by about 2^−11 of each product, random in sign: at one element, or
+//! a few thousand in blocks of one warp, far past γ_h
+//! (`kernels/tests/dot_orders.rs`).
 
-use super::{Parameters, Variant};
+use super::{Exact, Parameters, Variant};
 use crate::protocol::{Check, Failure, Real, Tolerance};
 
 /// Unit roundoff of f32 and f64 (round to nearest).
@@ -87,9 +99,7 @@ pub struct Roundings {
 impl Roundings {
     /// The exercise's summation, as the module documentation derives it.
     pub fn of(variant: Variant, params: &Parameters) -> Roundings {
-        let inputs = params.inputs();
-        let stored = u64::from(inputs.a.rounds_in_f32(params.n))
-            + u64::from(inputs.b.rounds_in_f32(params.n));
+        let stored = params.values().stored_roundings(params.n);
         let product = 1;
         let grid = params.grid_threads();
         let k = elements_per_thread(params.n, grid);
@@ -133,30 +143,34 @@ pub fn limit(variant: Variant, params: &Parameters) -> f64 {
     Roundings::of(variant, params).limit()
 }
 
-/// |got − exact| / Σ|a·b|; 0 when both are 0, infinite when only the scale is.
+/// |got − exact| / Σ|a·b| for integer exact values (affine inputs); 0 when
+/// both are 0, infinite when only the scale is.
 pub fn relative_error(got: f64, exact: i128, scale: i128) -> f64 {
-    let diff = (got - exact as f64).abs();
-    match scale {
-        0 if diff == 0.0 => 0.0,
-        0 => f64::INFINITY,
-        scale => diff / scale as f64,
+    Exact {
+        dot: exact,
+        abs: scale,
+        exponent: 0,
     }
+    .relative_error(got)
 }
 
 /// Checks the dot product `got` that an exercise computed with `params`.
 pub fn check(variant: Variant, params: &Parameters, got: f64) -> Check {
-    let inputs = params.inputs();
-    let exact = inputs.dot(params.n);
-    let scale = inputs.abs_dot(params.n);
+    check_against(variant, params, got, &params.values().exact(params.n))
+}
+
+/// [`check`], with the exact dot of the run's values already computed.
+pub fn check_against(variant: Variant, params: &Parameters, got: f64, exact: &Exact) -> Check {
     let limit = limit(variant, params);
-    let error = relative_error(got, exact, scale);
+    let error = exact.relative_error(got);
     // NaN compares false: a NaN result fails.
     let passed = error <= limit;
     Check {
         passed,
         criterion: format!(
-            "the dot of a[i] = {} and b[i] = {} within {limit:.2e} of Σ|a·b| of the exact {exact}",
-            inputs.a, inputs.b
+            "the dot of {} within {limit:.2e} of Σ|a·b| of the exact {}",
+            params.values().describe(),
+            exact.text()
         ),
         compared: 1,
         wrong: u64::from(!passed),
@@ -165,7 +179,7 @@ pub fn check(variant: Variant, params: &Parameters, got: f64) -> Check {
         } else {
             vec![Failure {
                 at: "dot".into(),
-                expected: Real(exact as f64),
+                expected: Real(exact.dot_f64()),
                 got: Real(got),
             }]
         },
@@ -176,26 +190,32 @@ pub fn check(variant: Variant, params: &Parameters, got: f64) -> Check {
         hint: if passed {
             None
         } else {
-            Some(hint(variant, params, got, limit))
+            Some(hint(variant, params, got, limit, exact))
         },
     }
 }
 
 /// What a wrong result's size suggests. Each explanation predicts a value;
 /// the first one `got` matches (within the tolerance) names the bug.
-fn hint(variant: Variant, params: &Parameters, got: f64, limit: f64) -> String {
-    let inputs = params.inputs();
+fn hint(variant: Variant, params: &Parameters, got: f64, limit: f64, whole: &Exact) -> String {
+    let values = params.values();
     let (n, blocks) = (params.n, params.blocks);
-    let exact = inputs.dot(n);
-    let scale = inputs.abs_dot(n).max(1) as f64;
-    let matches = |predicted: i128| (got - predicted as f64).abs() <= limit * scale;
+    let exact = whole.dot_f64();
+    let scale = match whole.abs {
+        0 => 1.0,
+        _ => whole.scale_f64(),
+    };
+    let matches = |predicted: f64| (got - predicted).abs() <= limit * scale;
+    // The dot of the first m elements (for drawn values, a sum over them:
+    // a hint is only written for a failing run).
+    let first = |m: u64| values.exact_range(0, m).dot_f64();
 
     if !got.is_finite() {
         return "the result is not a number: a value was read before anything wrote it \
                 (an unwritten partial or product, or uninitialised shared memory)"
             .into();
     }
-    if got == 0.0 && exact != 0 {
+    if got == 0.0 && exact != 0.0 {
         return match variant {
             Variant::Gm => {
                 "the result is 0: no product reached c; write step 1 and pass c to the kernel"
@@ -211,12 +231,12 @@ fn hint(variant: Variant, params: &Parameters, got: f64, limit: f64) -> String {
         }
         .into();
     }
-    if n >= 2 && matches(inputs.dot(n - 1)) {
+    if n >= 2 && matches(first(n - 1)) {
         return "exactly the last element is missing: the loop must run while i < n".into();
     }
     let grid = params.grid_threads();
     for covered in [grid, 4 * grid] {
-        if covered < n && matches(inputs.dot(covered)) {
+        if covered < n && matches(first(covered)) {
             return format!(
                 "only the first {covered} elements were summed, one pass of the grid: \
                  each thread must loop, stepping by the whole grid (blockDim.x * gridDim.x)"
@@ -225,15 +245,18 @@ fn hint(variant: Variant, params: &Parameters, got: f64, limit: f64) -> String {
     }
     if variant == Variant::Atomic {
         let launches = params.runs + crate::stats::WARMUP_RUNS;
-        if let Some(times) = (2..=launches as i128).find(|&m| matches(m * exact)) {
+        if let Some(times) = (2..=launches).find(|&m| matches(f64::from(m) * exact)) {
             return format!(
                 "the result is {times} times the dot product: every launch added into the same \
                  float; zero it before each launch"
             );
         }
     }
-    if variant.reduces_in_blocks() && exact != 0 && blocks >= 2 {
-        let missing = (exact as f64 - got) / exact as f64 * f64::from(blocks);
+    // A block's share of the dot is a fraction of it only where the
+    // products share a sign, as affine inputs' mostly do.
+    let affine = matches!(values, super::Values::Affine(_));
+    if affine && variant.reduces_in_blocks() && exact != 0.0 && blocks >= 2 {
+        let missing = (exact - got) / exact * f64::from(blocks);
         if (missing - 1.0).abs() < 0.25 {
             return format!(
                 "about one block's share (1/{blocks}) is missing: does every block deliver its partial?"
@@ -244,7 +267,7 @@ fn hint(variant: Variant, params: &Parameters, got: f64, limit: f64) -> String {
                 "about one block's share (1/{blocks}) too much: is a partial counted twice?"
             );
         }
-        let arrived = got / exact as f64;
+        let arrived = got / exact;
         if variant == Variant::Atomic && arrived > 0.0 && arrived < 0.9 {
             return format!(
                 "only {:.0}% of the dot product arrived: partials were lost. `*result += partial` \
