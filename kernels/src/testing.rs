@@ -346,7 +346,13 @@ impl Exercise {
     /// its own; None where the `course` binary is not built (a test of one
     /// exercise alone), unless `CUDA_COURSE_REQUIRE_BINARIES` is set.
     fn course_check(&self, args: &[&str], ptx_file: &std::path::Path) -> Option<Said> {
-        let course = assert_cmd::cargo::cargo_bin("course");
+        // Beside the test's own binaries (target/<profile>/), as cargo lays
+        // them out; assert_cmd's cargo_bin panics where it is not built.
+        let course = std::env::current_exe()
+            .ok()
+            .and_then(|test| Some(test.parent()?.parent()?.to_owned()))
+            .unwrap_or_default()
+            .join(format!("course{}", std::env::consts::EXE_SUFFIX));
         if !course.exists() {
             assert!(
                 std::env::var_os("CUDA_COURSE_REQUIRE_BINARIES").is_none(),
