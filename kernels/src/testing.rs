@@ -593,6 +593,25 @@ pub fn brute_force_dot(n: u64, a: Affine, b: Affine) -> (i128, i128) {
 }
 
 impl Exercise {
+    /// [`Exercise::assert_dot_passes`] with a and b drawn from a seed, as the
+    /// grader passes them, at one element, an odd size of small blocks and
+    /// a million elements of the largest block: the dot within its bound of
+    /// the sum computed here.
+    pub fn assert_dot_passes_drawn_inputs(&self) {
+        for (n, threads) in [("1", "64"), ("4999", "32"), ("1000003", "1024")] {
+            self.assert_dot_passes(&[
+                "--n",
+                n,
+                "--threads",
+                threads,
+                "--seed",
+                "2026",
+                "--runs",
+                "2",
+            ]);
+        }
+    }
+
     /// Runs a dot exercise: it exits 0 with its check passed, its expected
     /// value equals brute force, and its value lies within the tolerance it
     /// reports of brute force. Returns the value and the tolerance.
