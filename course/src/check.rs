@@ -306,6 +306,18 @@ fn run(
                 }
             }
         }
+        // Exit 2 without a report: the program refused its flags (those
+        // after `--`), in one line on stderr that names the flag.
+        Err(_)
+            if output.status.code() == Some(kernels::exit_code::ToolExit::Stopped as i32)
+                && let Some(refusal) = String::from_utf8_lossy(&output.stderr)
+                    .lines()
+                    .find(|line| line.starts_with("error: ")) =>
+        {
+            print!("{}", labelled("run", "refused its flags:"));
+            print!("{}", indent(refusal.trim_start_matches("error: ")));
+            (false, "its flags were refused".to_owned())
+        }
         Err(err) => {
             let text = format!("gave no result ({}): {err}", output.status);
             print!("{}", labelled("run", &text));

@@ -643,3 +643,31 @@ fn check_shows_the_emulators_counters_for_an_exercise_with_a_speed_point() {
     let shown = stdout_of(check_prebuilt(dir.path(), &plain).arg("--counters"));
     assert!(shown.contains("counters   none taken: on a GPU"), "{shown}");
 }
+
+#[test]
+fn check_names_a_flag_the_program_refuses() {
+    // Flags after `--` reach the exercise's program; one it refuses is
+    // named first, not buried under "no result".
+    let solution = profile_dir().join("vecadd-anyN-solution");
+    if !solution.exists() {
+        assert!(
+            std::env::var_os("CUDA_COURSE_REQUIRE_BINARIES").is_none(),
+            "vecadd-anyN-solution is not built"
+        );
+        return;
+    }
+    let output = Command::cargo_bin("course")
+        .unwrap()
+        .args(["--root"])
+        .arg(repo())
+        .args(["check", "vecadd-anyN", "--prebuilt"])
+        .arg(&solution)
+        .args(["--", "--n", "0"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("run        refused its flags:"), "{stdout}");
+    assert!(stdout.contains("'--n <N>'"), "{stdout}");
+    assert!(!stdout.contains("gave no result"), "{stdout}");
+}
