@@ -19,7 +19,8 @@
 # accesses, counted by their definitions; instructions differ (the
 # emulator counts PTX, ncu SASS), so only the average active lanes
 # (thread instructions over instructions) is judged, within 10%.
-# Each ncu run is bounded by CASE_TIMEOUT seconds (default 120).
+# Each ncu run is bounded by CASE_TIMEOUT seconds (default 120), and leaves
+# the clocks alone (--clock-control none; counts do not depend on them).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 here="$root/bench/harness/counters"
@@ -97,7 +98,7 @@ metrics=(
 list=$(IFS=,; echo "${metrics[*]}")
 while read -r name source kernel grid block shared args; do
     # shellcheck disable=SC2086
-    timeout "$case_timeout" ncu --csv --print-units base --metrics "$list" \
+    timeout "$case_timeout" ncu --clock-control none --csv --print-units base --metrics "$list" \
         -k "regex:^${kernel}\$" -c 1 "$out/build/probe" "$(ptx_of "$source")" "$kernel" \
         "$grid" "$block" "$shared" $args > "$out/ncu/$name.csv" 2> "$out/ncu/$name.stderr" ||
         echo "counters-vs-ncu: ncu on $name failed ($?): $(tail -3 "$out/ncu/$name.stderr")" >&2
