@@ -177,8 +177,9 @@ pub fn finish_with<P: Serialize, R: Serialize>(
                  timing, so none was counted"
             ),
             Some(Counted::Launches(launches)) => report.counters = Some(launches),
-            Some(Counted::OnGpu) => eprintln!(
-                "{exercise}: --counters: on a GPU, counters come from Nsight Compute (`ncu`); \
+            Some(Counted::NotTheEmulator) => eprintln!(
+                "{exercise}: --counters: only the course's CPU emulator counts, and the driver \
+                 loaded is not it (on a GPU, Nsight Compute's `ncu` takes these counters); \
                  none were taken"
             ),
         }

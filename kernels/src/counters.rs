@@ -19,8 +19,10 @@ static COUNTED: Mutex<Vec<LaunchCounters>> = Mutex::new(Vec::new());
 /// What a run that asked for counters has.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Counted {
-    /// The driver is a GPU's: counters come from `ncu`, not from here.
-    OnGpu,
+    /// The driver is not the emulator (a GPU's, or the grader's broker's
+    /// client, whose backend may be either): only the emulator counts here;
+    /// on a GPU, counters come from `ncu`.
+    NotTheEmulator,
     /// The emulator's counts of the launches it counted (none where the
     /// exercise's launches do not go through the course's timing).
     Launches(Vec<LaunchCounters>),
@@ -38,7 +40,7 @@ pub fn counted() -> Option<Counted> {
         return None;
     }
     let Some((_, _)) = entry_points() else {
-        return Some(Counted::OnGpu);
+        return Some(Counted::NotTheEmulator);
     };
     let launches = std::mem::take(&mut *COUNTED.lock().unwrap_or_else(|e| e.into_inner()));
     Some(Counted::Launches(launches))
