@@ -64,11 +64,15 @@ fn device(device: &DeviceInfo) -> String {
     )
 }
 
-/// `a = 1, b = 2` from any struct that serialises to a JSON object.
+/// `a = 1, b = 2` from any struct that serialises to a JSON object. Where
+/// it has a seed, the dot family's affine `a` and `b` are left out: the
+/// inputs were drawn from the seed instead (`--seed` conflicts with `--a`
+/// and `--b`), and a line that read `a = i` beside it would mislead.
 fn fields<T: Serialize>(value: &T) -> String {
     match serde_json::to_value(value) {
         Ok(serde_json::Value::Object(map)) => map
             .iter()
+            .filter(|(key, _)| !(map.contains_key("seed") && matches!(key.as_str(), "a" | "b")))
             .map(|(key, value)| match value {
                 serde_json::Value::String(text) => format!("{key} = {text}"),
                 other => format!("{key} = {other}"),
@@ -232,5 +236,26 @@ throughput   kernel 2900.0 GB/s = 0.967 x device-to-device copy (3000.0 GB/s, me
         assert!(text.contains("c[4]: expected 12, got NaN"), "{text}");
         assert!(text.contains("... and 1 more"), "{text}");
         assert!(text.contains("hint: is the loop grid-stride?"), "{text}");
+    }
+
+    #[test]
+    fn a_seed_replaces_the_affine_inputs_in_the_parameters_line() {
+        let affine = |seed| crate::dot::Parameters {
+            n: 1000,
+            threads: 256,
+            blocks: 2,
+            runs: 1,
+            a: "i".parse::<crate::dot::Affine>().unwrap(),
+            b: "2i".parse::<crate::dot::Affine>().unwrap(),
+            seed,
+        };
+        assert_eq!(
+            fields(&affine(Some(5))),
+            "blocks = 2, n = 1000, runs = 1, seed = 5, threads = 256"
+        );
+        assert_eq!(
+            fields(&affine(None)),
+            "a = i, b = 2i, blocks = 2, n = 1000, runs = 1, threads = 256"
+        );
     }
 }
