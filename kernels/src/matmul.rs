@@ -22,7 +22,7 @@
 //! reveal). Their products round in float32, so P depends on the order a
 //! kernel adds in, and the check is a bound, entry by entry: every product
 //! of f32s is exact in f64, so the host sums the exact entry and
-//! S\[i]\[j] = Σ_k |M\[i]\[k]·N\[k]\[j]| in f64 ([`reference`]), and a right
+//! S\[i]\[j] = Σ_k |M\[i]\[k]·N\[k]\[j]| in f64 ([`reference()`]), and a right
 //! entry differs from the exact one by at most γ_W·S\[i]\[j] (γ_W = W·u/(1 −
 //! W·u), u = 2^−24: each product passes through at most W roundings, its
 //! own and W − 1 additions, in any order a kernel may add in: one thread's
