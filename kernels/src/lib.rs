@@ -65,6 +65,8 @@ pub mod counters;
 #[cfg(feature = "runtime")]
 mod error;
 #[cfg(feature = "runtime")]
+pub mod fresh_inputs;
+#[cfg(feature = "runtime")]
 mod fresh_launch;
 #[cfg(feature = "runtime")]
 mod gpu;
@@ -85,4 +87,4 @@ pub use gpu::Gpu;
 /// root where the grader names them (`kernels::KERNEL_PTX_ENV`).
 pub use grader_names::{INPUTS_ON_GPU, KERNEL_PTX_ENV, POISON_KERNEL};
 #[cfg(feature = "runtime")]
-pub use stopwatch::{Stopwatch, median_ms, median_ms_checked};
+pub use stopwatch::{Stopwatch, median_ms, median_ms_checked, median_ms_fresh};
