@@ -254,3 +254,83 @@ fn unwritten_products(params: &Parameters, products: &[f32]) -> Option<String> {
         products.len()
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dot::Affine;
+
+    fn task(variant: Variant, seed: Option<u64>, n: u64, blocks: u32, threads: u32) -> Task {
+        let params = Parameters {
+            n,
+            threads,
+            blocks,
+            runs: 1,
+            a: Affine { p: 0, q: 1 },
+            b: Affine { p: 0, q: 2 },
+            seed,
+        };
+        let (a, b) = params.values().vectors(n).unwrap();
+        Task {
+            a,
+            b,
+            blocks,
+            threads,
+            runs: 1,
+            variant,
+            params,
+        }
+    }
+
+    fn pairwise(x: &[f32]) -> f32 {
+        match x.len() {
+            0 => 0.0,
+            1 => x[0],
+            len => pairwise(&x[..len / 2]) + pairwise(&x[len / 2..]),
+        }
+    }
+
+    /// Each launch's output is checked as the exercise checks its own: in
+    /// any summation order a right sum passes, for drawn launch inputs and
+    /// the task's own; the answer to other inputs fails, and so does one
+    /// wrong product.
+    #[test]
+    fn a_launch_s_output_passes_in_any_order_and_a_kept_one_fails() {
+        let (n, blocks, threads) = (1000u64, 3u32, 64u32);
+        for seed in [None, Some(9u64)] {
+            let atomic = task(Variant::Atomic, seed, n, blocks, threads);
+            let drawn = atomic.draw(11).unwrap();
+            let kept = atomic.draw(12).unwrap();
+            for (launch, inputs) in [
+                (Some(11), &drawn),
+                (None, &vec![atomic.a.clone(), atomic.b.clone()]),
+            ] {
+                let products: Vec<f32> = inputs[0]
+                    .iter()
+                    .zip(&inputs[1])
+                    .map(|(a, b)| a * b)
+                    .collect();
+                let slices: Vec<&[f32]> = inputs.iter().map(Vec::as_slice).collect();
+                let forward = products.iter().fold(0.0f32, |s, x| s + x);
+                let backward = products.iter().rev().fold(0.0f32, |s, x| s + x);
+                for sum in [forward, backward, pairwise(&products)] {
+                    assert_eq!(atomic.check(launch, &slices, &[sum], 0), Ok(()));
+                }
+                let gm = task(Variant::Gm, seed, n, blocks, threads);
+                assert_eq!(gm.check(launch, &slices, &products, 0), Ok(()));
+                let mut wrong = products.clone();
+                wrong[n as usize - 1] += 1.0;
+                assert!(gm.check(launch, &slices, &wrong, 0).is_err());
+                let sm = task(Variant::Sm, seed, n, blocks, threads);
+                let chunk = products.len().div_ceil(blocks as usize);
+                let partials: Vec<f32> = products.chunks(chunk).map(pairwise).collect();
+                assert_eq!(sm.check(launch, &slices, &partials, 0), Ok(()));
+            }
+            // The answer to other inputs fails.
+            let slices: Vec<&[f32]> = drawn.iter().map(Vec::as_slice).collect();
+            let old: f32 = kept[0].iter().zip(&kept[1]).map(|(a, b)| a * b).sum();
+            assert!(atomic.check(Some(11), &slices, &[old], 0).is_err());
+            assert!(atomic.check(Some(11), &slices, &[f32::NAN], 0).is_err());
+        }
+    }
+}
