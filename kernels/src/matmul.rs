@@ -231,8 +231,9 @@ pub fn freivalds(
         let (_, m_abs_nx) = dot(m_row, &abs_nx);
         let (_, scale) = dot(m_row, &n_abs_x);
         let bound = limit * (scale + m_abs_nx + p_abs);
-        // NaN compares false: a NaN entry fails.
-        if !((px - mnx).abs() <= bound) {
+        // A NaN entry makes the distance NaN, which is not within.
+        let within = (px - mnx).abs() <= bound;
+        if !within {
             return Some((i, px, mnx));
         }
     }
