@@ -8,9 +8,11 @@
 //! run starts, then one per launch) into the kernel's input buffers; after
 //! each launch it copies the whole output back and checks it against the
 //! host's answer for that launch's inputs ([`Answers::check`], which the
-//! exercise's driver defines). Before the last launch it writes the task's
-//! own inputs back, so the last launch's output is the task's answer, which
-//! the exercise's check then reads. The copies, the draws and the checks
+//! exercise's driver defines). Before the last launch it writes back what
+//! the input buffers held before the first (what the exercise's host code
+//! copied there, read back once), so the last launch's output is the
+//! task's answer, which the exercise's check then reads, only if the host
+//! code gave the kernel the task's inputs. The copies, the draws and the checks
 //! are outside the timed span.
 //!
 //! What ends the run ([`CourseError::StaleLaunch`]): a launch whose output
@@ -33,7 +35,8 @@ pub trait Answers {
     /// `seed`, in the order the caller passes the buffers.
     fn draw(&self, seed: u64) -> Result<Vec<Vec<f32>>, CourseError>;
 
-    /// The task's own inputs, written back before the last launch.
+    /// The task's own inputs, which the last launch's output is checked
+    /// against (it runs on what the host code put in the buffers).
     fn task_inputs(&self) -> Vec<&[f32]>;
 
     /// The floats of the kernel's output, where the caller gives only its
@@ -115,6 +118,9 @@ pub(crate) struct FreshRun<'a> {
     seeds: Vec<Option<u64>>,
     /// The inputs of the launch in flight, drawn (None: the task's own).
     current: Option<Vec<Vec<f32>>>,
+    /// What the input buffers held before the first launch (what the
+    /// exercise's host code copied there), written back before the last.
+    before_first: Vec<Vec<f32>>,
     verdicts: Vec<Verdict>,
     /// Whether a drawn launch has been searched for a replay yet: only the
     /// first wrong one and the last are (each search redraws the inputs of
@@ -140,6 +146,7 @@ impl<'a> FreshRun<'a> {
             rng: hasher.finish() | 1,
             seeds: Vec::new(),
             current: None,
+            before_first: Vec::new(),
             verdicts: Vec::new(),
             searched: false,
         }
@@ -159,6 +166,13 @@ impl<'a> FreshRun<'a> {
     /// Before launch `run`: its inputs written into the kernel's buffers
     /// (the GPU is idle: the last launch was waited for).
     pub(crate) fn before(&mut self, run: u32) -> Result<(), CourseError> {
+        if run == 0 {
+            self.before_first = self
+                .inputs
+                .iter()
+                .map(|buffer| read(buffer))
+                .collect::<Result<_, _>>()?;
+        }
         if run + 1 < self.launches {
             let seed = self.next();
             let drawn = self.answers.draw(seed)?;
@@ -168,7 +182,10 @@ impl<'a> FreshRun<'a> {
             self.seeds.push(Some(seed));
             self.current = Some(drawn);
         } else {
-            for (buffer, values) in self.inputs.iter().zip(self.answers.task_inputs()) {
+            // What the exercise's host code put there, not the task's
+            // inputs: host code that copied them wrong, or not at all, must
+            // still fail its check.
+            for (buffer, values) in self.inputs.iter().zip(&self.before_first) {
                 write(buffer, values)?;
             }
             self.seeds.push(None);
@@ -180,12 +197,7 @@ impl<'a> FreshRun<'a> {
     /// After launch `run` has finished: its whole output read back and
     /// checked against its inputs.
     pub(crate) fn after(&mut self, run: u32) -> Result<(), CourseError> {
-        let mut output = vec![f32::NAN; self.output.len()];
-        if !output.is_empty() {
-            self.output
-                .copy_to(&mut output[..])
-                .map_err(|err| CourseError::from(err).during("reading the output back"))?;
-        }
+        let output = read(self.output)?;
         let seed = self.seeds[run as usize];
         let salt = self.next();
         let answers = self.answers;
@@ -266,6 +278,17 @@ impl<'a> FreshRun<'a> {
         }
         Ok(())
     }
+}
+
+/// The whole of `buffer`, copied back.
+fn read(buffer: &DeviceSlice<f32>) -> Result<Vec<f32>, CourseError> {
+    let mut values = vec![f32::NAN; buffer.len()];
+    if !values.is_empty() {
+        buffer
+            .copy_to(&mut values[..])
+            .map_err(|err| CourseError::from(err).during("reading a buffer back"))?;
+    }
+    Ok(values)
 }
 
 /// Writes `values` into the start of `buffer` (as much as both hold).

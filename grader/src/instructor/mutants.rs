@@ -198,8 +198,8 @@ pub const MUTANTS: &[Mutant] = &[
         edits: &[
             edit(
                 "main.rs",
-                "    let kernel_ms = median_ms_checked(stream, task.runs, &d_c, || {\n",
-                "    let kernel_ms = median_ms_checked(stream, task.runs, &d_c, || {\n        if task.runs > 0 {\n            return Ok(());\n        }\n",
+                "    let kernel_ms = median_ms_fresh(stream, task.runs, task, &[&d_a, &d_b], &d_c, || {\n",
+                "    let kernel_ms = median_ms_fresh(stream, task.runs, task, &[&d_a, &d_b], &d_c, || {\n        if task.runs > 0 {\n            return Ok(());\n        }\n",
             ),
             edit(
                 "main.rs",
