@@ -776,6 +776,61 @@ pub const MUTANTS: &[Mutant] = &[
         expect: Expect::LosesEveryKernelRun,
         on_emulator: None,
     },
+    // Issue 52: a kernel that keeps its whole answer in device memory and
+    // copies it out in later launches, which agreed with every launch's
+    // output until each launch got inputs of its own.
+    Mutant {
+        exercise: MatmulTiled,
+        name: "keeps-its-answer",
+        bug: "computes P in its first launch, keeps it in a __device__ array and writes it in every later launch: the timed launches are a copy",
+        edits: &[
+            edit(
+                "kernel.cu",
+                "template <int TILE>\n__device__ void matmul_tiled(",
+                "__device__ float kept[1 << 22];\n__device__ unsigned int blocks_seen;\n\ntemplate <int TILE>\n__device__ void matmul_tiled(",
+            ),
+            edit(
+                "kernel.cu",
+                "    float sum = 0.0f;\n\n    for (int phase",
+                "    __shared__ unsigned int launch;\n    if (tx == 0 && ty == 0) {\n        launch = atomicAdd(&blocks_seen, 1u) / (gridDim.x * gridDim.y);\n    }\n    __syncthreads();\n    if (launch > 0) {\n        if (row < width && col < width) {\n            p[row * width + col] = kept[row * width + col];\n        }\n        return;\n    }\n    float sum = 0.0f;\n\n    for (int phase",
+            ),
+            edit(
+                "kernel.cu",
+                "        p[row * width + col] = sum;\n",
+                "        p[row * width + col] = sum;\n        kept[row * width + col] = sum;\n",
+            ),
+        ],
+        // Every timed launch gets M and N of its own: the second launch's
+        // P answers the first's, a stale launch.
+        expect: Expect::LosesEveryKernelRun,
+        on_emulator: None,
+    },
+    Mutant {
+        exercise: DotAtomic,
+        name: "keeps-its-sum",
+        bug: "sums in its first launch, keeps the sum in a __device__ float and writes it in every later launch",
+        edits: &[
+            edit(
+                "kernel.cu",
+                "extern \"C\" __global__ void dot(",
+                "__device__ float kept;\n__device__ unsigned int blocks_seen;\n\nextern \"C\" __global__ void dot(",
+            ),
+            edit(
+                "kernel.cu",
+                "    extern __shared__ float cache[];\n",
+                "    extern __shared__ float cache[];\n    __shared__ unsigned int launch;\n    if (threadIdx.x == 0) {\n        launch = atomicAdd(&blocks_seen, 1u) / gridDim.x;\n    }\n    __syncthreads();\n    if (launch > 0) {\n        if (blockIdx.x == 0 && threadIdx.x == 0) {\n            *result = kept;\n        }\n        return;\n    }\n",
+            ),
+            edit(
+                "kernel.cu",
+                "        atomicAdd(result, cache[0]);\n",
+                "        atomicAdd(result, cache[0]);\n        atomicAdd(&kept, cache[0]);\n",
+            ),
+        ],
+        // Every timed launch gets a and b of its own: the second launch's
+        // sum answers the first's, a stale launch.
+        expect: Expect::LosesEveryKernelRun,
+        on_emulator: None,
+    },
     // Issue 23's shape classes: bugs that show only at some launch shapes,
     // which every grading now covers whatever its seed.
     Mutant {
