@@ -58,8 +58,8 @@
 //! streams-overlap still time through [`crate::median_ms_checked`] and
 //! their own pipelines, with the windows above; the grader's runs above
 //! 2^31 elements, whose inputs the course's own kernels make on the GPU
-//! (`inputs_on_gpu`), and dot-atomic's `--sweep`, whose times no verdict
-//! reads, get no fresh inputs either. Freivalds' check weighs each row of P
+//! (`inputs_on_gpu`), get no fresh inputs either (dot-atomic's `--sweep`
+//! does: it runs the same host code once per grid). Freivalds' check weighs each row of P
 //! at once, so it tells an answer from the answer to other inputs, not
 //! one entry off by a part in a thousand: the exercise's check of the last
 //! launch reads every entry.
