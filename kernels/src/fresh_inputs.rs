@@ -20,6 +20,13 @@
 //! whose output is wrong while the last launch's is right (the kernel
 //! computes in some launches only). A kernel whose last launch is wrong too
 //! is left to the exercise's check, which says what is wrong with it.
+//!
+//! Not in a run of the grader's canary ([`CANARY_RUN_ENV`]): its answers
+//! are the exercise's moved by a mark, which one launch's bound may take
+//! in and the next's not, so there the launches are timed unjudged. The
+//! canary replays nothing, and its runs grade host code, not the kernel:
+//! the speed point and every kernel run are the student's own kernel in the
+//! course's binary, where the variable is never set.
 
 use std::hash::{BuildHasher, Hasher};
 
@@ -27,6 +34,7 @@ use cust::memory::{CopyDestination, DevicePointer, DeviceSlice};
 use cust::sys;
 
 use crate::error::CourseError;
+use crate::grader_names::CANARY_RUN_ENV;
 
 /// What an exercise's launches compute, so that any launch's output can be
 /// checked against the inputs it was given.
@@ -126,6 +134,10 @@ pub(crate) struct FreshRun<'a> {
     /// first wrong one and the last are (each search redraws the inputs of
     /// every earlier launch).
     searched: bool,
+    /// False in a run of the grader's canary ([`CANARY_RUN_ENV`]), whose
+    /// answers are off by design: its launches are then timed as they
+    /// come, with nothing drawn, read back or judged.
+    judged: bool,
 }
 
 impl<'a> FreshRun<'a> {
@@ -149,6 +161,7 @@ impl<'a> FreshRun<'a> {
             before_first: Vec::new(),
             verdicts: Vec::new(),
             searched: false,
+            judged: std::env::var_os(CANARY_RUN_ENV).is_none_or(|value| value != "1"),
         }
     }
 
@@ -166,6 +179,9 @@ impl<'a> FreshRun<'a> {
     /// Before launch `run`: its inputs written into the kernel's buffers
     /// (the GPU is idle: the last launch was waited for).
     pub(crate) fn before(&mut self, run: u32) -> Result<(), CourseError> {
+        if !self.judged {
+            return Ok(());
+        }
         if run == 0 {
             self.before_first = self
                 .inputs
@@ -197,6 +213,9 @@ impl<'a> FreshRun<'a> {
     /// After launch `run` has finished: its whole output read back and
     /// checked against its inputs.
     pub(crate) fn after(&mut self, run: u32) -> Result<(), CourseError> {
+        if !self.judged {
+            return Ok(());
+        }
         let output = read(self.output)?;
         let seed = self.seeds[run as usize];
         let salt = self.next();
@@ -249,6 +268,9 @@ impl<'a> FreshRun<'a> {
     /// After the last launch: a kept answer, or a launch wrong where the
     /// last is right, ends the run.
     pub(crate) fn verify(&self) -> Result<(), CourseError> {
+        if !self.judged {
+            return Ok(());
+        }
         let launches = self.launches;
         let must = "the course gives every launch inputs of its own and checks its whole \
                     output, so the kernel must compute every launch from the inputs it is \
