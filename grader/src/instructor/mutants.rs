@@ -465,6 +465,30 @@ pub const MUTANTS: &[Mutant] = &[
         expect: Expect::LosesHostRun(crate::plan::streams::OVERLAP_TIMED),
         on_emulator: Some(Emulated::Full),
     },
+    // The overlap was read from the report's times until the broker's
+    // timeline took its place: host code that waits after each chunk and
+    // reports half the serial time as its overlapped time claimed it.
+    Mutant {
+        exercise: StreamsOverlap,
+        name: "reports-an-overlap",
+        bug: "waits after each chunk, then reports the overlapped run as twice as fast as the serial one",
+        edits: &[
+            edit(
+                "main.rs",
+                "                .async_copy_to(&mut self.h_out[range], chunk.stream)?\n        };\n",
+                "                .async_copy_to(&mut self.h_out[range], chunk.stream)?\n        };\n        chunk.stream.synchronize()?;\n",
+            ),
+            edit(
+                "main.rs",
+                "    let measured = measure_pipelines(gpu, task, &mut stages)?;\n",
+                "    let mut measured = measure_pipelines(gpu, task, &mut stages)?;\n    measured.overlapped.ms = measured.serial.ms / 2.0;\n",
+            ),
+        ],
+        // Its report claims what a GPU's timeline does not show; only the
+        // run the overlap is judged at can see it, and the emulator skips it.
+        expect: Expect::LosesHostRun(crate::plan::streams::OVERLAP_TIMED),
+        on_emulator: Some(Emulated::Full),
+    },
     Mutant {
         exercise: StreamsOverlap,
         name: "wrong-chunk-offset",
