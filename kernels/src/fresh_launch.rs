@@ -54,7 +54,11 @@
 //! and the run ends with `stale-launch` naming both launches. A kernel
 //! wrong in its last launch too is left to the exercise's check, which
 //! says what is wrong (a missing grid-stride loop is wrong in every
-//! launch, and is told to loop). Left open: memspace-timing and
+//! launch, and is told to loop). In the grader's canary runs (the
+//! canary's PTX in this binary, or the student's binary whose broker loads
+//! the canary) nothing is judged (`grader_names::CANARY_RUN_ENV`): the
+//! canary is the grader's kernel, and its answers are marked, not wrong.
+//! Left open: memspace-timing and
 //! streams-overlap still time through [`crate::median_ms_checked`] and
 //! their own pipelines, with the windows above; the grader's runs above
 //! 2^31 elements, whose inputs the course's own kernels make on the GPU
