@@ -316,6 +316,31 @@ impl Exercise {
     /// chapter's classic mistakes its kernel and the words it must get.
     /// `mistake` names the temporary files.
     pub fn run_mistake(&self, mistake: &str, kernel_cu: &str, args: &[&str]) -> Mistake {
+        let file = self.compiled(mistake, kernel_cu);
+        let run = self.run_ptx(mistake, &file, args, &[]);
+        let check = self.course_check(args, &file);
+        std::fs::remove_file(&file).unwrap();
+        Mistake { run, check }
+    }
+
+    /// This binary run with `args` and the kernel `kernel_cu`, compiled by
+    /// nvcc, in place of its own, with the variables `env` set too (the
+    /// grader's, such as [`crate::CANARY_RUN_ENV`]).
+    pub fn run_kernel_with(
+        &self,
+        mistake: &str,
+        kernel_cu: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Said {
+        let file = self.compiled(mistake, kernel_cu);
+        let said = self.run_ptx(mistake, &file, args, env);
+        std::fs::remove_file(&file).unwrap();
+        said
+    }
+
+    /// `kernel_cu` compiled to a PTX file of this test process's own.
+    fn compiled(&self, mistake: &str, kernel_cu: &str) -> std::path::PathBuf {
         let stem = std::env::temp_dir().join(format!(
             "cuda-course-mistake-{}-{mistake}-{}",
             self.name,
@@ -329,16 +354,25 @@ impl Exercise {
             built.unwrap_or_else(|err| panic!("{mistake}: the kernel did not compile: {err}"));
         let file = stem.with_extension("ptx");
         std::fs::write(&file, ptx).unwrap();
+        file
+    }
+
+    fn run_ptx(
+        &self,
+        mistake: &str,
+        file: &std::path::Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Said {
         let output = self
             .command(args)
-            .env(crate::grader_names::KERNEL_PTX_ENV, &file)
+            .env(crate::grader_names::KERNEL_PTX_ENV, file)
+            .envs(env.iter().copied())
             .output()
             .unwrap();
         let run = Said::of(output);
         assert!(!run.stderr.contains("panicked"), "{mistake}: {run}");
-        let check = self.course_check(args, &file);
-        std::fs::remove_file(&file).unwrap();
-        Mistake { run, check }
+        run
     }
 
     /// `cargo course check` of this binary (`--prebuilt`, so nothing is

@@ -302,3 +302,53 @@ fn a_kernel_that_keeps_its_sum_between_launches_fails_the_run() {
         .run_mistake("solution", KERNEL_CU, &args)
         .assert_says(0, &["PASS"]);
 }
+
+/// The grader's canary runs (`CUDA_COURSE_CANARY_RUN=1`) time their
+/// launches unjudged: the canary's dot is the exercise's moved by its mark,
+/// which one launch's bound may take in and the next's not, and judged, a
+/// correct host lost its run as a stale launch (1 grading in about 10 of
+/// the golden class). A kernel that adds nothing in its first launch and
+/// sums right in the later ones fails any other run as a stale launch, and
+/// passes a canary run, whose last launch's sum is all that is read.
+#[test]
+#[cfg(solution)]
+fn a_canary_run_times_its_launches_unjudged() {
+    let kernel = kernel_with(&[
+        (
+            "extern \"C\" __global__ void dot(",
+            "__device__ unsigned int blocks_seen;\n\nextern \"C\" __global__ void dot(",
+        ),
+        (
+            "    extern __shared__ float cache[];\n",
+            "    extern __shared__ float cache[];\n\
+             \x20   __shared__ unsigned int launch;\n\
+             \x20   if (threadIdx.x == 0) {\n\
+             \x20       launch = atomicAdd(&blocks_seen, 1u) / gridDim.x;\n\
+             \x20   }\n\
+             \x20   __syncthreads();\n\
+             \x20   if (launch == 0) {\n\
+             \x20       return;\n\
+             \x20   }\n",
+        ),
+    ]);
+    let args = [
+        "--n",
+        "1000",
+        "--threads",
+        "128",
+        "--blocks",
+        "2",
+        "--seed",
+        "7",
+        "--runs",
+        "2",
+    ];
+    let run = |env: &[(&str, &str)]| {
+        exercise().run_kernel_with("skips-its-first-launch", &kernel, &args, env)
+    };
+    run(&[]).assert_says(
+        1,
+        &["launch 1 of 3 of the kernel wrote an output that is not the answer to its inputs"],
+    );
+    run(&[(kernels::CANARY_RUN_ENV, "1")]).assert_says(0, &["PASS"]);
+}
