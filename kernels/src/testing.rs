@@ -323,6 +323,28 @@ impl Exercise {
         Mistake { run, check }
     }
 
+    /// A kernel that keeps its answer in device memory between launches
+    /// (`kept_cu`) fails `args`'s run (three launches) as a stale launch
+    /// naming the launch it replayed, and the exercise's own kernel
+    /// (`kernel_cu`) passes the same run.
+    pub fn assert_a_kept_answer_fails(
+        &self,
+        mistake: &str,
+        kept_cu: &str,
+        kernel_cu: &str,
+        args: &[&str],
+    ) {
+        self.run_mistake(mistake, kept_cu, args).assert_says(
+            1,
+            &[
+                "launch 2 of 3 of the kernel wrote the answer to launch 1's inputs",
+                "must compute every launch from the inputs it is given",
+            ],
+        );
+        self.run_mistake("solution", kernel_cu, args)
+            .assert_says(0, &["PASS"]);
+    }
+
     /// This binary run with `args` and the kernel `kernel_cu`, compiled by
     /// nvcc, in place of its own, with the variables `env` set too (the
     /// grader's, such as [`crate::CANARY_RUN_ENV`]).
