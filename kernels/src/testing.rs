@@ -18,6 +18,22 @@ pub struct Exercise {
     pub name: &'static str,
 }
 
+/// The run a kept answer is tried at in the one-dimensional exercises
+/// ([`Exercise::assert_a_kept_answer_fails`]): two small blocks, drawn
+/// inputs, and three launches (a warm-up and two timed).
+pub const KEPT_ANSWER_RUN: [&str; 10] = [
+    "--n",
+    "1000",
+    "--threads",
+    "128",
+    "--blocks",
+    "2",
+    "--seed",
+    "7",
+    "--runs",
+    "2",
+];
+
 impl Exercise {
     /// The binary of `package` (pass `env!("CARGO_PKG_NAME")`), found next to
     /// the test executable's folder as cargo lays them out, so a bundle

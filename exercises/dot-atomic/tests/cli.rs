@@ -277,19 +277,12 @@ fn a_kernel_that_keeps_its_sum_between_launches_fails_the_run() {
             "        atomicAdd(result, cache[0]);\n        atomicAdd(&kept, cache[0]);\n",
         ),
     ]);
-    let args = [
-        "--n",
-        "1000",
-        "--threads",
-        "128",
-        "--blocks",
-        "2",
-        "--seed",
-        "7",
-        "--runs",
-        "2",
-    ];
-    exercise().assert_a_kept_answer_fails("keeps-its-sum", &kernel, KERNEL_CU, &args);
+    exercise().assert_a_kept_answer_fails(
+        "keeps-its-sum",
+        &kernel,
+        KERNEL_CU,
+        &kernels::testing::KEPT_ANSWER_RUN,
+    );
 }
 
 /// The grader's canary runs (`CUDA_COURSE_CANARY_RUN=1`) time their
@@ -320,18 +313,7 @@ fn a_canary_run_times_its_launches_unjudged() {
              \x20   }\n",
         ),
     ]);
-    let args = [
-        "--n",
-        "1000",
-        "--threads",
-        "128",
-        "--blocks",
-        "2",
-        "--seed",
-        "7",
-        "--runs",
-        "2",
-    ];
+    let args = kernels::testing::KEPT_ANSWER_RUN;
     let run = |env: &[(&str, &str)]| {
         exercise().run_kernel_with("skips-its-first-launch", &kernel, &args, env)
     };

@@ -361,17 +361,10 @@ fn a_kernel_that_keeps_its_partials_between_launches_fails_the_run() {
             "        partials[blockIdx.x] = cache[0];\n        kept[blockIdx.x] = cache[0];\n",
         ),
     ]);
-    let args = [
-        "--n",
-        "1000",
-        "--threads",
-        "128",
-        "--blocks",
-        "2",
-        "--seed",
-        "7",
-        "--runs",
-        "2",
-    ];
-    exercise().assert_a_kept_answer_fails("keeps-its-answer", &kernel, KERNEL_CU, &args);
+    exercise().assert_a_kept_answer_fails(
+        "keeps-its-answer",
+        &kernel,
+        KERNEL_CU,
+        &kernels::testing::KEPT_ANSWER_RUN,
+    );
 }
