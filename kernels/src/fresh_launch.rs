@@ -23,6 +23,18 @@
 //!   launch windows of it at offsets drawn then are read back; once the
 //!   last launch is done, every window must hold numbers that agree with
 //!   the last launch's output, which the exercise's check reads whole.
+//! - Where the caller names the kernel's inputs too
+//!   ([`crate::median_ms_fresh`], which vecadd-anyN, the dot family and
+//!   matmul call), every launch but the last gets inputs of its own, drawn
+//!   from a seed the kernel cannot foresee and written into its input
+//!   buffers, and after every launch the whole output is read back and
+//!   checked against the host's answer for that launch's inputs
+//!   (`crate::fresh_inputs`: vecadd's c and dot-gm's products exactly, the
+//!   dot's sum within the exercise's bound of the exact one, matmul's P by
+//!   Freivalds' check with weights drawn after the launch); the output is
+//!   still filled with NaN first, and no windows are sampled (the launches'
+//!   answers differ). The last launch gets back what the host code put in
+//!   the buffers, so its output is the one the exercise checks.
 //!
 //! Threat model: the kernel is the student's; this code and the process's
 //! other host code are the course's when the grader runs the student's PTX
@@ -33,10 +45,44 @@
 //! the others. A launch that skips its work leaves the NaN, and one that
 //! writes something else disagrees with the checked answer in windows it
 //! cannot foresee (drawn after it ends): either fails the run, whichever
-//! launches are timed. Left open: a kernel that keeps a whole copy of its
-//! answer in device memory of its own and copies it out in later launches
-//! still agrees; the copy moves the output's bytes, so for vecadd it saves
-//! a third of the traffic, for matmul nearly all of the work.
+//! launches are timed. A kernel that keeps a whole copy of its answer in
+//! device memory of its own and copies it out in later launches (issue 52:
+//! on an H100 such kernels earned the speed point at 34.8 times the
+//! course's speed for matmul-tiled, 10.5 times for dot-atomic) no longer
+//! agrees where the inputs are fresh: no two launches ask for the same
+//! answer, so the second launch writes the answer to the first's inputs,
+//! and the run ends with `stale-launch` naming both launches. A kernel
+//! wrong in its last launch too is left to the exercise's check, which
+//! says what is wrong (a missing grid-stride loop is wrong in every
+//! launch, and is told to loop). In the grader's canary runs (the
+//! canary's PTX in this binary, or the student's binary whose broker loads
+//! the canary) nothing is judged (`grader_names::CANARY_RUN_ENV`): the
+//! canary is the grader's kernel, and its answers are marked, not wrong.
+//! Left open: memspace-timing and
+//! streams-overlap still time through [`crate::median_ms_checked`] and
+//! their own pipelines, with the windows above; the grader's runs above
+//! 2^31 elements, whose inputs the course's own kernels make on the GPU
+//! (`inputs_on_gpu`), get no fresh inputs either (dot-atomic's `--sweep`
+//! does: it runs the same host code once per grid). Freivalds' check weighs each row of P
+//! at once, so it tells an answer from the answer to other inputs, not
+//! one entry off by a part in a thousand: the exercise's check of the last
+//! launch reads every entry.
+//!
+//! What fresh inputs cost, outside the timed span but with the GPU held
+//! alone: per launch, the inputs drawn on the host (on every core above
+//! 2^22 elements) and copied in, the output copied back and checked. On
+//! the CPU emulator (2 shared cores, `--runs 10 --seed 5`, 11 launches,
+//! median of 5 whole runs), at its default sizes: dot-atomic 0.65 → 1.38 s
+//! (n = 1,000,003: the exact sum redraws a and b), dot-gm 1.21 → 1.65 s,
+//! vecadd-anyN 1.16 → 1.51 s; matmul-tiled at W = 200 within the noise of
+//! its 15 to 19 s (2·W² draws and 4·W² multiply-adds a launch).
+//! Estimated at the GPU's defaults, a launch copies in 268 MB and back
+//! 134 MB (vecadd, n = 2^25 + 3), 134 MB and 67 MB (dot-gm, n = 2^24 + 3),
+//! 134 MB and a few bytes (dot-sm, dot-atomic), 8 MB and 4 MB (matmul,
+//! W = 1000), and the host draws 2n values and checks n (or 2W² and 4W²):
+//! about 0.1 to 0.2 s a launch for vecadd and the dot family on 16 cores,
+//! 1 to 2 s a run of 11 launches, and 10 to 20 ms a launch for matmul
+//! (not measured on a GPU).
 
 use std::hash::{BuildHasher, Hasher};
 

@@ -1,7 +1,8 @@
 //! Names the course's own binaries and the grader share, one definition for
 //! both ends (standard library only: the grader builds this crate without
 //! the GPU runtime): the variable that makes a binary load another PTX
-//! (read by `gpu`), the flag for inputs made on the GPU (`inputs_on_gpu`),
+//! (read by `gpu`), the variable that marks a run of the grader's canary
+//! (read by `fresh_inputs`), the flag for inputs made on the GPU (`inputs_on_gpu`),
 //! and the course's poison kernel (`fresh_launch`), which the grader leaves
 //! out of compute-sanitizer's checks.
 
@@ -19,6 +20,17 @@ pub const POISON_KERNEL: &str = "course_poison_shared";
 /// chooses what PTX their binary loads, and the grader never sets it for
 /// their runs (a sandboxed run's environment is cleared).
 pub const KERNEL_PTX_ENV: &str = "CUDA_COURSE_KERNEL_PTX";
+
+/// The variable the grader sets to `1` in every run whose kernel is its
+/// canary (the course's binary given the canary's PTX, and a student's own
+/// binary, whose broker loads the canary in place of its module). The
+/// canary's answers are off the exercise's by design, so the course's
+/// harness then times its launches without judging their outputs
+/// (`fresh_inputs`): judged, a marked answer could pass one launch's
+/// bound and miss the next, and a correct host would lose its run. It tells
+/// a student's binary nothing it could use: at grading, every run of its
+/// own binary has the canary, and the mark stays with the broker.
+pub const CANARY_RUN_ENV: &str = "CUDA_COURSE_CANARY_RUN";
 
 /// The flag (without its dashes) of vecadd-anyN's and dot-gm's binaries
 /// that makes a and b on the GPU (`inputs_on_gpu`), and the name of the

@@ -65,6 +65,8 @@ pub mod counters;
 #[cfg(feature = "runtime")]
 mod error;
 #[cfg(feature = "runtime")]
+pub mod fresh_inputs;
+#[cfg(feature = "runtime")]
 mod fresh_launch;
 #[cfg(feature = "runtime")]
 mod gpu;
@@ -83,6 +85,6 @@ pub use error::{CourseError, error_name, unfinished};
 pub use gpu::Gpu;
 /// The names the grader passes to the course's binaries, at the crate's
 /// root where the grader names them (`kernels::KERNEL_PTX_ENV`).
-pub use grader_names::{INPUTS_ON_GPU, KERNEL_PTX_ENV, POISON_KERNEL};
+pub use grader_names::{CANARY_RUN_ENV, INPUTS_ON_GPU, KERNEL_PTX_ENV, POISON_KERNEL};
 #[cfg(feature = "runtime")]
-pub use stopwatch::{Stopwatch, median_ms, median_ms_checked};
+pub use stopwatch::{Stopwatch, median_ms, median_ms_checked, median_ms_fresh};

@@ -184,6 +184,75 @@ pub fn entry_limit(width: u32) -> f64 {
     (1.0 + gamma(w, U_F32)) * (1.0 + gamma(w + 1, U_F64)) * (1.0 + gamma(w + 1, U_F64)) - 1.0
 }
 
+/// Freivalds' check of P against M × N, weighed by `x` (W weights, drawn
+/// at random after P was made): row i passes when |Σ_j P\[i]\[j]·x_j −
+/// Σ_k M\[i]\[k]·(Σ_j N\[k]\[j]·x_j)| is within [`freivalds_limit`]
+/// times the row's scale Σ_k |M\[i]\[k]|·(Σ_j |N\[k]\[j]|·|x_j|) + Σ_k
+/// |M\[i]\[k]|·|(N·x)_k| + Σ_j |P\[i]\[j]|·|x_j|. O(W²), all in f64.
+/// A right P, summed in any order, passes: each of its entries is within
+/// γ_W·Σ_k |M\[i]\[k]·N\[k]\[j]| of the exact one in f32 (the module's
+/// note), so P·x within γ_W of the first term; the f64 sums of P·x, N·x and
+/// M·(N·x) each add at most γ'_{W+1} of their own absolute sums (the other
+/// two terms). A P that differs from the right one by more than the
+/// roundings in row i passes only if the random weights happen to cancel
+/// the difference, which for drawn weights does not happen. Returns the
+/// first failing row with Σ P·x and Σ M·(N·x); NaN fails.
+pub fn freivalds(
+    m: &[f32],
+    n: &[f32],
+    p: &[f32],
+    width: u32,
+    x: &[f64],
+) -> Option<(usize, f64, f64)> {
+    let w = width as usize;
+    if m.len() < w * w || n.len() < w * w || p.len() < w * w || x.len() < w {
+        return Some((0, f64::NAN, f64::NAN));
+    }
+    let limit = freivalds_limit(width);
+    let dot = |row: &[f32], v: &[f64]| -> (f64, f64) {
+        row.iter().zip(v).fold((0.0, 0.0), |(s, a), (&r, &v)| {
+            let t = f64::from(r) * v;
+            (s + t, a + t.abs())
+        })
+    };
+    let abs_x: Vec<f64> = x[..w].iter().map(|v| v.abs()).collect();
+    let mut nx = vec![0.0f64; w];
+    let mut n_abs_x = vec![0.0f64; w];
+    for k in 0..w {
+        let row = &n[k * w..(k + 1) * w];
+        nx[k] = dot(row, x).0;
+        n_abs_x[k] = dot(row, &abs_x).1;
+    }
+    let abs_nx: Vec<f64> = nx.iter().map(|v| v.abs()).collect();
+    for i in 0..w {
+        let m_row = &m[i * w..(i + 1) * w];
+        let (px, p_abs) = dot(&p[i * w..(i + 1) * w], x);
+        let (mnx, _) = dot(m_row, &nx);
+        let (_, m_abs_nx) = dot(m_row, &abs_nx);
+        let (_, scale) = dot(m_row, &n_abs_x);
+        let bound = limit * (scale + m_abs_nx + p_abs);
+        // A NaN entry makes the distance NaN, which is not within.
+        let within = (px - mnx).abs() <= bound;
+        if !within {
+            return Some((i, px, mnx));
+        }
+    }
+    None
+}
+
+/// The relative limit of [`freivalds`]: γ_W in f32 (the kernel's roundings
+/// of each entry) and γ'_{2W+2} in f64 (the host's sums, each of at most W
+/// products and W additions, and the sums of the scale), twice over, with
+/// the comparison's own roundings: (1 + γ_W)(1 + γ'_{2W+2})² (1 + γ'_4) − 1.
+pub fn freivalds_limit(width: u32) -> f64 {
+    let w = u64::from(width);
+    (1.0 + gamma(w, U_F32))
+        * (1.0 + gamma(2 * w + 2, U_F64))
+        * (1.0 + gamma(2 * w + 2, U_F64))
+        * (1.0 + gamma(4, U_F64))
+        - 1.0
+}
+
 /// The exact entries of M × N (rounded once to f64) and S\[i]\[j] = Σ_k
 /// |M\[i]\[k]·N\[k]\[j]|, in f64, row-major: every product of two f32s is
 /// exact in f64, and the sums are within γ_W in f64 (see [`entry_limit`]).

@@ -7,6 +7,7 @@ use cust::stream::Stream;
 
 use crate::counters;
 use crate::error::CourseError;
+use crate::fresh_inputs::{Answers, FreshRun, Output};
 use crate::fresh_launch::{SampledOutput, SharedPoison};
 use crate::stats;
 use crate::timing_gate;
@@ -65,6 +66,7 @@ pub fn median_ms<E: Into<CourseError>>(
     let kernel = Some(Kernel {
         poison: poison.as_ref(),
         output: None,
+        fresh: None,
     });
     timed_launches("the kernel", stream, runs, kernel, launch)
 }
@@ -87,6 +89,44 @@ pub fn median_ms_checked<E: Into<CourseError>>(
     let kernel = Some(Kernel {
         poison: poison.as_ref(),
         output: Some(&mut sampled),
+        fresh: None,
+    });
+    timed_launches("the kernel", stream, runs, kernel, launch)
+}
+
+/// [`median_ms_checked`] for a kernel whose inputs are `inputs` (in the
+/// order `answers` draws them) and whose answer is `output`: every launch
+/// but the last gets inputs of its own, drawn from a seed no kernel can
+/// foresee and written into `inputs`, and after each its whole output is
+/// read back and checked against `answers`' answer for them; the last gets
+/// the task's own inputs back, and its output is the one the exercise
+/// then copies back and checks (`fresh_inputs`). A launch that wrote the
+/// answer to an earlier launch's inputs, or a wrong answer where the last
+/// launch's is right, ends it with [`CourseError::StaleLaunch`]. The output
+/// is filled with NaN before each launch and shared memory poisoned, as
+/// [`median_ms_checked`] does; the draws, copies and checks are outside the
+/// timed span.
+///
+/// `output` is the output's buffer, or a pointer to it (dot-atomic's launch
+/// closure zeroes its buffer, so cannot lend it), whose length `answers`
+/// then gives.
+pub fn median_ms_fresh<'o, E: Into<CourseError>>(
+    stream: &Stream,
+    runs: u32,
+    answers: &dyn Answers,
+    inputs: &[&DeviceSlice<f32>],
+    output: impl Into<Output<'o>>,
+    launch: impl FnMut() -> Result<(), E>,
+) -> Result<f64, CourseError> {
+    let output = output.into().slice(answers.output_len());
+    let poison = SharedPoison::new()?;
+    let mut cleared = SampledOutput::new(&output);
+    let mut fresh = FreshRun::new(answers, inputs, &output, WARMUP_RUNS + runs.max(1));
+    let _alone = timing_gate::enter()?;
+    let kernel = Some(Kernel {
+        poison: poison.as_ref(),
+        output: Some(&mut cleared),
+        fresh: Some(&mut fresh),
     });
     timed_launches("the kernel", stream, runs, kernel, launch)
 }
@@ -105,10 +145,14 @@ pub fn median_ms_of<E: Into<CourseError>>(
 
 /// What timing a student's kernel adds to timing any work: the shared
 /// memory poisoned before each launch (None on the emulator, which poisons
-/// it itself), the output sampled after each, and `--counters`.
+/// it itself), the output filled with NaN before each and sampled after
+/// it, or, with fresh inputs, each launch's inputs written before it and
+/// its whole output checked after it (then nothing is sampled: the
+/// launches' answers differ), and `--counters`.
 struct Kernel<'a, 'b> {
     poison: Option<&'a SharedPoison>,
     output: Option<&'a mut SampledOutput<'b>>,
+    fresh: Option<&'a mut FreshRun<'b>>,
 }
 
 fn timed_launches<E: Into<CourseError>>(
@@ -119,10 +163,14 @@ fn timed_launches<E: Into<CourseError>>(
     mut launch: impl FnMut() -> Result<(), E>,
 ) -> Result<f64, CourseError> {
     let is_kernel = kernel.is_some();
-    let (poison, mut output) = kernel.map_or((None, None), |k| (k.poison, k.output));
+    let (poison, mut output, mut fresh) =
+        kernel.map_or((None, None, None), |k| (k.poison, k.output, k.fresh));
     let launches = WARMUP_RUNS + runs.max(1);
     let mut samples = Vec::with_capacity(runs as usize);
     for run in 0..launches {
+        if let Some(fresh) = fresh.as_deref_mut() {
+            fresh.before(run)?;
+        }
         if let Some(output) = output.as_deref() {
             output.clear(stream)?;
         }
@@ -144,11 +192,15 @@ fn timed_launches<E: Into<CourseError>>(
         if run >= WARMUP_RUNS {
             samples.push(ms);
         }
-        if let Some(output) = output.as_deref_mut() {
+        if let Some(fresh) = fresh.as_deref_mut() {
+            fresh.after(run)?;
+        } else if let Some(output) = output.as_deref_mut() {
             output.sample(run)?;
         }
     }
-    if let Some(output) = output {
+    if let Some(fresh) = fresh {
+        fresh.verify()?;
+    } else if let Some(output) = output {
         output.verify(launches)?;
     }
     Ok(stats::median(&samples).unwrap_or(f64::NAN))

@@ -18,6 +18,22 @@ pub struct Exercise {
     pub name: &'static str,
 }
 
+/// The run a kept answer is tried at in the one-dimensional exercises
+/// ([`Exercise::assert_a_kept_answer_fails`]): two small blocks, drawn
+/// inputs, and three launches (a warm-up and two timed).
+pub const KEPT_ANSWER_RUN: [&str; 10] = [
+    "--n",
+    "1000",
+    "--threads",
+    "128",
+    "--blocks",
+    "2",
+    "--seed",
+    "7",
+    "--runs",
+    "2",
+];
+
 impl Exercise {
     /// The binary of `package` (pass `env!("CARGO_PKG_NAME")`), found next to
     /// the test executable's folder as cargo lays them out, so a bundle
@@ -316,6 +332,53 @@ impl Exercise {
     /// chapter's classic mistakes its kernel and the words it must get.
     /// `mistake` names the temporary files.
     pub fn run_mistake(&self, mistake: &str, kernel_cu: &str, args: &[&str]) -> Mistake {
+        let file = self.compiled(mistake, kernel_cu);
+        let run = self.run_ptx(mistake, &file, args, &[]);
+        let check = self.course_check(args, &file);
+        std::fs::remove_file(&file).unwrap();
+        Mistake { run, check }
+    }
+
+    /// A kernel that keeps its answer in device memory between launches
+    /// (`kept_cu`) fails `args`'s run (three launches) as a stale launch
+    /// naming the launch it replayed, and the exercise's own kernel
+    /// (`kernel_cu`) passes the same run.
+    pub fn assert_a_kept_answer_fails(
+        &self,
+        mistake: &str,
+        kept_cu: &str,
+        kernel_cu: &str,
+        args: &[&str],
+    ) {
+        self.run_mistake(mistake, kept_cu, args).assert_says(
+            1,
+            &[
+                "launch 2 of 3 of the kernel wrote the answer to launch 1's inputs",
+                "must compute every launch from the inputs it is given",
+            ],
+        );
+        self.run_mistake("solution", kernel_cu, args)
+            .assert_says(0, &["PASS"]);
+    }
+
+    /// This binary run with `args` and the kernel `kernel_cu`, compiled by
+    /// nvcc, in place of its own, with the variables `env` set too (the
+    /// grader's, such as [`crate::CANARY_RUN_ENV`]).
+    pub fn run_kernel_with(
+        &self,
+        mistake: &str,
+        kernel_cu: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Said {
+        let file = self.compiled(mistake, kernel_cu);
+        let said = self.run_ptx(mistake, &file, args, env);
+        std::fs::remove_file(&file).unwrap();
+        said
+    }
+
+    /// `kernel_cu` compiled to a PTX file of this test process's own.
+    fn compiled(&self, mistake: &str, kernel_cu: &str) -> std::path::PathBuf {
         let stem = std::env::temp_dir().join(format!(
             "cuda-course-mistake-{}-{mistake}-{}",
             self.name,
@@ -329,16 +392,25 @@ impl Exercise {
             built.unwrap_or_else(|err| panic!("{mistake}: the kernel did not compile: {err}"));
         let file = stem.with_extension("ptx");
         std::fs::write(&file, ptx).unwrap();
+        file
+    }
+
+    fn run_ptx(
+        &self,
+        mistake: &str,
+        file: &std::path::Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+    ) -> Said {
         let output = self
             .command(args)
-            .env(crate::grader_names::KERNEL_PTX_ENV, &file)
+            .env(crate::grader_names::KERNEL_PTX_ENV, file)
+            .envs(env.iter().copied())
             .output()
             .unwrap();
         let run = Said::of(output);
         assert!(!run.stderr.contains("panicked"), "{mistake}: {run}");
-        let check = self.course_check(args, &file);
-        std::fs::remove_file(&file).unwrap();
-        Mistake { run, check }
+        run
     }
 
     /// `cargo course check` of this binary (`--prebuilt`, so nothing is

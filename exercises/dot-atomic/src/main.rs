@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use cust::prelude::*;
 use kernels::dot::Variant;
 use kernels::dot::driver::{GpuOutput, Task, run_exercise};
-use kernels::{CourseError, Gpu, Stopwatch, median_ms};
+use kernels::{CourseError, Gpu, Stopwatch, median_ms_fresh};
 
 /// src/kernel.cu, compiled to PTX by build.rs.
 static PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernel.ptx"));
@@ -42,9 +42,11 @@ fn dot_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
 
     let h2d_ms = stopwatch.lap_ms()?;
 
-    // median_ms, not median_ms_checked: this closure zeroes the result
-    // itself, and the last launch's sum is the one checked.
-    let kernel_ms = median_ms(stream, task.runs, || {
+    // The course gives each launch a and b of its own and checks its sum;
+    // it is given the result's pointer, not the buffer, which this closure
+    // zeroes before every launch. The last launch's sum is the exercise's.
+    let result_ptr = d_result.as_device_ptr();
+    let kernel_ms = median_ms_fresh(stream, task.runs, task, &[&d_a, &d_b], result_ptr, || {
         // TODO(step 6): zero the result on `stream` before every launch, with
         //     set_zero_async
         //     (https://docs.rs/cust/0.3.2/cust/memory/struct.DeviceSlice.html),

@@ -241,3 +241,85 @@ fn the_grader_s_batch_reports_each_run_as_alone() {
 fn the_exercise_is_done() {
     exercise().assert_done(cfg!(solution), PTX, KERNEL_CU, MAIN_RS);
 }
+
+/// A kernel that keeps its answer: it sums in its first launch, keeps the
+/// sum in a `__device__` float and writes it in every later launch (issue
+/// 52: on an H100 it earned the speed point at 10.5 times the course's
+/// speed). Every timed launch gets a and b of their own and its sum
+/// checked, so the second launch's sum answers the first's inputs and the
+/// run fails saying so; the solution passes the same run.
+#[test]
+#[cfg(solution)]
+fn a_kernel_that_keeps_its_sum_between_launches_fails_the_run() {
+    let kernel = kernel_with(&[
+        (
+            "extern \"C\" __global__ void dot(",
+            "__device__ float kept;\n__device__ unsigned int blocks_seen;\n\n\
+             extern \"C\" __global__ void dot(",
+        ),
+        (
+            "    extern __shared__ float cache[];\n",
+            "    extern __shared__ float cache[];\n\
+             \x20   __shared__ unsigned int launch;\n\
+             \x20   if (threadIdx.x == 0) {\n\
+             \x20       launch = atomicAdd(&blocks_seen, 1u) / gridDim.x;\n\
+             \x20   }\n\
+             \x20   __syncthreads();\n\
+             \x20   if (launch > 0) {\n\
+             \x20       if (blockIdx.x == 0 && threadIdx.x == 0) {\n\
+             \x20           *result = kept;\n\
+             \x20       }\n\
+             \x20       return;\n\
+             \x20   }\n",
+        ),
+        (
+            "        atomicAdd(result, cache[0]);\n",
+            "        atomicAdd(result, cache[0]);\n        atomicAdd(&kept, cache[0]);\n",
+        ),
+    ]);
+    exercise().assert_a_kept_answer_fails(
+        "keeps-its-sum",
+        &kernel,
+        KERNEL_CU,
+        &kernels::testing::KEPT_ANSWER_RUN,
+    );
+}
+
+/// The grader's canary runs (`CUDA_COURSE_CANARY_RUN=1`) time their
+/// launches unjudged: the canary's dot is the exercise's moved by its mark,
+/// which one launch's bound may take in and the next's not, and judged, a
+/// correct host lost its run as a stale launch (1 grading in about 10 of
+/// the golden class). A kernel that adds nothing in its first launch and
+/// sums right in the later ones fails any other run as a stale launch, and
+/// passes a canary run, whose last launch's sum is all that is read.
+#[test]
+#[cfg(solution)]
+fn a_canary_run_times_its_launches_unjudged() {
+    let kernel = kernel_with(&[
+        (
+            "extern \"C\" __global__ void dot(",
+            "__device__ unsigned int blocks_seen;\n\nextern \"C\" __global__ void dot(",
+        ),
+        (
+            "    extern __shared__ float cache[];\n",
+            "    extern __shared__ float cache[];\n\
+             \x20   __shared__ unsigned int launch;\n\
+             \x20   if (threadIdx.x == 0) {\n\
+             \x20       launch = atomicAdd(&blocks_seen, 1u) / gridDim.x;\n\
+             \x20   }\n\
+             \x20   __syncthreads();\n\
+             \x20   if (launch == 0) {\n\
+             \x20       return;\n\
+             \x20   }\n",
+        ),
+    ]);
+    let args = kernels::testing::KEPT_ANSWER_RUN;
+    let run = |env: &[(&str, &str)]| {
+        exercise().run_kernel_with("skips-its-first-launch", &kernel, &args, env)
+    };
+    run(&[]).assert_says(
+        1,
+        &["launch 1 of 3 of the kernel wrote an output that is not the answer to its inputs"],
+    );
+    run(&[(kernels::CANARY_RUN_ENV, "1")]).assert_says(0, &["PASS"]);
+}

@@ -301,3 +301,50 @@ fn the_grader_s_inputs_on_gpu_give_the_host_s_report() {
 fn the_exercise_is_done() {
     exercise().assert_done(cfg!(solution), PTX, KERNEL_CU, MAIN_RS);
 }
+
+/// A kernel that keeps its answer: it multiplies in its first launch, keeps the products in a `__device__` array and copies them out in every later launch (issue 52). Every timed launch
+/// gets inputs of its own and its whole output checked, so the second
+/// launch's output answers the first's inputs and the run fails saying
+/// so; the solution passes the same run.
+#[test]
+#[cfg(solution)]
+fn a_kernel_that_keeps_its_products_between_launches_fails_the_run() {
+    let kernel = kernel_with(&[
+        (
+            "extern \"C\" __global__ void dot(",
+            "__device__ float kept[4096];\n__device__ unsigned int blocks_seen;\n\n\
+             extern \"C\" __global__ void dot(",
+        ),
+        (
+            "    const size_t stride = (size_t)blockDim.x * gridDim.x;\n",
+            "    __shared__ unsigned int launch;\n\
+             \x20   if (threadIdx.x == 0) {\n\
+             \x20       launch = atomicAdd(&blocks_seen, 1u) / (gridDim.x);\n\
+             \x20   }\n\
+             \x20   __syncthreads();\n\
+             \x20   if (launch > 0) {\n\
+             \x20       for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;\n\
+             \x20            i += (size_t)blockDim.x * gridDim.x) {\n\
+             \x20           c[i] = kept[i];\n\
+             \x20       }\n\
+             \x20       return;\n\
+             \x20   }\n\
+             \x20   const size_t stride = (size_t)blockDim.x * gridDim.x;\n",
+        ),
+        (
+            "        c4[i] = make_float4(x.x * y.x, x.y * y.y, x.z * y.z, x.w * y.w);\n",
+            "        c4[i] = make_float4(x.x * y.x, x.y * y.y, x.z * y.z, x.w * y.w);\n\
+             \x20       reinterpret_cast<float4*>(kept)[i] = c4[i];\n",
+        ),
+        (
+            "        c[i] = a[i] * b[i];\n",
+            "        c[i] = a[i] * b[i];\n        kept[i] = c[i];\n",
+        ),
+    ]);
+    exercise().assert_a_kept_answer_fails(
+        "keeps-its-answer",
+        &kernel,
+        KERNEL_CU,
+        &kernels::testing::KEPT_ANSWER_RUN,
+    );
+}

@@ -327,3 +327,44 @@ fn the_grader_s_batch_reports_each_run_as_alone() {
 fn the_exercise_is_done() {
     exercise().assert_done(cfg!(solution), PTX, KERNEL_CU, MAIN_RS);
 }
+
+/// A kernel that keeps its answer: it sums in its first launch, keeps the partial sums in a `__device__` array and writes them in every later launch (issue 52). Every timed launch
+/// gets inputs of its own and its whole output checked, so the second
+/// launch's output answers the first's inputs and the run fails saying
+/// so; the solution passes the same run.
+#[test]
+#[cfg(solution)]
+fn a_kernel_that_keeps_its_partials_between_launches_fails_the_run() {
+    let kernel = kernel_with(&[
+        (
+            "extern \"C\" __global__ void dot(",
+            "__device__ float kept[1024];\n__device__ unsigned int blocks_seen;\n\n\
+             extern \"C\" __global__ void dot(",
+        ),
+        (
+            "    extern __shared__ float cache[];\n",
+            "    extern __shared__ float cache[];\n\
+             \x20   __shared__ unsigned int launch;\n\
+             \x20   if (threadIdx.x == 0) {\n\
+             \x20       launch = atomicAdd(&blocks_seen, 1u) / (gridDim.x);\n\
+             \x20   }\n\
+             \x20   __syncthreads();\n\
+             \x20   if (launch > 0) {\n\
+             \x20       if (threadIdx.x == 0) {\n\
+             \x20           partials[blockIdx.x] = kept[blockIdx.x];\n\
+             \x20       }\n\
+             \x20       return;\n\
+             \x20   }\n",
+        ),
+        (
+            "        partials[blockIdx.x] = cache[0];\n",
+            "        partials[blockIdx.x] = cache[0];\n        kept[blockIdx.x] = cache[0];\n",
+        ),
+    ]);
+    exercise().assert_a_kept_answer_fails(
+        "keeps-its-answer",
+        &kernel,
+        KERNEL_CU,
+        &kernels::testing::KEPT_ANSWER_RUN,
+    );
+}

@@ -187,3 +187,42 @@ fn the_grader_s_batch_reports_each_run_as_alone() {
 fn the_exercise_is_done() {
     exercise().assert_done(cfg!(solution), PTX, KERNEL_CU, MAIN_RS);
 }
+
+/// A kernel that keeps its answer: it computes P in its first launch, keeps it in a `__device__` array and writes it in every later launch (issue 52). Every timed launch
+/// gets inputs of its own and its whole output checked, so the second
+/// launch's output answers the first's inputs and the run fails saying
+/// so; the solution passes the same run.
+#[test]
+#[cfg(solution)]
+fn a_kernel_that_keeps_its_answer_between_launches_fails_the_run() {
+    let kernel = kernel_with(&[
+        (
+            "extern \"C\" __global__ void matmul(",
+            "__device__ float kept[64 * 64];\n__device__ unsigned int blocks_seen;\n\n\
+             extern \"C\" __global__ void matmul(",
+        ),
+        (
+            "    if (row < width && col < width) {\n        float sum = 0.0f;\n",
+            "    __shared__ unsigned int launch;\n\
+             \x20   if (threadIdx.x + threadIdx.y == 0) {\n\
+             \x20       launch = atomicAdd(&blocks_seen, 1u) / (gridDim.x * gridDim.y);\n\
+             \x20   }\n\
+             \x20   __syncthreads();\n\
+             \x20   if (launch > 0) {\n\
+             \x20       if (row < width && col < width) {\n\
+             \x20           p[row * width + col] = kept[row * width + col];\n\
+             \x20       }\n\
+             \x20       return;\n\
+             \x20   }\n\
+             \x20   if (row < width && col < width) {\n        float sum = 0.0f;\n",
+        ),
+        (
+            "        p[row * width + col] = sum;\n",
+            "        p[row * width + col] = sum;\n        kept[row * width + col] = sum;\n",
+        ),
+    ]);
+    let args = [
+        "--width", "33", "--block", "16", "--seed", "7", "--runs", "2",
+    ];
+    exercise().assert_a_kept_answer_fails("keeps-its-answer", &kernel, KERNEL_CU, &args);
+}

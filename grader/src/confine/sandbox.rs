@@ -108,6 +108,10 @@ pub struct Extras<'a> {
     /// work queues: only a run whose verdict reads how streams overlap.
     /// Every other run's get one ([`ONE_WORK_QUEUE`]).
     pub keeps_work_queues: bool,
+    /// Whether the run's kernel is the grader's canary: the run is then
+    /// told so ([`kernels::CANARY_RUN_ENV`]), and times its launches
+    /// without judging the canary's marked answers.
+    pub runs_the_canary: bool,
 }
 
 /// A run's way to the GPU through the broker ([`Extras::broker_client`]).
@@ -302,12 +306,16 @@ fn unsandboxed(binary: &Path, args: &[&str], wrapper: &[&str], extras: Extras) -
         broker_client,
         memory: _,
         keeps_work_queues,
+        runs_the_canary,
     } = extras;
     for (name, file) in files {
         command.env(name, file);
     }
     if !keeps_work_queues {
         command.env(ONE_WORK_QUEUE.0, ONE_WORK_QUEUE.1);
+    }
+    if runs_the_canary {
+        command.env(kernels::CANARY_RUN_ENV, "1");
     }
     // The grader's own, were it run under a gate, names nothing the run
     // has: only the gate a run is given reaches it.
@@ -496,6 +504,9 @@ impl Sandbox {
         if !extras.keeps_work_queues {
             let (name, value) = ONE_WORK_QUEUE;
             command.args(["--setenv", name, value]);
+        }
+        if extras.runs_the_canary {
+            command.args(["--setenv", kernels::CANARY_RUN_ENV, "1"]);
         }
         for (name, fd) in extras.descriptors {
             // bwrap passes it on at the same number.
@@ -994,6 +1005,7 @@ mod tests {
         for keeps in [false, true] {
             let extras = Extras {
                 keeps_work_queues: keeps,
+                runs_the_canary: false,
                 ..Extras::default()
             };
             let job = sandbox.run_command_with(Path::new("/bin/true"), &[], &[], extras);
@@ -1008,6 +1020,7 @@ mod tests {
 
             let extras = Extras {
                 keeps_work_queues: keeps,
+                runs_the_canary: false,
                 ..Extras::default()
             };
             let job =

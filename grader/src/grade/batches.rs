@@ -53,6 +53,7 @@ pub fn make(dispatch: &Dispatch) -> Batches {
                 binary: reference,
                 ptx: Some(ptx),
                 broker: None,
+                canary: false,
             };
             batched(dispatch, &shares, job, passed)
         }
@@ -69,6 +70,7 @@ pub fn make(dispatch: &Dispatch) -> Batches {
                 binary: reference,
                 ptx: Some(canary_ptx),
                 broker: None,
+                canary: true,
             };
             batched(dispatch, &shares, job, reported)
         }
@@ -90,6 +92,7 @@ pub fn make(dispatch: &Dispatch) -> Batches {
                 binary,
                 ptx: None,
                 broker: Some(broker),
+                canary: false,
             };
             // The judge, against the canary, says whether it passed.
             batched(dispatch, &shares, job, reported)

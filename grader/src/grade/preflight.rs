@@ -88,6 +88,7 @@ fn served(
         binary,
         ptx: None,
         broker,
+        canary: false,
     };
     let limits = Limits {
         timeout: TIMEOUT,

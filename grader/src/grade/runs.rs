@@ -86,6 +86,7 @@ fn kernel_run(dispatch: &Dispatch, run: &plan::Run, points: u32, batched: Option
         binary: reference,
         ptx: Some(ptx),
         broker: None,
+        canary: false,
     };
     let limits = dispatch.bench.limits(run);
     let judged = |made| {
@@ -136,6 +137,7 @@ fn host_run(
         binary: reference,
         ptx: Some(canary_ptx),
         broker: None,
+        canary: true,
     };
     let made =
         canary_batched.unwrap_or_else(|| dispatch.bench.make(&course, limits, canary_using(run)));
@@ -187,6 +189,7 @@ fn student_run(
         binary,
         ptx: None,
         broker,
+        canary: false,
     };
     let judged = |made| {
         crate::judge::run::judge(

@@ -198,8 +198,8 @@ pub const MUTANTS: &[Mutant] = &[
         edits: &[
             edit(
                 "main.rs",
-                "    let kernel_ms = median_ms_checked(stream, task.runs, &d_c, || {\n",
-                "    let kernel_ms = median_ms_checked(stream, task.runs, &d_c, || {\n        if task.runs > 0 {\n            return Ok(());\n        }\n",
+                "    let kernel_ms = median_ms_fresh(stream, task.runs, task, &[&d_a, &d_b], &d_c, || {\n",
+                "    let kernel_ms = median_ms_fresh(stream, task.runs, task, &[&d_a, &d_b], &d_c, || {\n        if task.runs > 0 {\n            return Ok(());\n        }\n",
             ),
             edit(
                 "main.rs",
@@ -462,6 +462,30 @@ pub const MUTANTS: &[Mutant] = &[
         )],
         // Right values, page-locked asynchronous copies on every stream:
         // only the time of the run the overlap is judged at shows it.
+        expect: Expect::LosesHostRun(crate::plan::streams::OVERLAP_TIMED),
+        on_emulator: Some(Emulated::Full),
+    },
+    // The overlap was read from the report's times until the broker's
+    // timeline took its place: host code that waits after each chunk and
+    // reports half the serial time as its overlapped time claimed it.
+    Mutant {
+        exercise: StreamsOverlap,
+        name: "reports-an-overlap",
+        bug: "waits after each chunk, then reports the overlapped run as twice as fast as the serial one",
+        edits: &[
+            edit(
+                "main.rs",
+                "                .async_copy_to(&mut self.h_out[range], chunk.stream)?\n        };\n",
+                "                .async_copy_to(&mut self.h_out[range], chunk.stream)?\n        };\n        chunk.stream.synchronize()?;\n",
+            ),
+            edit(
+                "main.rs",
+                "    let measured = measure_pipelines(gpu, task, &mut stages)?;\n",
+                "    let mut measured = measure_pipelines(gpu, task, &mut stages)?;\n    measured.overlapped.ms = measured.serial.ms / 2.0;\n",
+            ),
+        ],
+        // Its report claims what a GPU's timeline does not show; only the
+        // run the overlap is judged at can see it, and the emulator skips it.
         expect: Expect::LosesHostRun(crate::plan::streams::OVERLAP_TIMED),
         on_emulator: Some(Emulated::Full),
     },
@@ -773,6 +797,61 @@ pub const MUTANTS: &[Mutant] = &[
         ],
         // The course fills c with NaN before every launch and reads parts
         // of it back after each: the second launch leaves NaN.
+        expect: Expect::LosesEveryKernelRun,
+        on_emulator: None,
+    },
+    // Issue 52: a kernel that keeps its whole answer in device memory and
+    // copies it out in later launches, which agreed with every launch's
+    // output until each launch got inputs of its own.
+    Mutant {
+        exercise: MatmulTiled,
+        name: "keeps-its-answer",
+        bug: "computes P in its first launch, keeps it in a __device__ array and writes it in every later launch: the timed launches are a copy",
+        edits: &[
+            edit(
+                "kernel.cu",
+                "template <int TILE>\n__device__ void matmul_tiled(",
+                "__device__ float kept[1 << 22];\n__device__ unsigned int blocks_seen;\n\ntemplate <int TILE>\n__device__ void matmul_tiled(",
+            ),
+            edit(
+                "kernel.cu",
+                "    float sum = 0.0f;\n\n    for (int phase",
+                "    __shared__ unsigned int launch;\n    if (tx == 0 && ty == 0) {\n        launch = atomicAdd(&blocks_seen, 1u) / (gridDim.x * gridDim.y);\n    }\n    __syncthreads();\n    if (launch > 0) {\n        if (row < width && col < width) {\n            p[row * width + col] = kept[row * width + col];\n        }\n        return;\n    }\n    float sum = 0.0f;\n\n    for (int phase",
+            ),
+            edit(
+                "kernel.cu",
+                "        p[row * width + col] = sum;\n",
+                "        p[row * width + col] = sum;\n        kept[row * width + col] = sum;\n",
+            ),
+        ],
+        // Every timed launch gets M and N of its own: the second launch's
+        // P answers the first's, a stale launch.
+        expect: Expect::LosesEveryKernelRun,
+        on_emulator: None,
+    },
+    Mutant {
+        exercise: DotAtomic,
+        name: "keeps-its-sum",
+        bug: "sums in its first launch, keeps the sum in a __device__ float and writes it in every later launch",
+        edits: &[
+            edit(
+                "kernel.cu",
+                "extern \"C\" __global__ void dot(",
+                "__device__ float kept;\n__device__ unsigned int blocks_seen;\n\nextern \"C\" __global__ void dot(",
+            ),
+            edit(
+                "kernel.cu",
+                "    extern __shared__ float cache[];\n",
+                "    extern __shared__ float cache[];\n    __shared__ unsigned int launch;\n    if (threadIdx.x == 0) {\n        launch = atomicAdd(&blocks_seen, 1u) / gridDim.x;\n    }\n    __syncthreads();\n    if (launch > 0) {\n        if (blockIdx.x == 0 && threadIdx.x == 0) {\n            *result = kept;\n        }\n        return;\n    }\n",
+            ),
+            edit(
+                "kernel.cu",
+                "        atomicAdd(result, cache[0]);\n",
+                "        atomicAdd(result, cache[0]);\n        atomicAdd(&kept, cache[0]);\n",
+            ),
+        ],
+        // Every timed launch gets a and b of its own: the second launch's
+        // sum answers the first's, a stale launch.
         expect: Expect::LosesEveryKernelRun,
         on_emulator: None,
     },

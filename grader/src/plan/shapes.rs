@@ -45,6 +45,11 @@ pub fn of(exercise: ExerciseId, run: &Run) -> Vec<Shape> {
                 against.iter().all(|&e| width >= e && width % e == 0),
                 Shape::WidthOfWholeEdges,
             );
+            // Which edge meets a partial width is a class, not the seed's
+            // choice: a kernel may be right with one tile and not the other.
+            let partial = |e: u64| edge == Some(e) && width > e && width % e != 0;
+            add(partial(edges[0]), Shape::PartialBlocksOfTheSmallestEdge);
+            add(partial(32), Shape::PartialBlocksOfTheLargestEdge);
         }
         Family::Streams => {
             let (n, chunks) = (n.unwrap_or(0), run.arg("chunks").unwrap_or(1));

@@ -90,6 +90,7 @@ pub fn make(
         }),
         memory: 0,
         keeps_work_queues,
+        runs_the_canary: first.runs_the_canary(),
     };
     // The command, and with it the student's end of the broker's socket,
     // is dropped once the process ends.
@@ -157,6 +158,7 @@ fn batchable(job: &Job, first: &Job) -> bool {
     job.role == first.role
         && job.binary == first.binary
         && same_ptx
+        && job.canary == first.canary
         && job.broker == first.broker
         && match job.role {
             Role::KernelInCourseHost => job.ptx.is_some() && job.broker.is_none(),
@@ -221,6 +223,7 @@ mod tests {
                 binary: &binary,
                 ptx: Some(&ptx),
                 broker: None,
+                canary: false,
             })
             .collect();
         let limits = Limits {
@@ -343,6 +346,7 @@ t=\"$CUDA_COURSE_BROKER_FD\"\n",
                 binary: &binary,
                 ptx: None,
                 broker: Some(&broker),
+                canary: false,
             })
             .collect();
         let limits = Limits {

@@ -185,6 +185,7 @@ impl Bench<'_> {
             binary: reference,
             ptx: None,
             broker: None,
+            canary: false,
         };
         let made = self
             .lane
@@ -402,6 +403,7 @@ mod tests {
                     binary,
                     ptx: Some(&ptx),
                     broker: None,
+                    canary: false,
                 })
                 .collect()
         };

@@ -138,6 +138,7 @@ pub fn start<'a>(
             broker_client: None,
             memory: serving.memory,
             keeps_work_queues: serving.keeps_work_queues,
+            runs_the_canary: false,
         },
     );
     let limits = Limits {

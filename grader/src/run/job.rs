@@ -32,6 +32,17 @@ pub struct Job<'a> {
     /// A run of the student's binary: the broker it reaches the GPU
     /// through (on this machine).
     pub broker: Option<&'a Broker>,
+    /// The course's binary given the grader's canary's PTX, whose result
+    /// is the one to expect of the student's host code.
+    pub canary: bool,
+}
+
+impl Job<'_> {
+    /// Whether the run's kernel is the grader's canary: the course's binary
+    /// given its PTX, or a student's binary whose broker loads it.
+    pub fn runs_the_canary(&self) -> bool {
+        self.canary || self.broker.is_some_and(|broker| broker.canary.is_some())
+    }
 }
 
 /// What a job did.
@@ -90,6 +101,7 @@ pub fn make(
         }),
         memory: job.run.memory,
         keeps_work_queues,
+        runs_the_canary: job.runs_the_canary(),
     };
     let mut outcome = runner::run_command_waiting(
         isolation.run_command_with(job.binary, &args, &[], extras),
@@ -170,13 +182,14 @@ mod tests {
     use std::sync::Arc;
     use std::time::Duration;
 
-    /// What a run in `role` given a gate sees of it: the variable, or "none".
-    fn sees_the_gate(role: Role) -> String {
+    /// What a run in `role` (of the canary's PTX where `canary`) given a
+    /// gate sees of `variable`: its value, or "none".
+    fn sees(role: Role, canary: bool, variable: &str) -> String {
         let dir = tempfile::tempdir().unwrap();
-        let binary = dir.path().join("prints-the-gate");
+        let binary = dir.path().join("prints-a-variable");
         std::fs::write(
             &binary,
-            "#!/bin/sh\necho \"${CUDA_COURSE_TIMING_GATE:-none}\"\n",
+            format!("#!/bin/sh\necho \"${{{variable}:-none}}\"\n"),
         )
         .unwrap();
         std::fs::set_permissions(&binary, std::os::unix::fs::PermissionsExt::from_mode(0o755))
@@ -188,6 +201,7 @@ mod tests {
             binary: &binary,
             ptx: None,
             broker: None,
+            canary,
         };
         let (_ours, theirs) = UnixStream::pair().unwrap();
         let gate = GateEnd {
@@ -209,6 +223,10 @@ mod tests {
         made.outcome.stdout.trim().to_owned()
     }
 
+    fn sees_the_gate(role: Role) -> String {
+        sees(role, false, "CUDA_COURSE_TIMING_GATE")
+    }
+
     #[test]
     fn only_the_course_s_binary_is_given_the_gate() {
         assert!(
@@ -217,5 +235,41 @@ mod tests {
                 .is_ok()
         );
         assert_eq!(sees_the_gate(Role::StudentHost), "none");
+    }
+
+    #[test]
+    fn only_a_run_of_the_canary_is_told_so() {
+        let told = |role, canary| sees(role, canary, kernels::CANARY_RUN_ENV);
+        assert_eq!(told(Role::KernelInCourseHost, true), "1");
+        assert_eq!(told(Role::KernelInCourseHost, false), "none");
+        assert_eq!(told(Role::StudentHost, false), "none");
+    }
+
+    #[test]
+    fn a_student_s_binary_runs_the_canary_where_its_broker_loads_it() {
+        let run = &crate::plan::exercise::plan(kernels::catalogue::ExerciseId::VecaddAnyN, 1)[0];
+        let broker = |canary| Broker {
+            binary: "broker".into(),
+            client: "libcuda.so.1".into(),
+            canary,
+        };
+        let (with, without) = (
+            broker(Some(crate::run::brokered::Canary {
+                ptx: "canary.ptx".into(),
+                entries: vec!["vecadd".into()],
+            })),
+            broker(None),
+        );
+        let job = |broker| Job {
+            run,
+            role: Role::StudentHost,
+            binary: std::path::Path::new("student"),
+            ptx: None,
+            broker,
+            canary: false,
+        };
+        assert!(job(Some(&with)).runs_the_canary());
+        assert!(!job(Some(&without)).runs_the_canary());
+        assert!(!job(None).runs_the_canary());
     }
 }

@@ -61,6 +61,8 @@ const MATMUL_SHAPES: &[Shape] = &[
     Shape::WidthBelowEdge,
     Shape::WidthOnePastEdge,
     Shape::WidthOfWholeEdges,
+    Shape::PartialBlocksOfTheSmallestEdge,
+    Shape::PartialBlocksOfTheLargestEdge,
 ];
 
 /// Every exercise, in course order.

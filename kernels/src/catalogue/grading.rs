@@ -129,6 +129,12 @@ pub enum Shape {
     WidthOnePastEdge,
     /// matmul: a width of whole blocks.
     WidthOfWholeEdges,
+    /// matmul: the smallest edge at a width of several blocks, the last
+    /// partial.
+    PartialBlocksOfTheSmallestEdge,
+    /// matmul: the largest edge (32) at a width of several blocks, the last
+    /// partial.
+    PartialBlocksOfTheLargestEdge,
     /// streams-overlap: chunks whose lengths are no multiple of the block.
     ChunksOffTheBlock,
     /// streams-overlap: a chunk longer than 65535 blocks of 1024 threads.
@@ -155,6 +161,12 @@ impl Shape {
             Shape::WidthBelowEdge => "a width below the block edge",
             Shape::WidthOnePastEdge => "a width one past a multiple of the block edge",
             Shape::WidthOfWholeEdges => "a width of whole blocks",
+            Shape::PartialBlocksOfTheSmallestEdge => {
+                "the smallest block edge at a width of several blocks, the last partial"
+            }
+            Shape::PartialBlocksOfTheLargestEdge => {
+                "the largest block edge at a width of several blocks, the last partial"
+            }
             Shape::ChunksOffTheBlock => "chunks whose lengths are no multiple of the block",
             Shape::ChunksPastTheGrid => "a chunk longer than a grid of 65535 blocks covers",
         }

@@ -214,6 +214,8 @@ fn run(
                 blocks,
                 threads,
                 runs: params.runs,
+                variant,
+                params: params.clone(),
             };
             (dot_on_gpu(&gpu, &task)?, "h2d")
         }

@@ -83,6 +83,16 @@ pub(super) fn run(
         blocks: 1,
         threads,
         runs: asked.runs,
+        variant,
+        params: Parameters {
+            n,
+            threads,
+            blocks: 1,
+            runs: asked.runs,
+            a: asked.a,
+            b: asked.b,
+            seed: asked.seed,
+        },
     };
     let mut measured = Vec::new();
     for blocks in grid_sizes(n, threads) {

@@ -7,8 +7,9 @@
 use std::time::Instant;
 
 use super::tolerance;
-use super::{Parameters, Results, Variant, golden};
+use super::{Parameters, Results, Values, Variant, golden};
 use crate::error::CourseError;
+use crate::fresh_inputs::Answers;
 use crate::gpu::Gpu;
 use crate::protocol::{Check, Real};
 
@@ -21,6 +22,104 @@ pub struct Task {
     pub threads: u32,
     /// Timed kernel runs to take the median of.
     pub runs: u32,
+    /// What the kernel computes and where a and b come from, so that each
+    /// timed launch's output can be checked against its own inputs
+    /// ([`Answers`]); `params.blocks` and `params.threads` are read from the
+    /// fields above.
+    pub(crate) variant: Variant,
+    pub(crate) params: Parameters,
+}
+
+impl Task {
+    /// The parameters of a launch with these inputs and this shape.
+    fn launch_params(&self, seed: Option<u64>) -> Parameters {
+        Parameters {
+            n: self.a.len() as u64,
+            threads: self.threads,
+            blocks: self.blocks,
+            seed: seed.or(self.params.seed),
+            ..self.params.clone()
+        }
+    }
+}
+
+impl Answers for Task {
+    /// a and b drawn from `seed`, as `--seed` draws them.
+    fn draw(&self, seed: u64) -> Result<Vec<Vec<f32>>, CourseError> {
+        let n = self.a.len() as u64;
+        let (a, b) = Values::Drawn { seed }
+            .vectors(n)
+            .map_err(|err| CourseError::BadArguments(format!("--n {n}: {err}")))?;
+        Ok(vec![a, b])
+    }
+
+    fn task_inputs(&self) -> Vec<&[f32]> {
+        vec![&self.a, &self.b]
+    }
+
+    fn output_len(&self) -> usize {
+        match self.variant {
+            Variant::Gm => self.a.len(),
+            Variant::Sm => self.blocks as usize,
+            Variant::Atomic => 1,
+        }
+    }
+
+    /// dot-gm: every product exactly a\[i]·b\[i] in f32 (one rounding, in
+    /// any kernel). dot-sm: the partials' f64 sum, and dot-atomic: the one
+    /// float, within the exercise's bound of the exact dot
+    /// (`tolerance::check_against`, the check the exercise's own run gets).
+    fn check(
+        &self,
+        seed: Option<u64>,
+        inputs: &[&[f32]],
+        output: &[f32],
+        _salt: u64,
+    ) -> Result<(), String> {
+        let [a, b] = inputs else {
+            return Err("a and b were not given".into());
+        };
+        let params = self.launch_params(seed);
+        let expected_len = match self.variant {
+            Variant::Gm => params.n,
+            Variant::Sm => u64::from(params.blocks),
+            Variant::Atomic => 1,
+        };
+        if output.len() as u64 != expected_len {
+            return Err(format!(
+                "{} values where {expected_len} were expected",
+                output.len()
+            ));
+        }
+        if self.variant == Variant::Gm {
+            let wrong = output
+                .iter()
+                .zip(a.iter().zip(b.iter()))
+                .position(|(c, (a, b))| c.to_bits() != (a * b).to_bits());
+            return match wrong {
+                None => Ok(()),
+                Some(i) => Err(format!(
+                    "c[{i}] is {} where a[{i}]·b[{i}] is {}",
+                    output[i],
+                    a[i] * b[i]
+                )),
+            };
+        }
+        let dot = match self.variant {
+            Variant::Sm => golden::sum_f64(output),
+            _ => f64::from(output[0]),
+        };
+        let exact = params.values().exact(params.n);
+        let check = tolerance::check_against(self.variant, &params, dot, &exact);
+        if check.passed {
+            Ok(())
+        } else {
+            Err(format!(
+                "the dot is {dot} where the exact one is {}",
+                exact.text()
+            ))
+        }
+    }
 }
 
 /// What the student's GPU code gives back, and how long each step took.
@@ -154,4 +253,84 @@ fn unwritten_products(params: &Parameters, products: &[f32]) -> Option<String> {
          grid-stride loop",
         products.len()
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dot::Affine;
+
+    fn task(variant: Variant, seed: Option<u64>, n: u64, blocks: u32, threads: u32) -> Task {
+        let params = Parameters {
+            n,
+            threads,
+            blocks,
+            runs: 1,
+            a: Affine { p: 0, q: 1 },
+            b: Affine { p: 0, q: 2 },
+            seed,
+        };
+        let (a, b) = params.values().vectors(n).unwrap();
+        Task {
+            a,
+            b,
+            blocks,
+            threads,
+            runs: 1,
+            variant,
+            params,
+        }
+    }
+
+    fn pairwise(x: &[f32]) -> f32 {
+        match x.len() {
+            0 => 0.0,
+            1 => x[0],
+            len => pairwise(&x[..len / 2]) + pairwise(&x[len / 2..]),
+        }
+    }
+
+    /// Each launch's output is checked as the exercise checks its own: in
+    /// any summation order a right sum passes, for drawn launch inputs and
+    /// the task's own; the answer to other inputs fails, and so does one
+    /// wrong product.
+    #[test]
+    fn a_launch_s_output_passes_in_any_order_and_a_kept_one_fails() {
+        let (n, blocks, threads) = (1000u64, 3u32, 64u32);
+        for seed in [None, Some(9u64)] {
+            let atomic = task(Variant::Atomic, seed, n, blocks, threads);
+            let drawn = atomic.draw(11).unwrap();
+            let kept = atomic.draw(12).unwrap();
+            for (launch, inputs) in [
+                (Some(11), &drawn),
+                (None, &vec![atomic.a.clone(), atomic.b.clone()]),
+            ] {
+                let products: Vec<f32> = inputs[0]
+                    .iter()
+                    .zip(&inputs[1])
+                    .map(|(a, b)| a * b)
+                    .collect();
+                let slices: Vec<&[f32]> = inputs.iter().map(Vec::as_slice).collect();
+                let forward = products.iter().fold(0.0f32, |s, x| s + x);
+                let backward = products.iter().rev().fold(0.0f32, |s, x| s + x);
+                for sum in [forward, backward, pairwise(&products)] {
+                    assert_eq!(atomic.check(launch, &slices, &[sum], 0), Ok(()));
+                }
+                let gm = task(Variant::Gm, seed, n, blocks, threads);
+                assert_eq!(gm.check(launch, &slices, &products, 0), Ok(()));
+                let mut wrong = products.clone();
+                wrong[n as usize - 1] += 1.0;
+                assert!(gm.check(launch, &slices, &wrong, 0).is_err());
+                let sm = task(Variant::Sm, seed, n, blocks, threads);
+                let chunk = products.len().div_ceil(blocks as usize);
+                let partials: Vec<f32> = products.chunks(chunk).map(pairwise).collect();
+                assert_eq!(sm.check(launch, &slices, &partials, 0), Ok(()));
+            }
+            // The answer to other inputs fails.
+            let slices: Vec<&[f32]> = drawn.iter().map(Vec::as_slice).collect();
+            let old: f32 = kept[0].iter().zip(&kept[1]).map(|(a, b)| a * b).sum();
+            assert!(atomic.check(Some(11), &slices, &[old], 0).is_err());
+            assert!(atomic.check(Some(11), &slices, &[f32::NAN], 0).is_err());
+        }
+    }
 }

@@ -211,6 +211,12 @@ fn hint(variant: Variant, params: &Parameters, got: f64, limit: f64, whole: &Exa
     let first = |m: u64| values.exact_range(0, m).dot_f64();
 
     if !got.is_finite() {
+        if variant == Variant::Atomic {
+            return "the result is not a number: the course fills it with NaN before every \
+                    launch, so zero it in the launch closure before each launch; or a value \
+                    was read before anything wrote it (uninitialised shared memory)"
+                .into();
+        }
         return "the result is not a number: a value was read before anything wrote it \
                 (an unwritten partial or product, or uninitialised shared memory)"
             .into();

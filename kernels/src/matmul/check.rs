@@ -640,4 +640,76 @@ mod tests {
         assert!(!check.passed);
         assert!(check.hint.unwrap().contains("3 entries"));
     }
+
+    /// Weights for Freivalds' check as the harness draws them: ±[½, 1).
+    fn weights(width: u32, salt: u64) -> Vec<f64> {
+        (0..u64::from(width))
+            .map(|j| {
+                let h = f64::from(crate::seeded::drawn(salt, 7, j));
+                h.signum() * (0.5 + h.abs().fract() / 2.0)
+            })
+            .collect()
+    }
+
+    /// Freivalds' check, which every timed launch's P gets
+    /// (`fresh_inputs`), never fails a right P in any summation order, at
+    /// drawn and default inputs, at several weights; the worst distance
+    /// over its bound is printed.
+    #[test]
+    fn freivalds_passes_every_summation_order() {
+        for (seed, width) in [(None, 33), (Some(1u64), 1), (Some(2), 17), (Some(3), 100)]
+            .into_iter()
+            .chain([(Some(2026), 299), (None, 299)])
+        {
+            let (m_host, n_host) = Inputs { seed }.matrices(width).unwrap();
+            for order in ORDERS {
+                let p = entries(&m_host, &n_host, width, order);
+                for salt in [1u64, 99, 12345] {
+                    let x = weights(width, salt);
+                    assert_eq!(
+                        crate::matmul::freivalds(&m_host, &n_host, &p, width, &x),
+                        None,
+                        "W {width} {order:?} seed {seed:?} salt {salt}"
+                    );
+                }
+            }
+        }
+        // The timed width, in the course kernels' own orders.
+        let width = 1024;
+        let (m_host, n_host) = Inputs { seed: Some(5) }.matrices(width).unwrap();
+        for order in [Order::Forward, Order::Padded(32), Order::Fused] {
+            let p = entries(&m_host, &n_host, width, order);
+            let x = weights(width, 8);
+            assert_eq!(
+                crate::matmul::freivalds(&m_host, &n_host, &p, width, &x),
+                None,
+                "{order:?}"
+            );
+        }
+    }
+
+    /// Freivalds' check fails the answer to other inputs (a kept answer),
+    /// a P right but for one entry kept from other inputs, an entry left
+    /// NaN, and a P of the wrong size. (It weighs a row's entries together,
+    /// so a row's rounding budget hides an entry off by a part in a
+    /// thousand at W = 200: the exercise's own check of the last launch
+    /// reads every entry.)
+    #[test]
+    fn freivalds_fails_a_kept_answer_and_a_wrong_entry() {
+        for width in [1u32, 7, 33, 200] {
+            let (m_host, n_host) = Inputs { seed: Some(4) }.matrices(width).unwrap();
+            let (m_old, n_old) = Inputs { seed: Some(5) }.matrices(width).unwrap();
+            let x = weights(width, 3);
+            let kept = entries(&m_old, &n_old, width, Order::Forward);
+            assert!(crate::matmul::freivalds(&m_host, &n_host, &kept, width, &x).is_some());
+            let mut p = entries(&m_host, &n_host, width, Order::Forward);
+            let last = p.len() - 1;
+            p[last] = kept[last];
+            let failed = crate::matmul::freivalds(&m_host, &n_host, &p, width, &x);
+            assert_eq!(failed.map(|f| f.0), Some(width as usize - 1), "W {width}");
+            p[last] = f32::NAN;
+            assert!(crate::matmul::freivalds(&m_host, &n_host, &p, width, &x).is_some());
+            assert!(crate::matmul::freivalds(&m_host, &n_host, &p[1..], width, &x).is_some());
+        }
+    }
 }

@@ -7,13 +7,15 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use super::{
-    DEFAULT_WIDTH, EMULATOR_WIDTH, MAX_WIDTH, Parameters, Results, Variant, check, checksum,
-    rms_vs_golden,
+    DEFAULT_WIDTH, EMULATOR_WIDTH, Inputs, MAX_WIDTH, Parameters, Results, Variant, check,
+    checksum, freivalds, rms_vs_golden,
 };
 use crate::cli::{self, CommonArgs, SeedArg};
 use crate::error::CourseError;
+use crate::fresh_inputs::Answers;
 use crate::gpu::{self, Gpu};
 use crate::protocol::{Real, Report, SCHEMA_VERSION, Timing};
+use crate::seeded;
 
 /// matmul-naive's flags.
 #[derive(Parser, Debug, Clone)]
@@ -73,6 +75,51 @@ pub struct Task {
     pub block: u32,
     /// Timed kernel runs to take the median of.
     pub runs: u32,
+}
+
+impl Answers for Task {
+    /// M and N drawn from `seed`, as `--seed` draws them.
+    fn draw(&self, seed: u64) -> Result<Vec<Vec<f32>>, CourseError> {
+        let (m, n) = Inputs { seed: Some(seed) }
+            .matrices(self.width)
+            .map_err(|err| CourseError::BadArguments(format!("--width {}: {err}", self.width)))?;
+        Ok(vec![m, n])
+    }
+
+    fn task_inputs(&self) -> Vec<&[f32]> {
+        vec![&self.m, &self.n]
+    }
+
+    fn output_len(&self) -> usize {
+        self.m.len()
+    }
+
+    /// Freivalds' check ([`freivalds`]) with weights ±[½, 1) drawn from
+    /// `salt`: O(W²), where the check of every entry is O(W³).
+    fn check(
+        &self,
+        _seed: Option<u64>,
+        inputs: &[&[f32]],
+        output: &[f32],
+        salt: u64,
+    ) -> Result<(), String> {
+        let [m, n] = inputs else {
+            return Err("M and N were not given".into());
+        };
+        let x: Vec<f64> = (0..u64::from(self.width))
+            .map(|j| {
+                let h = f64::from(seeded::drawn(salt, 7, j));
+                h.signum() * (0.5 + (h.abs().fract()) / 2.0)
+            })
+            .collect();
+        match freivalds(m, n, output, self.width, &x) {
+            None => Ok(()),
+            Some((i, px, mnx)) => Err(format!(
+                "row {i} of P weighed by random weights x is Σ_j P[{i}][j]·x_j = {px}, where \
+                 M × N gives {mnx}"
+            )),
+        }
+    }
 }
 
 /// What the student's GPU code gives back: P, row-major, and step times.

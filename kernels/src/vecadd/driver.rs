@@ -6,12 +6,14 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use super::{
-    BYTES_PER_ELEMENT, DEFAULT_N, DEFAULT_THREADS, EMULATOR_N, MAX_N, NAME, Parameters, Results,
+    BYTES_PER_ELEMENT, DEFAULT_N, DEFAULT_THREADS, EMULATOR_N, Inputs, MAX_N, NAME, Parameters,
+    Results,
 };
 use crate::catalogue::ExerciseId;
 use crate::cli::{self, CommonArgs, SeedArg};
 use crate::copy_probe;
 use crate::error::CourseError;
+use crate::fresh_inputs::Answers;
 use crate::gpu::{self, Gpu};
 use crate::grader_names::INPUTS_ON_GPU;
 use crate::inputs_on_gpu::{self, Fill, Launch};
@@ -66,6 +68,58 @@ pub struct Task {
     pub threads: u32,
     /// Timed kernel runs to take the median of.
     pub runs: u32,
+}
+
+impl Answers for Task {
+    /// a and b drawn from `seed`, as `--seed` draws them.
+    fn draw(&self, seed: u64) -> Result<Vec<Vec<f32>>, CourseError> {
+        let n = self.a.len() as u64;
+        let (a, b) = Inputs { seed: Some(seed) }
+            .vectors(n)
+            .map_err(|err| CourseError::BadArguments(format!("--n {n}: {err}")))?;
+        Ok(vec![a, b])
+    }
+
+    fn task_inputs(&self) -> Vec<&[f32]> {
+        vec![&self.a, &self.b]
+    }
+
+    fn output_len(&self) -> usize {
+        self.a.len()
+    }
+
+    /// Every c\[i] exactly a\[i] + b\[i] in f32: one rounding, the same in
+    /// any kernel.
+    fn check(
+        &self,
+        _seed: Option<u64>,
+        inputs: &[&[f32]],
+        output: &[f32],
+        _salt: u64,
+    ) -> Result<(), String> {
+        let [a, b] = inputs else {
+            return Err("a and b were not given".into());
+        };
+        if output.len() != a.len() {
+            return Err(format!(
+                "{} values where {} were expected",
+                output.len(),
+                a.len()
+            ));
+        }
+        let wrong = output
+            .iter()
+            .zip(a.iter().zip(b.iter()))
+            .position(|(c, (a, b))| c.to_bits() != (a + b).to_bits());
+        match wrong {
+            None => Ok(()),
+            Some(i) => Err(format!(
+                "c[{i}] is {} where a[{i}] + b[{i}] is {}",
+                output[i],
+                a[i] + b[i]
+            )),
+        }
+    }
 }
 
 /// What the student's GPU code gives back: c, and how long each step took.

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use cust::prelude::*;
 use kernels::matmul::Variant;
 use kernels::matmul::driver::{GpuOutput, Task, run_exercise};
-use kernels::{CourseError, Gpu, Stopwatch, median_ms_checked};
+use kernels::{CourseError, Gpu, Stopwatch, median_ms_fresh};
 
 /// src/kernel.cu, compiled to PTX by build.rs.
 static PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/kernel.ptx"));
@@ -44,7 +44,7 @@ fn matmul_on_gpu(gpu: &Gpu, task: &Task) -> Result<GpuOutput, CourseError> {
 
     let h2d_ms = stopwatch.lap_ms()?;
 
-    let kernel_ms = median_ms_checked(stream, task.runs, &d_p, || {
+    let kernel_ms = median_ms_fresh(stream, task.runs, task, &[&d_m, &d_n], &d_p, || {
         // Step 4: launch matmul on `stream` with task.block × task.block
         //     threads per block and enough blocks each way to cover the width,
         //     passing M, N, P and the width, with cust's launch! macro
