@@ -7,8 +7,9 @@
 //!   [`launch`], [`seeded`], [`stats`], [`units`]; the wire formats that
 //!   cross a process boundary: the driver-call trace ([`trace_record`]),
 //!   the GPU broker's protocol ([`broker_wire`]), the CPU emulator's
-//!   findings ([`emulator_output`]) and hardware counters
-//!   ([`emulator_counters`]), the grader's [`timing_gate`] (whose
+//!   findings ([`emulator_output`]), hardware counters
+//!   ([`emulator_counters`]) and recorded accesses ([`emulator_accesses`]),
+//!   the grader's [`timing_gate`] (whose
 //!   guard comes with `runtime`) and the names the grader passes to the
 //!   course's binaries ([`grader_names`]).
 //! - Feature `protocol` (serde, no GPU; the grader uses it): the result
@@ -25,6 +26,7 @@
 pub mod batch;
 pub mod broker_wire;
 pub mod catalogue;
+pub mod emulator_accesses;
 pub mod emulator_counters;
 pub mod emulator_output;
 pub mod exit_code;
