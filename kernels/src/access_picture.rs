@@ -24,15 +24,15 @@ const BOX_H: f64 = 20.0;
 /// The drop from the lanes to what they touch.
 const FAN: f64 = 90.0;
 
-/// A block's colour; they repeat after ten blocks.
-const PALETTE: [&str; 10] = [
-    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
-    "#9c755f", "#86bcb6",
+/// A block's colour, the book's colour-blind-safe palette (Okabe and
+/// Ito, as scripts/book/svg.py has it); they repeat after seven blocks.
+const PALETTE: [&str; 7] = [
+    "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
 ];
-const LANE_COLOUR: &str = "#4e79a7";
-const USED: &str = "#4e79a7";
-const CONFLICT: &str = "#e15759";
-const ONE_WORD: &str = "#59a14f";
+const LANE_COLOUR: &str = "#0072B2";
+const USED: &str = "#0072B2";
+const CONFLICT: &str = "#D55E00";
+const ONE_WORD: &str = "#009E73";
 const IDLE: &str = "#eeeeee";
 /// Outputs up to this many elements get a cell each; more share cells.
 const MAX_CELLS: u64 = 4096;
@@ -122,8 +122,8 @@ fn verb(access: &WarpAccess) -> &'static str {
 /// y of the lanes' bottom edge and each lane's centre.
 fn lanes(out: &mut String, y: f64, access: &WarpAccess, heading: &str, caption: &str) -> f64 {
     text(out, 16.0, y, 13, true, heading);
-    text(out, 16.0, y + 18.0, 12, false, caption);
-    let top = y + 34.0;
+    let below = wrapped(out, y + 18.0, caption);
+    let top = below + 16.0;
     text_end(out, LEFT - 8.0, top + 14.0, "lanes of warp 0");
     for lane in 0..32u8 {
         let x = LEFT + f64::from(lane) * LANE_W;
@@ -158,22 +158,30 @@ fn global_panel(out: &mut String, y: f64, access: &WarpAccess) -> f64 {
         .map(|s| s * SECTOR_BYTES / LINE_BYTES)
         .collect();
     lines.dedup();
-    let verdict = if sectors.len() as u64 <= ideal {
-        "the fewest they fit in: coalesced, every byte fetched was asked for".to_owned()
-    } else {
+    let mut addresses: Vec<u64> = access.lanes.iter().map(|l| l.address).collect();
+    addresses.dedup();
+    let caption = if addresses.len() == 1 && access.lanes.len() > 1 {
         format!(
-            "where {ideal} would hold the same bytes: uncoalesced, {} sectors fetched for bytes no lane asked for",
-            sectors.len() as u64 - ideal
+            "{} {} the same {} B: one sector serves them all, a broadcast.",
+            counted(access.lanes.len(), "lane", "lanes"),
+            verb(access),
+            access.bytes
+        )
+    } else {
+        let verdict = if sectors.len() as u64 <= ideal {
+            "the fewest they fit in: coalesced".to_owned()
+        } else {
+            format!("where {ideal} would hold the same bytes: uncoalesced")
+        };
+        format!(
+            "{} {} {} B each: {} in {} of 128 B, {verdict}.",
+            counted(access.lanes.len(), "lane", "lanes"),
+            verb(access),
+            access.bytes,
+            counted(sectors.len(), "sector of 32 B", "sectors of 32 B"),
+            counted(lines.len(), "line", "lines"),
         )
     };
-    let caption = format!(
-        "{} {} {} B each: {} in {} of 128 B, {verdict}.",
-        counted(access.lanes.len(), "lane", "lanes"),
-        verb(access),
-        access.bytes,
-        counted(sectors.len(), "sector of 32 B", "sectors of 32 B"),
-        counted(lines.len(), "line", "lines"),
-    );
     let heading = format!(
         "Global memory: the costliest {} {}, {}, in warp 0 of block 0 (its first execution)",
         access.space.name(),
@@ -412,7 +420,12 @@ fn output_panel(out: &mut String, y: f64, output: &Output, blocks: u64) -> f64 {
         cells.clamp(1, 64)
     };
     let rows = cells.div_ceil(columns);
-    let cell = (PLOT / columns as f64).min(14.0).floor();
+    // Cells as large as fit, up to 14 px, the grid at most about 360 px tall.
+    let cell = (PLOT / columns as f64)
+        .min(14.0)
+        .min(360.0 / rows as f64)
+        .floor()
+        .max(3.0);
     let unwritten = output.unwritten();
     let writers: std::collections::BTreeSet<u64> =
         output.runs.iter().filter_map(|r| r.block).collect();
@@ -457,12 +470,12 @@ fn output_panel(out: &mut String, y: f64, output: &Output, blocks: u64) -> f64 {
         true,
         "The output: which block wrote each element (the last in the grid's order where several did)",
     );
-    text(out, 16.0, y + 18.0, 12, false, &caption);
+    let below = wrapped(out, y + 18.0, &caption);
     let _ = writeln!(
         out,
         r##"<defs><pattern id="never" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="6" height="6" fill="white"/><line x1="0" y1="0" x2="0" y2="6" stroke="#333333" stroke-width="2"/></pattern></defs>"##
     );
-    let top = y + 48.0;
+    let top = below + 30.0;
     // Column offsets above, the first element of each row on the left.
     let tick = if columns >= 32 {
         8
@@ -472,8 +485,8 @@ fn output_panel(out: &mut String, y: f64, output: &Output, blocks: u64) -> f64 {
     for c in (0..columns).step_by(tick as usize) {
         let _ = writeln!(
             out,
-            r#"<text x="{:.1}" y="{:.1}" font-size="9" text-anchor="middle">+{}</text>"#,
-            LEFT + c as f64 * cell + cell / 2.0,
+            r#"<text x="{:.1}" y="{:.1}" font-size="9">+{}</text>"#,
+            LEFT + c as f64 * cell,
             top - 4.0,
             c * per_cell
         );
@@ -484,13 +497,15 @@ fn output_panel(out: &mut String, y: f64, output: &Output, blocks: u64) -> f64 {
     } else {
         "first element"
     };
-    text_end(out, LEFT - 8.0, top - 4.0, index_name);
+    text_end(out, LEFT - 8.0, top - 6.0, index_name);
+    // At 9 px, centred on their rows, so small cells keep them apart.
     for row in (0..rows).step_by(every as usize) {
-        text_end(
+        let _ = writeln!(
             out,
+            r#"<text x="{:.1}" y="{:.1}" font-size="9" text-anchor="end">{}</text>"#,
             LEFT - 8.0,
-            top + row as f64 * cell + cell - 2.0,
-            &count(row * columns * per_cell),
+            top + row as f64 * cell + cell / 2.0 + 3.0,
+            count(row * columns * per_cell)
         );
     }
     // A cell's state: its writer, or None where any element is unwritten.
@@ -564,7 +579,10 @@ fn output_panel(out: &mut String, y: f64, output: &Output, blocks: u64) -> f64 {
             legend_y,
             11,
             false,
-            "Colours repeat every 10 blocks: block 10 is coloured as block 0.",
+            &format!(
+                "Colours repeat every {n} blocks: block {n} is coloured as block 0.",
+                n = PALETTE.len()
+            ),
         );
     }
     if per_cell > 1 {
@@ -582,6 +600,28 @@ fn output_panel(out: &mut String, y: f64, output: &Output, blocks: u64) -> f64 {
         );
     }
     legend_y + 6.0
+}
+
+/// A caption at 12 px from the left margin, broken between words into
+/// lines that fit the picture's width; returns the last line's y.
+fn wrapped(out: &mut String, y: f64, words: &str) -> f64 {
+    // About 6.5 px a character at 12 px: 140 fit in the width.
+    const FITS: usize = 140;
+    let mut line = String::new();
+    let mut y = y;
+    for word in words.split(' ') {
+        if !line.is_empty() && line.len() + 1 + word.len() > FITS {
+            text(out, 16.0, y, 12, false, &line);
+            line.clear();
+            y += 16.0;
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    text(out, 16.0, y, 12, false, &line);
+    y
 }
 
 fn text(out: &mut String, x: f64, y: f64, size: u32, bold: bool, words: &str) {
@@ -704,8 +744,28 @@ mod tests {
         assert_eq!(with_class(&doc, "line").len(), 32);
         let said = words(&doc);
         assert!(said.contains("32 sectors of 32 B in 32 lines"), "{said}");
-        assert!(said.contains("uncoalesced, 28 sectors fetched"), "{said}");
+        assert!(
+            said.contains("where 4 would hold the same bytes: uncoalesced."),
+            "{said}"
+        );
         assert!(said.contains("+3,968 B"), "{said}");
+    }
+
+    #[test]
+    fn one_word_for_every_lane_is_one_sector_a_broadcast() {
+        let picture = svg(&launch(
+            vec![warp(Space::Global, Kind::Load, |_| 0x1040)],
+            &[Some(0)],
+        ));
+        let doc = roxmltree::Document::parse(&picture).unwrap();
+        let sectors = with_class(&doc, "sector");
+        assert_eq!(sectors.len(), 1);
+        assert_eq!(sectors[0].attribute("data-used"), Some("4"));
+        let said = words(&doc);
+        assert!(
+            said.contains("32 lanes read the same 4 B: one sector serves them all, a broadcast."),
+            "{said}"
+        );
     }
 
     #[test]
@@ -773,7 +833,7 @@ mod tests {
         let doc = roxmltree::Document::parse(&picture).unwrap();
         let said = words(&doc);
         assert!(said.contains("Each cell is 3 elements"), "{said}");
-        assert!(said.contains("Colours repeat every 10 blocks"), "{said}");
+        assert!(said.contains("Colours repeat every 7 blocks"), "{said}");
         assert!(
             said.contains("1,000 were never written, the first at element 9,000"),
             "{said}"

@@ -41,7 +41,7 @@ pub struct CommonArgs {
     /// On the CPU emulator: draw the kernel's first launch as an SVG picture
     /// in FILE: how warp 0's lanes fall on memory sectors and shared-memory
     /// banks on its costliest lines, and which block wrote each element of
-    /// the output (and which none did). A GPU records no accesses.
+    /// the output (and which none did). On a GPU none is drawn.
     #[arg(long, value_name = "FILE", value_parser = picture_file)]
     pub accesses: Option<PathBuf>,
 }
