@@ -340,6 +340,50 @@ fn accesses_draw_the_elements_a_grid_without_a_loop_never_writes() {
     assert_eq!(svg.matches(r#"class="sector""#).count(), 4, "{svg}");
 }
 
+/// `--accesses` where the first launch faults (the bound of `i <= n`): no
+/// launch finished, so nothing is drawn, and one line says so; the run
+/// ends as it does without the flag (exit 3, the illegal address).
+#[test]
+#[cfg(solution)]
+fn accesses_say_a_launch_that_faulted_left_nothing_to_draw() {
+    let kernel = kernels::testing::edited(KERNEL_CU, &[("; i < n; i", "; i <= n; i")]);
+    let picture = std::env::temp_dir().join(format!(
+        "cuda-course-accesses-le-n-{}.svg",
+        std::process::id()
+    ));
+    let picture_arg = picture.to_str().unwrap();
+    let said = exercise()
+        .run_mistake(
+            "accesses-le-n",
+            &kernel,
+            &[
+                "--n",
+                "1000",
+                "--threads",
+                "128",
+                "--blocks",
+                "2",
+                "--runs",
+                "1",
+                "--accesses",
+                picture_arg,
+            ],
+        )
+        .run;
+    let stderr = &said.stderr;
+    if stderr.contains("needs the CPU emulator") {
+        return;
+    }
+    assert_eq!(said.code, Some(3), "{said}");
+    assert!(
+        stderr.contains(
+            "--accesses: the kernel's first launch did not finish, so there is nothing to draw"
+        ),
+        "{said}"
+    );
+    assert!(!picture.exists(), "{said}");
+}
+
 #[test]
 #[cfg(solution)]
 #[ignore = "needs an NVIDIA GPU"]
