@@ -34,8 +34,9 @@ const USED: &str = "#0072B2";
 const CONFLICT: &str = "#D55E00";
 const ONE_WORD: &str = "#009E73";
 const IDLE: &str = "#eeeeee";
-/// Outputs up to this many elements get a cell each; more share cells.
-const MAX_CELLS: u64 = 4096;
+/// Outputs up to this many elements get a cell each; more share cells:
+/// 56 rows of 128, which fit the picture's width at 6 px a cell.
+const MAX_CELLS: u64 = 128 * 56;
 
 /// The picture of `launch` as an SVG document.
 pub fn svg(launch: &LaunchAccesses) -> String {
@@ -416,8 +417,10 @@ fn output_panel(out: &mut String, y: f64, output: &Output, blocks: u64) -> f64 {
     let side = (cells as f64).sqrt().round() as u64;
     let columns = if per_cell == 1 && side * side == cells && (8..=128).contains(&side) {
         side
-    } else {
+    } else if cells <= 64 * 32 {
         cells.clamp(1, 64)
+    } else {
+        128
     };
     let rows = cells.div_ceil(columns);
     // Cells as large as fit, up to 14 px, the grid at most about 360 px tall.
@@ -477,7 +480,9 @@ fn output_panel(out: &mut String, y: f64, output: &Output, blocks: u64) -> f64 {
     );
     let top = below + 30.0;
     // Column offsets above, the first element of each row on the left.
-    let tick = if columns >= 32 {
+    let tick = if columns >= 96 {
+        16
+    } else if columns >= 32 {
         8
     } else {
         columns.clamp(1, 4)
@@ -488,7 +493,7 @@ fn output_panel(out: &mut String, y: f64, output: &Output, blocks: u64) -> f64 {
             r#"<text x="{:.1}" y="{:.1}" font-size="9">+{}</text>"#,
             LEFT + c as f64 * cell,
             top - 4.0,
-            c * per_cell
+            count(c * per_cell)
         );
     }
     let every = rows.div_ceil(16).max(1);
@@ -832,7 +837,7 @@ mod tests {
         let picture = svg(&launch(vec![], &large));
         let doc = roxmltree::Document::parse(&picture).unwrap();
         let said = words(&doc);
-        assert!(said.contains("Each cell is 3 elements"), "{said}");
+        assert!(said.contains("Each cell is 2 elements"), "{said}");
         assert!(said.contains("Colours repeat every 7 blocks"), "{said}");
         assert!(
             said.contains("1,000 were never written, the first at element 9,000"),
