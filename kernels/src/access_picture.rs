@@ -9,7 +9,7 @@
 use std::fmt::Write;
 
 use crate::emulator_accesses::{
-    BANKS, LINE_BYTES, LaunchAccesses, Output, SECTOR_BYTES, Space, WarpAccess,
+    BANKS, Kind, LINE_BYTES, LaunchAccesses, Output, SECTOR_BYTES, Space, WarpAccess,
 };
 use crate::svg::{self, escape};
 use crate::units::{count, counted};
@@ -102,7 +102,7 @@ pub fn svg(launch: &LaunchAccesses) -> String {
     out
 }
 
-/// `where` of an access: "kernel.cu:14" or "a line outside kernel.cu".
+/// Where an access is: "kernel.cu:14", or "a line outside kernel.cu".
 fn place(access: &WarpAccess) -> String {
     access
         .line
@@ -111,16 +111,17 @@ fn place(access: &WarpAccess) -> String {
         })
 }
 
+/// What the lanes did, for a caption.
 fn verb(access: &WarpAccess) -> &'static str {
     match access.kind {
-        crate::emulator_accesses::Kind::Load => "read",
-        crate::emulator_accesses::Kind::Store => "wrote",
-        crate::emulator_accesses::Kind::Atomic => "updated",
+        Kind::Load => "read",
+        Kind::Store => "wrote",
+        Kind::Atomic => "updated",
     }
 }
 
 /// The heading and caption of a warp's panel, and its lanes: returns the
-/// y of the lanes' bottom edge and each lane's centre.
+/// y of the lanes' bottom edge.
 fn lanes(out: &mut String, y: f64, access: &WarpAccess, heading: &str, caption: &str) -> f64 {
     text(out, 16.0, y, 13, true, heading);
     let below = wrapped(out, y + 18.0, caption);
@@ -660,7 +661,7 @@ fn swatch(out: &mut String, x: f64, y: f64, fill: &str, label: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::emulator_accesses::{Kind, Lane};
+    use crate::emulator_accesses::Lane;
 
     fn warp(space: Space, kind: Kind, at: impl Fn(u64) -> u64) -> WarpAccess {
         WarpAccess {
