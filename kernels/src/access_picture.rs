@@ -51,7 +51,7 @@ pub fn svg(launch: &LaunchAccesses) -> String {
         15,
         true,
         &format!(
-            "What the CPU emulator recorded of kernel `{}`'s first launch ({} of {})",
+            "What the CPU emulator recorded of the first launch of kernel {} ({} of {})",
             launch.kernel,
             counted(blocks as usize, "block", "blocks"),
             counted(threads as usize, "thread", "threads")
@@ -723,7 +723,7 @@ mod tests {
         assert_eq!(with_class(&doc, "line").len(), 1);
         assert_eq!(with_class(&doc, "touch").len(), 32);
         let said = words(&doc);
-        assert!(said.contains("kernel `k<&>`"), "{said}");
+        assert!(said.contains("of kernel k<&> ("), "{said}");
         assert!(said.contains("kernel.cu:7"), "{said}");
         assert!(
             said.contains("32 lanes read 4 B each: 4 sectors of 32 B in 1 line of 128 B"),
