@@ -1,14 +1,16 @@
 //! What every exercise binary shares on its command line: `--runs`,
-//! `--json` and `--counters`, argument errors as one line with exit code 2,
-//! and how an outcome is printed and becomes the exit code.
+//! `--json`, `--counters` and `--accesses`, argument errors as one line with
+//! exit code 2, and how an outcome is printed and becomes the exit code.
 
 use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
 use clap::error::ErrorKind as ClapKind;
 use serde::Serialize;
 
+use crate::accesses::{self, Recorded};
 use crate::counters::{self, Counted};
 use crate::error::CourseError;
 use crate::exit_code::Exit;
@@ -35,6 +37,33 @@ pub struct CommonArgs {
     /// measures them instead.
     #[arg(long)]
     pub counters: bool,
+
+    /// On the CPU emulator: draw the kernel's first launch as an SVG picture
+    /// in FILE: how warp 0's lanes fall on memory sectors and shared-memory
+    /// banks on its costliest lines, and which block wrote each element of
+    /// the output (and which none did). On a GPU none is drawn.
+    #[arg(long, value_name = "FILE", value_parser = picture_file)]
+    pub accesses: Option<PathBuf>,
+}
+
+/// `--accesses`' FILE: a file that can be made, in a folder that exists.
+fn picture_file(text: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(text);
+    if text.is_empty() {
+        return Err("no file named; give one, such as accesses.svg".to_owned());
+    }
+    if path.is_dir() {
+        return Err(format!(
+            "{text} is a folder; give a file, such as {}",
+            path.join("accesses.svg").display()
+        ));
+    }
+    match path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(folder) if !folder.is_dir() => {
+            Err(format!("the folder {} does not exist", folder.display()))
+        }
+        _ => Ok(path),
+    }
 }
 
 /// `--seed`, for the exercises whose inputs can be drawn from one.
@@ -169,7 +198,13 @@ pub fn finish_with<P: Serialize, R: Serialize>(
 ) -> ExitCode {
     let json = common.json;
     counters::ask(common.counters);
+    accesses::ask(common.accesses.is_some());
     let mut outcome = outcome();
+    // Drawn whatever the run's verdict: a failed run's picture is the one
+    // that shows which elements no thread wrote.
+    if let Some(path) = &common.accesses {
+        draw_accesses(exercise, path, outcome.is_ok());
+    }
     if let Ok((report, _)) = &mut outcome {
         match counters::counted() {
             None => {}
@@ -204,6 +239,47 @@ pub fn finish_with<P: Serialize, R: Serialize>(
     };
     crate::batch::write_report(&text, exit);
     exit.into()
+}
+
+/// `--accesses`: the picture of the first recorded launch written to
+/// `path`, or one line on stderr saying why there is none.
+fn draw_accesses(exercise: &str, path: &Path, ran: bool) {
+    let launch = match accesses::recorded() {
+        None => return,
+        Some(Recorded::OnGpu) => {
+            eprintln!(
+                "{exercise}: --accesses: the picture needs the CPU emulator, which records every \
+                 thread's accesses (CUDA_COURSE_EMULATOR=1); on a GPU none was drawn"
+            );
+            return;
+        }
+        Some(Recorded::Launches(launches)) => launches.into_iter().next(),
+    };
+    let Some(launch) = launch else {
+        if ran {
+            eprintln!(
+                "{exercise}: --accesses: no launch of the kernel went through the course's \
+                 timing, so none was recorded"
+            );
+        } else {
+            eprintln!(
+                "{exercise}: --accesses: the kernel's first launch did not finish, so there is \
+                 nothing to draw"
+            );
+        }
+        return;
+    };
+    match std::fs::write(path, crate::access_picture::svg(&launch)) {
+        Ok(()) => eprintln!(
+            "{exercise}: --accesses: drew kernel `{}`'s first launch in {}",
+            launch.kernel,
+            path.display()
+        ),
+        Err(err) => eprintln!(
+            "{exercise}: --accesses {}: could not write it: {err}",
+            path.display()
+        ),
+    }
 }
 
 fn to_json<T: Serialize>(value: &T) -> String {
@@ -258,6 +334,28 @@ mod tests {
     #[test]
     fn runs_must_be_positive() {
         assert!(bad(&["--threads", "1", "--runs", "0"]).contains("--runs"));
+    }
+
+    #[test]
+    fn accesses_needs_a_file_in_a_folder_that_exists() {
+        let missing = bad(&["--threads", "1", "--accesses", "no-such-folder/a.svg"]);
+        assert_eq!(missing.lines().count(), 1, "{missing}");
+        assert!(
+            missing.contains("--accesses")
+                && missing.contains("the folder no-such-folder does not exist"),
+            "{missing}"
+        );
+        let folder = std::env::temp_dir();
+        let folder = folder.to_str().unwrap();
+        let line = bad(&["--threads", "1", "--accesses", folder]);
+        assert!(line.contains("is a folder; give a file"), "{line}");
+        assert!(bad(&["--threads", "1", "--accesses", ""]).contains("no file named"));
+        assert!(bad(&["--threads", "1", "--accesses"]).contains("--accesses"));
+        let fine = parse_from::<Demo, _, _>(["demo", "--threads", "1", "--accesses", "a.svg"]);
+        assert_eq!(
+            fine.unwrap().common.accesses.as_deref(),
+            Some(Path::new("a.svg"))
+        );
     }
 
     #[test]

@@ -68,24 +68,13 @@ pub(crate) fn counting<T>(launch: impl FnOnce() -> T) -> T {
 }
 
 type Count = unsafe extern "C" fn(u32);
-type Take = unsafe extern "C" fn(*mut c_char, usize) -> usize;
+/// An entry point that hands over what the emulator kept (its counters'
+/// lines, or `crate::accesses`' recordings).
+pub(crate) type Take = unsafe extern "C" fn(*mut c_char, usize) -> usize;
 
 /// The emulator's entry points, where the driver loaded is the emulator.
 fn entry_points() -> Option<(Count, Take)> {
-    unsafe extern "C" {
-        fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
-    }
-    // SAFETY: dlsym with RTLD_DEFAULT (null on glibc) and a NUL-terminated
-    // name only looks the symbol up.
-    let (count, take) = unsafe {
-        (
-            dlsym(std::ptr::null_mut(), COUNT_SYMBOL.as_ptr()),
-            dlsym(std::ptr::null_mut(), COUNTED_SYMBOL.as_ptr()),
-        )
-    };
-    if count.is_null() || take.is_null() {
-        return None;
-    }
+    let (count, take) = (lookup(COUNT_SYMBOL)?, lookup(COUNTED_SYMBOL)?);
     // SAFETY: the emulator defines these symbols with these signatures
     // (`crate::emulator_counters` names them, and what they take).
     unsafe {
@@ -96,8 +85,20 @@ fn entry_points() -> Option<(Count, Take)> {
     }
 }
 
+/// The address of `symbol` in this process, where something loaded
+/// defines it: the emulator's entry points, which a GPU's driver lacks.
+pub(crate) fn lookup(symbol: &std::ffi::CStr) -> Option<*mut c_void> {
+    unsafe extern "C" {
+        fn dlsym(handle: *mut c_void, symbol: *const c_char) -> *mut c_void;
+    }
+    // SAFETY: dlsym with RTLD_DEFAULT (null on glibc) and a NUL-terminated
+    // name only looks the symbol up.
+    let found = unsafe { dlsym(std::ptr::null_mut(), symbol.as_ptr()) };
+    (!found.is_null()).then_some(found)
+}
+
 /// The lines the emulator kept, taken from it.
-fn taken(take: Take) -> String {
+pub(crate) fn taken(take: Take) -> String {
     // SAFETY: a null buffer only asks for the length.
     let mut len = unsafe { take(std::ptr::null_mut(), 0) };
     loop {

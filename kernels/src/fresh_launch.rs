@@ -199,6 +199,11 @@ impl<'a> SampledOutput<'a> {
         }
     }
 
+    /// The output buffer itself.
+    pub(crate) fn slice(&self) -> &DeviceSlice<f32> {
+        self.output
+    }
+
     /// Fills the output with NaN on `stream`, before a launch.
     pub(crate) fn clear(&self, stream: &Stream) -> Result<(), CourseError> {
         if self.output.is_empty() {

@@ -4,11 +4,13 @@
 //! - Always (standard library only, for build scripts and the `course`
 //!   command): [`nvcc`] compiles the kernel to PTX; [`catalogue`] lists the
 //!   exercises, their steps and their grading facts; [`exit_code`],
-//!   [`launch`], [`seeded`], [`stats`], [`units`]; the wire formats that
+//!   [`launch`], [`seeded`], [`stats`], [`units`]; the SVG pictures
+//!   ([`svg`], the streams [`timeline`], the emulator's [`access_picture`]); the wire formats that
 //!   cross a process boundary: the driver-call trace ([`trace_record`]),
 //!   the GPU broker's protocol ([`broker_wire`]), the CPU emulator's
-//!   findings ([`emulator_output`]) and hardware counters
-//!   ([`emulator_counters`]), the grader's [`timing_gate`] (whose
+//!   findings ([`emulator_output`]), hardware counters
+//!   ([`emulator_counters`]) and recorded accesses ([`emulator_accesses`]),
+//!   the grader's [`timing_gate`] (whose
 //!   guard comes with `runtime`) and the names the grader passes to the
 //!   course's binaries ([`grader_names`]).
 //! - Feature `protocol` (serde, no GPU; the grader uses it): the result
@@ -22,9 +24,11 @@
 //! list, and names another module, never an item re-exported here
 //! (`tests/layers.rs`).
 
+pub mod access_picture;
 pub mod batch;
 pub mod broker_wire;
 pub mod catalogue;
+pub mod emulator_accesses;
 pub mod emulator_counters;
 pub mod emulator_output;
 pub mod exit_code;
@@ -34,6 +38,7 @@ pub mod launch;
 pub mod nvcc;
 pub mod seeded;
 pub mod stats;
+pub mod svg;
 pub mod timeline;
 pub mod timing_gate;
 pub mod trace_record;
@@ -56,6 +61,8 @@ pub mod streams;
 #[cfg(feature = "protocol")]
 pub mod vecadd;
 
+#[cfg(feature = "runtime")]
+pub mod accesses;
 #[cfg(feature = "runtime")]
 pub mod cli;
 #[cfg(feature = "runtime")]

@@ -5,6 +5,7 @@ use cust::event::{Event, EventFlags};
 use cust::memory::DeviceSlice;
 use cust::stream::Stream;
 
+use crate::accesses::{self, OutputBuffer};
 use crate::counters;
 use crate::error::CourseError;
 use crate::fresh_inputs::{Answers, FreshRun, Output};
@@ -148,7 +149,7 @@ pub fn median_ms_of<E: Into<CourseError>>(
 /// it itself), the output filled with NaN before each and sampled after
 /// it, or, with fresh inputs, each launch's inputs written before it and
 /// its whole output checked after it (then nothing is sampled: the
-/// launches' answers differ), and `--counters`.
+/// launches' answers differ), and `--counters` and `--accesses`.
 struct Kernel<'a, 'b> {
     poison: Option<&'a SharedPoison>,
     output: Option<&'a mut SampledOutput<'b>>,
@@ -166,6 +167,15 @@ fn timed_launches<E: Into<CourseError>>(
     let (poison, mut output, mut fresh) =
         kernel.map_or((None, None, None), |k| (k.poison, k.output, k.fresh));
     let launches = WARMUP_RUNS + runs.max(1);
+    // `--accesses` records which block wrote each element of this.
+    let named_output = output.as_deref().map(|o| {
+        let slice = o.slice();
+        OutputBuffer {
+            address: slice.as_device_ptr().as_raw(),
+            bytes: std::mem::size_of_val(&0f32) as u64 * slice.len() as u64,
+            element_bytes: std::mem::size_of_val(&0f32) as u32,
+        }
+    });
     let mut samples = Vec::with_capacity(runs as usize);
     for run in 0..launches {
         if let Some(fresh) = fresh.as_deref_mut() {
@@ -182,10 +192,11 @@ fn timed_launches<E: Into<CourseError>>(
             launch().map_err(|err| err.into().during(&format!("starting {work}")))?;
             stopwatch.lap(&format!("running {work}"))
         };
-        // `--counters`: the emulator counts the first launch (a warm-up,
-        // whose time no one reads), after the poison kernel.
+        // `--counters` and `--accesses`: the emulator counts and records
+        // the first launch (a warm-up, whose time no one reads), after the
+        // poison kernel.
         let ms = if run == 0 && is_kernel {
-            counters::counting(run_it)?
+            accesses::recording(named_output, || counters::counting(run_it))?
         } else {
             run_it()?
         };

@@ -4,6 +4,8 @@
 
 use std::fmt::Write;
 
+use crate::svg::escape;
+
 /// What a span of a stream's time was spent on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {
@@ -55,11 +57,7 @@ pub fn svg(title: &str, lanes: usize, spans: &[Span]) -> String {
     let axis_y = TOP + LANE * lanes as f64 + 8.0;
     let height = axis_y + 60.0;
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height:.0}" viewBox="0 0 {WIDTH} {height:.0}" font-family="sans-serif" font-size="12">"#
-    );
-    let _ = writeln!(out, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    crate::svg::open(&mut out, WIDTH, height);
     let _ = writeln!(
         out,
         r#"<text x="{LEFT}" y="22" font-size="14">{}</text>"#,
@@ -149,12 +147,6 @@ fn tick_step(end: f64) -> f64 {
 fn round_label(t: f64) -> String {
     let text = format!("{t:.3}");
     text.trim_end_matches('0').trim_end_matches('.').to_owned()
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
 }
 
 #[cfg(test)]

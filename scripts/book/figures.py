@@ -9,7 +9,9 @@ Usage:
                                             what this script draws (CI)
 Python standard library only. The streams timeline
 (docs/src/streams-overlap/timeline-h100.svg) is not drawn here: the
-exercise draws it itself (`--timeline FILE`).
+exercise draws it itself (`--timeline FILE`); nor are the access pictures
+(docs/src/figures/accesses-*.svg), which the exercises' binaries draw
+(`--accesses FILE`, through scripts/book/accesses.py).
 """
 
 import csv
@@ -18,7 +20,8 @@ from pathlib import Path
 
 # No __pycache__ beside the scripts: git would see it as a new folder.
 sys.dont_write_bytecode = True
-import svg  # noqa: E402 (after the line above, on purpose)
+import accesses  # noqa: E402 (after the line above, on purpose)
+import svg  # noqa: E402
 from svg import INK, PALETTE, Canvas
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -299,7 +302,9 @@ def main():
         elif not path.exists() or path.read_text(encoding="utf-8") != picture:
             path.write_text(picture, encoding="utf-8")
             print(f"figures: wrote {path.relative_to(ROOT)}")
-    extra = sorted(p.name for p in OUT.glob("*.svg") if p.name not in FIGURES)
+    extra = sorted(
+        p.name for p in OUT.glob("*.svg") if p.name not in FIGURES and p.name not in accesses.FIGURES
+    )
     for name in stale:
         print(f"figures: docs/src/figures/{name} is not what the script draws; run {FIX}")
     for name in extra:

@@ -9,6 +9,7 @@ use kernels::emulator_output::Finding;
 use super::fault::{self, Fault};
 use super::limits;
 use crate::exec::launch::{self, Report, Shape};
+use crate::exec::schedule::accesses::Ask;
 use crate::heap::Allocation;
 use crate::ir::Kernel;
 
@@ -19,7 +20,9 @@ pub type Launched = Report<Finding>;
 /// `allocations`, as `cuLaunchKernel` does; with `carry_on`, past what a
 /// GPU carries on past (`exec::memory::carry_on`), those findings in what
 /// it returns; with `count`, what the hardware would count, by instruction
-/// (`counters::launch_counters` reads it by `kernel.cu` line).
+/// (`counters::launch_counters` reads it by `kernel.cu` line); with
+/// `record`, what a profiler's pictures show (`accesses::launch_accesses`
+/// reads it).
 pub fn run(
     kernel: &Kernel,
     shape: Shape,
@@ -27,6 +30,7 @@ pub fn run(
     allocations: Vec<Arc<Allocation>>,
     carry_on: bool,
     count: bool,
+    record: Option<Ask>,
 ) -> Result<Launched, Fault> {
     limits::check_shape(kernel, shape)?;
     let words = |found: Vec<launch::Found>| -> Vec<Finding> {
@@ -35,13 +39,14 @@ pub fn run(
             .map(|found| fault::finding(kernel, shape, found))
             .collect()
     };
-    match launch::launch(kernel, shape, params, allocations, carry_on, count) {
+    match launch::launch(kernel, shape, params, allocations, carry_on, count, record) {
         Ok(report) => Ok(Report {
             executed: report.executed,
             cpu_seconds: report.cpu_seconds,
             printed: report.printed,
             findings: words(report.findings),
             counts: report.counts,
+            recorded: report.recorded,
         }),
         Err(failed) => Err(Fault {
             code: fault::code(&failed.stopped.error),

@@ -3,6 +3,7 @@
 //! executor becomes a CUDA error code and the student's words (`fault`,
 //! `limits`, `launch`), as wasmi's C API maps its `TrapCode`s.
 
+pub mod accesses;
 pub mod codes;
 pub mod counters;
 pub mod device_api;

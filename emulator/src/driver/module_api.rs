@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use super::codes::{self, CuResult};
 use super::state::{self, Driver, Function, write_out};
-use super::{counters, fault, launch};
+use super::{accesses, counters, fault, launch};
 use crate::exec::launch::Shape;
 use crate::module::Module;
 
@@ -205,6 +205,7 @@ pub unsafe extern "C" fn cuLaunchKernel(
         let started = Instant::now();
         let carry_on = std::env::var(CARRY_ON_VARIABLE).is_ok_and(|v| v == "1");
         let count = counters::wanted();
+        let record = accesses::wanted();
         let result = launch::run(
             &kernel,
             shape,
@@ -212,6 +213,7 @@ pub unsafe extern "C" fn cuLaunchKernel(
             driver.heap.snapshot(),
             carry_on,
             count,
+            record,
         );
         let (printed, findings) = match &result {
             Ok(report) => (&report.printed, &report.findings),
@@ -223,8 +225,13 @@ pub unsafe extern "C" fn cuLaunchKernel(
         }
         match result {
             Ok(report) => {
-                if let Some(by_pc) = &report.counts {
+                // Recording counts too (its hook is counting's): the counts
+                // go on only where counting was asked.
+                if let Some(by_pc) = report.counts.as_ref().filter(|_| count) {
                     counters::hand_on(&counters::launch_counters(&kernel, shape, by_pc));
+                }
+                if let Some(recorded) = &report.recorded {
+                    accesses::hand_on(&accesses::launch_accesses(&kernel, shape, recorded));
                 }
                 if std::env::var_os(STATS_VARIABLE).is_some() {
                     let seconds = started.elapsed().as_secs_f64();

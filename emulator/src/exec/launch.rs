@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::exec::error::BlockError;
 use crate::exec::memory::state::LaunchMemory;
+use crate::exec::schedule::accesses::{self, Recorded, Recording};
 use crate::exec::schedule::block::BlockRunner;
 use crate::exec::schedule::counters::{self, PcCount};
 use crate::heap::Allocation;
@@ -73,6 +74,9 @@ pub struct Report<F = Found> {
     /// What the hardware would have counted, by instruction, where the
     /// launch was asked to count (`exec::schedule::counters`).
     pub counts: Option<Vec<PcCount>>,
+    /// What a profiler's pictures show, where the launch was asked to
+    /// record it (`exec::schedule::accesses`).
+    pub recorded: Option<Recorded>,
 }
 
 /// Findings a launch keeps: the first few say what is wrong, and a kernel
@@ -94,7 +98,9 @@ fn thread_cpu_nanos() -> u64 {
 /// device's limits) with `params` (its parameter buffer) against
 /// `allocations`; with `carry_on`, past what a GPU carries on past
 /// (`exec::memory::carry_on`), those findings in the report; with `count`,
-/// counting what the hardware would (`exec::schedule::counters`).
+/// counting what the hardware would (`exec::schedule::counters`); with
+/// `record`, also recording what a profiler's pictures show
+/// (`exec::schedule::accesses`), which counting's access hook feeds.
 pub fn launch(
     kernel: &Kernel,
     shape: Shape,
@@ -102,7 +108,11 @@ pub fn launch(
     allocations: Vec<Arc<Allocation>>,
     carry_on: bool,
     count: bool,
+    record: Option<accesses::Ask>,
 ) -> Result<Report, Failed> {
+    let count = count || record.is_some();
+    let recording = record.map(|ask| Recording::new(kernel, ask.output));
+    let warp: Mutex<Vec<accesses::LaneAccess>> = Mutex::new(Vec::new());
     let threads: u64 = shape.block.iter().map(|&d| u64::from(d)).product();
     let blocks: u64 = shape.grid.iter().map(|&d| u64::from(d)).product();
     let shared = kernel.static_shared + u64::from(shape.dynamic_shared);
@@ -136,6 +146,9 @@ pub fn launch(
     let work = || {
         let started = thread_cpu_nanos();
         let mut runner = BlockRunner::new(&shaped, shape.block, shared as usize, count);
+        if let (Some(counting), Some(recording)) = (runner.counting.as_mut(), recording.as_ref()) {
+            counting.recorder = Some(recording.recorder());
+        }
         while !stop.load(Ordering::Relaxed) {
             let linear = next.fetch_add(1, Ordering::Relaxed);
             if linear >= blocks {
@@ -174,6 +187,10 @@ pub fn launch(
             if let Some(all) = all.as_mut() {
                 counters::merge(all, &counting.total);
             }
+            if let Some(recorder) = counting.recorder.as_ref() {
+                let mut kept = warp.lock().unwrap_or_else(|e| e.into_inner());
+                kept.extend_from_slice(&recorder.warp);
+            }
         }
         cpu_nanos.fetch_add(thread_cpu_nanos() - started, Ordering::Relaxed);
     };
@@ -208,6 +225,9 @@ pub fn launch(
             printed,
             findings,
             counts: counts.into_inner().unwrap_or_else(|e| e.into_inner()),
+            recorded: recording.map(|recording| {
+                recording.finish(warp.into_inner().unwrap_or_else(|e| e.into_inner()))
+            }),
         }),
     }
 }

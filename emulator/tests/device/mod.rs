@@ -85,7 +85,15 @@ impl Device {
             params[offset..offset + size].copy_from_slice(&value.to_le_bytes()[..size]);
         }
         let shape = Shape::linear(grid, block);
-        launch::run(kernel, shape, params, self.heap.snapshot(), carry_on, false)
+        launch::run(
+            kernel,
+            shape,
+            params,
+            self.heap.snapshot(),
+            carry_on,
+            false,
+            None,
+        )
     }
 
     /// `launch`, counting what the hardware would, by `kernel.cu` line
@@ -103,10 +111,60 @@ impl Device {
             params[offset..offset + size].copy_from_slice(&value.to_le_bytes()[..size]);
         }
         let shape = Shape::linear(grid, block);
-        let launched = launch::run(kernel, shape, params, self.heap.snapshot(), false, true)?;
+        let launched = launch::run(
+            kernel,
+            shape,
+            params,
+            self.heap.snapshot(),
+            false,
+            true,
+            None,
+        )?;
         let by_pc = launched.counts.expect("a counted launch has counts");
         Ok(emulator::driver::counters::launch_counters(
             kernel, shape, &by_pc,
+        ))
+    }
+
+    /// `launch`, recording what a profiler's pictures show
+    /// (`driver::accesses`), with the writers of `output` (address and
+    /// bytes, in 4-byte elements) where one is named.
+    pub fn recorded(
+        &self,
+        name: &str,
+        grid: u32,
+        block: u32,
+        args: &[u64],
+        output: Option<(u64, u64)>,
+    ) -> Result<kernels::emulator_accesses::LaunchAccesses, Fault> {
+        use emulator::exec::schedule::accesses::{Ask, Output};
+        let kernel = &self.module.kernels[self.module.kernel(name).expect("kernel exists")];
+        let mut params = vec![0u8; kernel.param_bytes];
+        for (&(offset, size), value) in kernel.params.iter().zip(args) {
+            params[offset..offset + size].copy_from_slice(&value.to_le_bytes()[..size]);
+        }
+        let shape = Shape::linear(grid, block);
+        let ask = Ask {
+            output: output.map(|(base, bytes)| Output {
+                base,
+                bytes,
+                element_bytes: 4,
+            }),
+        };
+        let launched = launch::run(
+            kernel,
+            shape,
+            params,
+            self.heap.snapshot(),
+            false,
+            false,
+            Some(ask),
+        )?;
+        let recorded = launched
+            .recorded
+            .expect("a recorded launch has a recording");
+        Ok(emulator::driver::accesses::launch_accesses(
+            kernel, shape, &recorded,
         ))
     }
 }

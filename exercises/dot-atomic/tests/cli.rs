@@ -32,6 +32,7 @@ fn bad_arguments_exit_2_with_one_line_naming_the_flag() {
         (&["--a", "1.5i"], "--a"),
         (&["--b", "1001"], "--b"),
         (&["--runs", "-1"], "--runs"),
+        (&["--accesses", "no-such-folder/accesses.svg"], "--accesses"),
         (&["--threads", "100"], "--threads"),
         (&["--sweep", "--blocks", "4"], "--blocks"),
         // The grader's switch for dot-gm's run above 2^31 elements.
@@ -65,6 +66,7 @@ fn help_lists_every_flag() {
         "--b",
         "--runs",
         "--json",
+        "--accesses",
         "--sweep",
     ]);
 }

@@ -30,6 +30,7 @@ fn bad_arguments_exit_2_with_one_line_naming_the_flag() {
         (&["--width", "wide"], "--width"),
         (&["--width", "-3"], "--width"),
         (&["--runs", "0"], "--runs"),
+        (&["--accesses", "no-such-folder/accesses.svg"], "--accesses"),
         (&["--seed", "-1"], "--seed"),
         (&["--seed", "many"], "--seed"),
         (&["--block", "0"], "--block"),
@@ -44,7 +45,14 @@ fn without_a_gpu_it_exits_3_and_says_so() {
 
 #[test]
 fn help_lists_every_flag() {
-    exercise().assert_help_lists(&["--width", "--block", "--runs", "--seed", "--json"]);
+    exercise().assert_help_lists(&[
+        "--width",
+        "--block",
+        "--runs",
+        "--seed",
+        "--json",
+        "--accesses",
+    ]);
 }
 
 #[test]

@@ -39,6 +39,7 @@ fn bad_arguments_exit_2_with_one_line_naming_the_flag() {
         (&["--blocks", "lots"], "--blocks"),
         (&["--pattern", "strided"], "--pattern"),
         (&["--runs", "0"], "--runs"),
+        (&["--accesses", "no-such-folder/accesses.svg"], "--accesses"),
     ]);
 }
 
@@ -49,7 +50,14 @@ fn without_a_gpu_it_exits_3_and_says_so() {
 
 #[test]
 fn help_lists_every_flag() {
-    exercise().assert_help_lists(&["--threads", "--blocks", "--pattern", "--runs", "--json"]);
+    exercise().assert_help_lists(&[
+        "--threads",
+        "--blocks",
+        "--pattern",
+        "--runs",
+        "--json",
+        "--accesses",
+    ]);
 }
 
 #[test]

@@ -33,6 +33,7 @@ fn bad_arguments_exit_2_with_one_line_naming_the_flag() {
         (&["--work", "lots"], "--work"),
         (&["--timeline", "/no/such/folder/run.svg"], "--timeline"),
         (&["--runs", "0"], "--runs"),
+        (&["--accesses", "no-such-folder/accesses.svg"], "--accesses"),
     ]);
 }
 
@@ -51,6 +52,7 @@ fn help_lists_every_flag() {
         "--timeline",
         "--runs",
         "--json",
+        "--accesses",
     ]);
 }
 

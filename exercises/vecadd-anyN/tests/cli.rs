@@ -32,6 +32,7 @@ fn bad_arguments_exit_2_with_one_line_naming_the_flag() {
         (&["--blocks", "0"], "--blocks"),
         (&["--blocks", "-1"], "--blocks"),
         (&["--runs", "0"], "--runs"),
+        (&["--accesses", "no-such-folder/accesses.svg"], "--accesses"),
         (&["--seed", "-1"], "--seed"),
         (&["--seed", "many"], "--seed"),
         (&["--inputs-on-gpu=yes"], "--inputs-on-gpu"),
@@ -62,6 +63,7 @@ fn help_lists_every_flag() {
         "--runs",
         "--seed",
         "--json",
+        "--accesses",
         "--counters",
     ]);
 }
@@ -256,6 +258,130 @@ fn counters_show_the_float4_loop_coalesced() {
     assert_eq!(traffic("global_load"), [64, 1024, 1024], "{counters}");
     assert_eq!(traffic("global_store"), [32, 512, 512], "{counters}");
     assert_eq!(traffic("shared_load"), [0, 0, 0], "{counters}");
+}
+
+/// `--accesses` on the emulator, for the classic mistake of a grid without
+/// a grid-stride loop: 2 blocks of 128 threads write c[0] to c[255], one
+/// element a thread, block 0 the first 128 and block 1 the next; the 744
+/// elements from c[256] on, past blocks x threads, no thread writes. Warp
+/// 0's load of a[i] is lanes 0 to 31 reading 32 consecutive floats: 128
+/// bytes, 4 sectors, the fewest. The picture says both in words, and the
+/// run's verdict (a failed check, exit 1) is the run's as without it.
+#[test]
+#[cfg(solution)]
+fn accesses_draw_the_elements_a_grid_without_a_loop_never_writes() {
+    let stem = std::env::temp_dir().join(format!(
+        "cuda-course-accesses-no-loop-{}",
+        std::process::id()
+    ));
+    let source = stem.with_extension("cu");
+    std::fs::write(
+        &source,
+        "extern \"C\" __global__ void vecadd(const float* a, const float* b, float* c, size_t n)\n\
+         {\n\
+         \x20   const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;\n\
+         \x20   if (i < n) c[i] = a[i] + b[i];\n\
+         }\n",
+    )
+    .unwrap();
+    let ptx = kernels::nvcc::ptx_text(&source).expect("the mistaken kernel compiles");
+    std::fs::remove_file(&source).unwrap();
+    let ptx_file = stem.with_extension("ptx");
+    std::fs::write(&ptx_file, ptx).unwrap();
+    let picture = stem.with_extension("svg");
+    let output = exercise()
+        .command(&[
+            "--n",
+            "1000",
+            "--threads",
+            "128",
+            "--blocks",
+            "2",
+            "--runs",
+            "1",
+        ])
+        .arg("--accesses")
+        .arg(&picture)
+        .env(kernels::grader_names::KERNEL_PTX_ENV, &ptx_file)
+        .output()
+        .unwrap();
+    std::fs::remove_file(&ptx_file).unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    if stderr.contains("needs the CPU emulator") {
+        // A GPU's run: it records no accesses, and says so.
+        assert!(!picture.exists());
+        return;
+    }
+    assert!(
+        stderr.contains("--accesses: drew kernel `vecadd`'s first launch in"),
+        "{stderr}"
+    );
+    let svg = std::fs::read_to_string(&picture).unwrap();
+    std::fs::remove_file(&picture).unwrap();
+    assert!(svg.starts_with("<svg ") && svg.trim_end().ends_with("</svg>"));
+    assert!(
+        svg.contains(
+            "1,000 elements of 4 B: 2 blocks wrote 256 of them; 744 were never written, \
+             the first at element 256."
+        ),
+        "{svg}"
+    );
+    assert!(svg.contains(r#"class="unwritten""#), "{svg}");
+    assert_eq!(
+        svg.matches(r#"class="written" data-block="1""#).count(),
+        2,
+        "{svg}"
+    );
+    assert!(
+        svg.contains("32 lanes read 4 B each: 4 sectors of 32 B in 1 line of 128 B"),
+        "{svg}"
+    );
+    assert_eq!(svg.matches(r#"class="sector""#).count(), 4, "{svg}");
+}
+
+/// `--accesses` where the first launch faults (the bound of `i <= n`): no
+/// launch finished, so nothing is drawn, and one line says so; the run
+/// ends as it does without the flag (exit 3, the illegal address).
+#[test]
+#[cfg(solution)]
+fn accesses_say_a_launch_that_faulted_left_nothing_to_draw() {
+    let kernel = kernels::testing::edited(KERNEL_CU, &[("; i < n; i", "; i <= n; i")]);
+    let picture = std::env::temp_dir().join(format!(
+        "cuda-course-accesses-le-n-{}.svg",
+        std::process::id()
+    ));
+    let picture_arg = picture.to_str().unwrap();
+    let said = exercise()
+        .run_mistake(
+            "accesses-le-n",
+            &kernel,
+            &[
+                "--n",
+                "1000",
+                "--threads",
+                "128",
+                "--blocks",
+                "2",
+                "--runs",
+                "1",
+                "--accesses",
+                picture_arg,
+            ],
+        )
+        .run;
+    let stderr = &said.stderr;
+    if stderr.contains("needs the CPU emulator") {
+        return;
+    }
+    assert_eq!(said.code, Some(3), "{said}");
+    assert!(
+        stderr.contains(
+            "--accesses: the kernel's first launch did not finish, so there is nothing to draw"
+        ),
+        "{said}"
+    );
+    assert!(!picture.exists(), "{said}");
 }
 
 #[test]

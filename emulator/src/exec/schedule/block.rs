@@ -76,6 +76,9 @@ impl BlockRunner {
     ) -> Result<(), BlockError> {
         self.memory.findings.clear();
         self.memory.lockstep = false;
+        if let Some(recorder) = self.counting.as_mut().and_then(|c| c.recorder.as_mut()) {
+            recorder.enter(linear);
+        }
         self.start(kernel, block, ctaid);
         let result = self.finish_and_count(kernel, launch, block, ctaid, linear);
         if let Some(counting) = self.counting.as_mut() {

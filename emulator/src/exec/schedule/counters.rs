@@ -8,6 +8,7 @@
 //! instruction, k) and grouped when every thread of the block has run to
 //! its next stop: one group, one request.
 
+use super::accesses::Recorder;
 use crate::exec::memory::state::generic;
 use crate::ir::Space;
 
@@ -78,6 +79,9 @@ pub struct Counting {
     pub block: Vec<PcCount>,
     /// Every finished block's, by instruction.
     pub total: Vec<PcCount>,
+    /// What this worker records for a profiler's pictures, where the
+    /// launch asks (`accesses`).
+    pub recorder: Option<Recorder>,
     /// Scratch for grouping.
     sectors: Vec<u64>,
     spans: Vec<(u64, u64)>,
@@ -93,6 +97,7 @@ impl Counting {
             log: Vec::new(),
             block: vec![PcCount::default(); code_len],
             total: vec![PcCount::default(); code_len],
+            recorder: None,
             sectors: Vec::new(),
             spans: Vec::new(),
             words: Vec::new(),
@@ -105,6 +110,9 @@ impl Counting {
         self.warp_max.fill(0);
         self.log.clear();
         self.block.fill(PcCount::default());
+        if let Some(recorder) = self.recorder.as_mut() {
+            recorder.start_block();
+        }
     }
 
     /// The block ended: its counts join the total.
@@ -142,6 +150,9 @@ impl Counting {
             _ => return,
         };
         let k = self.executions[t * self.code_len + pc as usize];
+        if let Some(recorder) = self.recorder.as_mut() {
+            recorder.access(t, pc, k, shared, address, bytes);
+        }
         self.log.push(Access {
             warp: (t / 32) as u32,
             pc,
