@@ -3,7 +3,7 @@
 //! copy it out in a later launch, since no later launch asks for the same
 //! answer (the threat model is at the head of `fresh_launch`).
 //!
-//! Before every launch but the last, [`FreshRun`] writes values drawn from
+//! Before every launch but the last, `FreshRun` writes values drawn from
 //! a seed the kernel cannot foresee (drawn from the OS's hash keys when the
 //! run starts, then one per launch) into the kernel's input buffers; after
 //! each launch it copies the whole output back and checks it against the

@@ -10,9 +10,8 @@ Usage:
   python3 scripts/book/accesses.py --check   exit 1 if a committed picture is
                                              not what the binaries draw now (CI)
 
-Needs the solutions built (`cargo build --workspace`; it builds the ones it
-runs itself, a no-op when they are up to date), the emulator's library
-beside them, and nvcc for the mistakes. Python standard library only.
+Builds the solutions it runs and the emulator's library (a no-op when they
+are up to date), and needs nvcc for the mistakes. Python standard library only.
 """
 
 import os
@@ -82,7 +81,9 @@ def draw(package, flags, mistake, scratch):
 
 def main():
     check = "--check" in sys.argv[1:]
-    packages = sorted({f"-p{package}" for package, _, _ in FIGURES.values()})
+    # The emulator too: the binaries load its library, and nothing they
+    # link rebuilds it when its recording changes.
+    packages = sorted({f"-p{package}" for package, _, _ in FIGURES.values()} | {"-pemulator"})
     subprocess.run(["cargo", "build", "--quiet", *packages], cwd=ROOT, check=True)
     stale = []
     with tempfile.TemporaryDirectory(prefix="cuda-course-accesses-") as scratch:
