@@ -127,29 +127,23 @@ fn solution_passes_with_a_grid_smaller_than_n() {
     }
 }
 
+/// The classic first mistake: one element a thread, no grid-stride loop.
+const NO_LOOP_KERNEL: &str = "extern \"C\" __global__ void vecadd(const float* a, const float* b, float* c, size_t n)\n\
+     {\n\
+     \x20   const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;\n\
+     \x20   if (i < n) c[i] = a[i] + b[i];\n\
+     }\n";
+
 /// The classic first mistake, one element a thread and no grid-stride
 /// loop, gets the check's words for it (which elements and why), not the
 /// course's stale-launch guard, which speaks only when launches disagree.
 #[test]
 #[cfg(solution)]
 fn a_kernel_without_a_grid_stride_loop_is_told_to_loop() {
-    let source =
-        std::env::temp_dir().join(format!("cuda-course-no-loop-{}.cu", std::process::id()));
-    std::fs::write(
-        &source,
-        "extern \"C\" __global__ void vecadd(const float* a, const float* b, float* c, size_t n)\n\
-         {\n\
-         \x20   const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;\n\
-         \x20   if (i < n) c[i] = a[i] + b[i];\n\
-         }\n",
-    )
-    .unwrap();
-    let ptx = kernels::nvcc::ptx_text(&source).expect("the mistaken kernel compiles");
-    std::fs::remove_file(&source).unwrap();
-    let file = source.with_extension("ptx");
-    std::fs::write(&file, ptx).unwrap();
-    let output = exercise()
-        .command(&[
+    let run = exercise().run_kernel_with(
+        "no-loop",
+        NO_LOOP_KERNEL,
+        &[
             "--n",
             "1000",
             "--threads",
@@ -158,14 +152,12 @@ fn a_kernel_without_a_grid_stride_loop_is_told_to_loop() {
             "2",
             "--runs",
             "3",
-        ])
-        .arg("--json")
-        .env(kernels::grader_names::KERNEL_PTX_ENV, &file)
-        .output()
-        .unwrap();
-    std::fs::remove_file(&file).unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(output.status.code(), Some(1), "{stdout}");
+            "--json",
+        ],
+        &[],
+    );
+    let stdout = &run.stdout;
+    assert_eq!(run.code, Some(1), "{run}");
     assert!(stdout.contains(r#""passed":false"#), "{stdout}");
     assert!(
         stdout.contains("every element from c[256] on is wrong")
@@ -270,27 +262,14 @@ fn counters_show_the_float4_loop_coalesced() {
 #[test]
 #[cfg(solution)]
 fn accesses_draw_the_elements_a_grid_without_a_loop_never_writes() {
-    let stem = std::env::temp_dir().join(format!(
-        "cuda-course-accesses-no-loop-{}",
+    let picture = std::env::temp_dir().join(format!(
+        "cuda-course-accesses-no-loop-{}.svg",
         std::process::id()
     ));
-    let source = stem.with_extension("cu");
-    std::fs::write(
-        &source,
-        "extern \"C\" __global__ void vecadd(const float* a, const float* b, float* c, size_t n)\n\
-         {\n\
-         \x20   const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;\n\
-         \x20   if (i < n) c[i] = a[i] + b[i];\n\
-         }\n",
-    )
-    .unwrap();
-    let ptx = kernels::nvcc::ptx_text(&source).expect("the mistaken kernel compiles");
-    std::fs::remove_file(&source).unwrap();
-    let ptx_file = stem.with_extension("ptx");
-    std::fs::write(&ptx_file, ptx).unwrap();
-    let picture = stem.with_extension("svg");
-    let output = exercise()
-        .command(&[
+    let run = exercise().run_kernel_with(
+        "accesses-no-loop",
+        NO_LOOP_KERNEL,
+        &[
             "--n",
             "1000",
             "--threads",
@@ -299,15 +278,13 @@ fn accesses_draw_the_elements_a_grid_without_a_loop_never_writes() {
             "2",
             "--runs",
             "1",
-        ])
-        .arg("--accesses")
-        .arg(&picture)
-        .env(kernels::grader_names::KERNEL_PTX_ENV, &ptx_file)
-        .output()
-        .unwrap();
-    std::fs::remove_file(&ptx_file).unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(1), "{stderr}");
+            "--accesses",
+            picture.to_str().unwrap(),
+        ],
+        &[],
+    );
+    let stderr = &run.stderr;
+    assert_eq!(run.code, Some(1), "{run}");
     if stderr.contains("needs the CPU emulator") {
         // A GPU's run: it records no accesses, and says so.
         assert!(!picture.exists());
