@@ -6,28 +6,12 @@
 
 mod device;
 
-use device::Device;
+use device::{Device, counters_cu_line as line_of};
 use kernels::emulator_accesses::{Kind, LaunchAccesses, Space, Written};
-
-/// counters.ptx as if nvcc had compiled a `kernel.cu`, so accesses have
-/// their `kernel.cu` lines.
-fn device() -> Device {
-    Device::new(&include_str!("ptx/counters.ptx").replace("counters.cu\"", "kernel.cu\""))
-}
-
-/// The line of counters.cu that holds `text`, 1-based.
-fn line_of(text: &str) -> u32 {
-    let source = include_str!("ptx/counters.cu");
-    let index = source
-        .lines()
-        .position(|l| l.contains(text))
-        .unwrap_or_else(|| panic!("counters.cu has `{text}`"));
-    index as u32 + 1
-}
 
 #[test]
 fn a_coalesced_warp_reads_32_consecutive_floats_in_4_sectors() {
-    let mut device = device();
+    let mut device = Device::counters_kernels();
     let input = device.upload(&[1.0f32; 128]);
     let output = device.allocate(128 * 4);
     let recorded = device
@@ -62,7 +46,7 @@ fn a_coalesced_warp_reads_32_consecutive_floats_in_4_sectors() {
 
 #[test]
 fn a_strided_warp_touches_a_sector_a_lane() {
-    let mut device = device();
+    let mut device = Device::counters_kernels();
     let input = device.upload(&vec![1.0f32; 32 * 128]);
     let output = device.allocate(128 * 4);
     let recorded = device
@@ -79,7 +63,7 @@ fn a_strided_warp_touches_a_sector_a_lane() {
 
 #[test]
 fn a_column_of_a_shared_tile_is_every_lane_in_one_bank() {
-    let mut device = device();
+    let mut device = Device::counters_kernels();
     let output = device.allocate(64 * 4);
     let recorded = device
         .recorded("shared_column", 1, 64, &[output], None)
@@ -112,7 +96,7 @@ fn a_column_of_a_shared_tile_is_every_lane_in_one_bank() {
 
 #[test]
 fn a_grid_without_a_loop_leaves_every_element_past_it_unwritten() {
-    let mut device = device();
+    let mut device = Device::counters_kernels();
     let input = device.upload(&[1.0f32; 200]);
     let output = device.allocate(200 * 4);
     // coalesced_copy has no grid-stride loop: 2 blocks of 64 threads write
@@ -160,7 +144,7 @@ fn a_grid_without_a_loop_leaves_every_element_past_it_unwritten() {
 
 #[test]
 fn recording_leaves_the_kernel_s_results_as_they_were() {
-    let mut device = device();
+    let mut device = Device::counters_kernels();
     let input = device.upload(&(0..128).map(|i| i as f32).collect::<Vec<_>>());
     let output = device.allocate(128 * 4);
     device

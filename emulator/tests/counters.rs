@@ -7,15 +7,11 @@
 
 mod device;
 
-use device::Device;
+use device::{Device, counters_cu_line as line_of};
 use kernels::emulator_counters::{LaunchCounters, Traffic};
 
 /// counters.ptx as if nvcc had compiled a `kernel.cu`, so counts have
 /// their `kernel.cu` lines.
-fn device() -> Device {
-    Device::new(&include_str!("ptx/counters.ptx").replace("counters.cu\"", "kernel.cu\""))
-}
-
 fn traffic(requests: u64, transactions: u64, ideal: u64) -> Traffic {
     Traffic {
         requests,
@@ -34,19 +30,9 @@ fn at_line(counters: &LaunchCounters, line: u32) -> kernels::emulator_counters::
         .counts
 }
 
-/// The line of counters.cu that holds `text`, 1-based.
-fn line_of(text: &str) -> u32 {
-    let source = include_str!("ptx/counters.cu");
-    let index = source
-        .lines()
-        .position(|l| l.contains(text))
-        .unwrap_or_else(|| panic!("counters.cu has `{text}`"));
-    index as u32 + 1
-}
-
 #[test]
 fn a_coalesced_copy_takes_four_sectors_a_request() {
-    let mut device = device();
+    let mut device = Device::counters_kernels();
     let input = device.upload(&[1.0f32; 128]);
     let output = device.allocate(128 * 4);
     // 2 blocks of 64 threads: 4 warps, one load and one store each. A
@@ -68,7 +54,7 @@ fn a_coalesced_copy_takes_four_sectors_a_request() {
 
 #[test]
 fn a_stride_of_32_words_takes_a_sector_per_lane() {
-    let mut device = device();
+    let mut device = Device::counters_kernels();
     let input = device.upload(&vec![1.0f32; 32 * 128]);
     let output = device.allocate(128 * 4);
     // Lane i reads word 32 i: 128 bytes apart, so each of a warp's 32
@@ -88,7 +74,7 @@ fn a_stride_of_32_words_takes_a_sector_per_lane() {
 
 #[test]
 fn a_float4_copy_takes_sixteen_sectors_a_request() {
-    let mut device = device();
+    let mut device = Device::counters_kernels();
     let input = device.upload(&[1.0f32; 4 * 64]);
     let output = device.allocate(4 * 64 * 4);
     // 64 threads, 2 warps; a lane's 16 bytes make a warp's 512 bytes, 16
@@ -102,7 +88,7 @@ fn a_float4_copy_takes_sixteen_sectors_a_request() {
 
 #[test]
 fn a_column_of_a_shared_tile_is_a_32_way_conflict() {
-    let mut device = device();
+    let mut device = Device::counters_kernels();
     let output = device.allocate(64 * 4);
     // 64 threads: 2 warps. The rows are written 16 times by each warp, one
     // row a warp instruction, lane i to word i: 32 requests of one
@@ -130,7 +116,7 @@ fn a_column_of_a_shared_tile_is_a_32_way_conflict() {
 
 #[test]
 fn one_shared_word_for_every_lane_is_a_broadcast() {
-    let mut device = device();
+    let mut device = Device::counters_kernels();
     let output = device.allocate(64 * 4);
     // Only warp 0 stores (threadIdx.x < 32): one request, its 32 words in
     // 32 banks. Both warps read values[5]: one word, one wavefront each.
@@ -143,7 +129,7 @@ fn one_shared_word_for_every_lane_is_a_broadcast() {
 
 #[test]
 fn odd_lanes_alone_in_a_loop_run_at_half_a_warp() {
-    let mut device = device();
+    let mut device = Device::counters_kernels();
     let output = device.allocate(64 * 4);
     // Odd threads loop 8 times, even ones skip it: the loop body's
     // instructions run with 16 lanes of each warp's 32.
@@ -164,7 +150,7 @@ fn odd_lanes_alone_in_a_loop_run_at_half_a_warp() {
 
 #[test]
 fn declared_registers_count_32_bit_words_and_no_predicates() {
-    let mut device = device();
+    let mut device = Device::counters_kernels();
     let output = device.allocate(32 * 4);
     // divergent's PTX declares %p<9>, %f<18>, %r<16> and %rd<5>: 18 + 16
     // + 2 x 5 = 44 words, the predicates none.
@@ -174,7 +160,7 @@ fn declared_registers_count_32_bit_words_and_no_predicates() {
 
 #[test]
 fn the_lines_round_trip_through_the_wire_grammar() {
-    let mut device = device();
+    let mut device = Device::counters_kernels();
     let output = device.allocate(64 * 4);
     let counted = device.counted("shared_column", 1, 64, &[output]).unwrap();
     assert_eq!(

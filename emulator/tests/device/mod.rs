@@ -17,6 +17,12 @@ pub struct Device {
 }
 
 impl Device {
+    /// ptx/counters.cu's kernels, as if nvcc had compiled a `kernel.cu`, so
+    /// counts and accesses have their `kernel.cu` lines.
+    pub fn counters_kernels() -> Device {
+        Device::new(&include_str!("../ptx/counters.ptx").replace("counters.cu\"", "kernel.cu\""))
+    }
+
     pub fn new(ptx: &str) -> Device {
         let mut heap = Heap::default();
         let module = Module::load(ptx, &mut heap).expect("the test's PTX loads");
@@ -167,4 +173,14 @@ impl Device {
             kernel, shape, &recorded,
         ))
     }
+}
+
+/// The line of ptx/counters.cu that holds `text`, 1-based.
+pub fn counters_cu_line(text: &str) -> u32 {
+    let source = include_str!("../ptx/counters.cu");
+    let index = source
+        .lines()
+        .position(|l| l.contains(text))
+        .unwrap_or_else(|| panic!("counters.cu has `{text}`"));
+    index as u32 + 1
 }
