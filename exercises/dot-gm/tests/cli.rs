@@ -304,8 +304,10 @@ fn the_exercise_is_done() {
     exercise().assert_done(cfg!(solution), PTX, KERNEL_CU, MAIN_RS);
 }
 
-/// A kernel that keeps its answer: it multiplies in its first launch, keeps the products in a `__device__` array and copies them out in every later launch (issue 52). Every timed launch
-/// gets inputs of its own and its whole output checked, so the second
+/// A kernel that keeps its answer: it multiplies in its first launch, keeps
+/// the products in a `__device__` array and copies them out in every later
+/// launch (issue 52). Every timed launch gets inputs of its own and its
+/// whole output checked, so the second
 /// launch's output answers the first's inputs and the run fails saying
 /// so; the solution passes the same run.
 #[test]

@@ -330,10 +330,11 @@ fn the_exercise_is_done() {
     exercise().assert_done(cfg!(solution), PTX, KERNEL_CU, MAIN_RS);
 }
 
-/// A kernel that keeps its answer: it sums in its first launch, keeps the partial sums in a `__device__` array and writes them in every later launch (issue 52). Every timed launch
-/// gets inputs of its own and its whole output checked, so the second
-/// launch's output answers the first's inputs and the run fails saying
-/// so; the solution passes the same run.
+/// A kernel that keeps its answer: it sums in its first launch, keeps the
+/// partial sums in a `__device__` array and writes them in every later
+/// launch (issue 52). Every timed launch gets inputs of its own and its
+/// whole output checked, so the second launch's output answers the first's
+/// inputs and the run fails saying so; the solution passes the same run.
 #[test]
 #[cfg(solution)]
 fn a_kernel_that_keeps_its_partials_between_launches_fails_the_run() {
