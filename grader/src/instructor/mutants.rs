@@ -328,6 +328,21 @@ pub const MUTANTS: &[Mutant] = &[
         expect: Expect::LosesRun(Some(Tag::PartialTiles)),
         on_emulator: None,
     },
+    // Which tile meets a partial width is a class the plan covers at every
+    // seed (issue 51): the 16 tile right below one tile and wrong on the
+    // last, partial tile of a wider matrix passed where the plan drew 32.
+    Mutant {
+        exercise: MatmulTiled,
+        name: "tile-16-skips-a-partial-last-tile",
+        bug: "the 16 tile skips the last, partial tile along k once the width passes one tile",
+        edits: &[edit(
+            "kernel.cu",
+            "phase < (width + TILE - 1) / TILE",
+            "phase < (TILE == 16 && width > TILE ? width / TILE : (width + TILE - 1) / TILE)",
+        )],
+        expect: Expect::LosesRun(Some(Tag::PartialTiles)),
+        on_emulator: None,
+    },
     Mutant {
         exercise: MatmulTiled,
         name: "no-zero-padding",
