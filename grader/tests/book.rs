@@ -74,7 +74,7 @@ fn marks(exercise: &str) -> FullMarks {
         assert_eq!(
             (
                 plan.len(),
-                marks.ptx + points + marks.memory_safety + marks.speed
+                marks.ptx + points + marks.memory_safety + marks.speed + marks.lesson
             ),
             (marks.runs + marks.kernel_runs, marks.points()),
             "{exercise}: the plan of seed {seed} is not the catalogue's"
@@ -108,6 +108,9 @@ fn points_sentence(marks: &FullMarks) -> String {
     if marks.speed > 0 {
         parts.push(format!("{} for speed", marks.speed));
     }
+    if marks.lesson > 0 {
+        parts.push(format!("{} for the lesson", marks.lesson));
+    }
     format!(
         "The grader gives up to {}: {}.",
         counted(marks.points() as usize, "point", "points"),
@@ -118,13 +121,13 @@ fn points_sentence(marks: &FullMarks) -> String {
 /// The instructors' table of points, line for line.
 fn points_table() -> String {
     let mut table = String::from(
-        "| exercise | runs | runs of the kernel alone | points: PTX + runs + kernel alone + memory safety + speed |\n\
+        "| exercise | runs | runs of the kernel alone | points: PTX + runs + kernel alone + memory safety + speed + lesson |\n\
          | --- | --- | --- | --- |\n",
     );
     for exercise in EXERCISES {
         let m = marks(exercise.name);
         table.push_str(&format!(
-            "| {} | {} | {} | {} + {} + {} + {} + {} = {} |\n",
+            "| {} | {} | {} | {} + {} + {} + {} + {} + {} = {} |\n",
             exercise.name,
             m.runs,
             m.kernel_runs,
@@ -133,6 +136,7 @@ fn points_table() -> String {
             m.kernel_runs as u32 * m.kernel_run_points,
             m.memory_safety,
             m.speed,
+            m.lesson,
             m.points()
         ));
     }
@@ -181,7 +185,7 @@ fn the_full_marks_are_the_sum_of_the_plans_points() {
         let runs: u32 = plan.iter().map(|run| run.points).sum();
         assert_eq!(
             m.points(),
-            m.ptx + runs + m.memory_safety + m.speed,
+            m.ptx + runs + m.memory_safety + m.speed + m.lesson,
             "{}",
             exercise.name
         );
@@ -350,6 +354,7 @@ fn the_readers_find_what_they_look_for_and_nothing_in_code() {
         kernel_run_points: 1,
         memory_safety: 1,
         speed: 1,
+        lesson: 0,
     };
     assert!(states(
         "So. The grader gives 1 point: a (see).",

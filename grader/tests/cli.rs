@@ -194,7 +194,16 @@ fn a_class_is_built_without_a_gpu_and_graded_without_a_grader_error() {
             assert!(pair[1]["trace_calls"].is_u64(), "{exercise}");
         }
         if kinds.iter().all(|k| *k == "cuda-error") {
-            assert_eq!(exercise["points"], 1, "{exercise}");
+            // The PTX point, and the lesson's where the exercise counts
+            // one: the emulator counts it on the node's processor, GPU or
+            // none.
+            let lesson = (exercise["checks"].as_array().unwrap().iter())
+                .find(|c| c["name"] == "lesson")
+                .map_or(0, |c| {
+                    assert_eq!(c["passed"], true, "{exercise}");
+                    c["points"].as_u64().unwrap()
+                });
+            assert_eq!(exercise["points"], 1 + lesson, "{exercise}");
         } else {
             assert!(kinds.iter().all(|k| *k == "passed"), "{exercise}");
             assert_eq!(exercise["points"], exercise["max_points"], "{exercise}");
@@ -288,11 +297,13 @@ fn grade_builds_runs_and_reports_in_one_command() {
     let results: Value =
         serde_json::from_str(&fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
     assert_eq!(results["seed"], 5);
-    // With no GPU, only the PTX point is earned, and only by a kernel that
-    // shows the exercise: the build and the PTX inspection both happened.
+    // With no GPU, only the PTX point is earned, and the lesson point,
+    // which the CPU emulator counts on the node's processor, and only by a
+    // kernel that shows the exercise: the build, the PTX inspection and the
+    // counted run all happened.
     let points =
         |student: &str| results["students"][student]["exercises"]["vecadd-anyN"]["points"].clone();
-    assert_eq!(points("solutions"), 1, "{results}");
+    assert_eq!(points("solutions"), 2, "{results}");
     assert_eq!(points("stubs"), 0, "{results}");
     assert!(
         fs::read_to_string(out.join("grades.csv"))

@@ -158,8 +158,8 @@ fn a_four_student_class_graded_exported_and_regraded_from_another_folder() {
     let grades = read(&out.join("grades.csv"));
     assert_eq!(
         grades,
-        "student,vecadd-anyN,dot-sm,total,max,integrity\nada,1,1,2,28,\nbo,1,1,2,28,\ncy,0,0,0,28,\n\
-         dee,,0,0,28,\n"
+        "student,vecadd-anyN,dot-sm,total,max,integrity\nada,2,1,3,29,\nbo,2,1,3,29,\ncy,0,0,0,29,\n\
+         dee,,0,0,29,\n"
     );
     let similarity = read(&out.join("similarity.md"));
     assert!(
@@ -217,12 +217,12 @@ fn a_four_student_class_graded_exported_and_regraded_from_another_folder() {
     let results: Value = serde_json::from_str(&after).unwrap();
     assert_eq!(
         results["students"]["cy"]["exercises"]["vecadd-anyN"]["points"],
-        1
+        2
     );
     let others_after: Vec<String> = ["ada", "bo", "dee"].iter().map(|w| feedback(w)).collect();
     assert_eq!(others, others_after);
     let grades_after = read(&out.join("grades.csv"));
-    assert!(grades_after.contains("\ncy,1,0,1,28,\n"), "{grades_after}");
+    assert!(grades_after.contains("\ncy,2,0,2,29,\n"), "{grades_after}");
     assert_eq!(
         grades
             .lines()
@@ -380,9 +380,10 @@ fn awkward_folder_names_are_graded_apart_under_safe_ids() {
     assert_eq!(ids.len(), 6, "{ids:?}");
     for id in &ids {
         assert!(grader::discover::student_id::is_safe(id), "{id}");
-        // Every one built and earned the PTX point.
+        // Every one built and earned the PTX point, and the lesson point,
+        // counted on the CPU emulator, which needs no GPU.
         assert_eq!(
-            results["students"][id]["exercises"]["vecadd-anyN"]["points"], 1,
+            results["students"][id]["exercises"]["vecadd-anyN"]["points"], 2,
             "{id}"
         );
         assert!(

@@ -14,7 +14,7 @@ mod grading;
 mod id;
 
 pub use exercises::EXERCISES;
-pub use grading::{Emulated, FullMarks, RunSpec, RunTag, Shape, points};
+pub use grading::{Behaviour, Emulated, FullMarks, Lesson, RunSpec, RunTag, Shape, points};
 pub use id::{ALL_IDS, ExerciseId, Family};
 
 use ptx::features::{Lack, Meaning};
@@ -44,6 +44,9 @@ pub struct Exercise {
     /// The launch-shape classes every grading covers (see [`Shape`]); the
     /// exercise's chapter lists them.
     pub shapes: &'static [Shape],
+    /// What the kernel must be seen doing on the CPU emulator, beyond its
+    /// answer (see [`Lesson`]); the chapter says what is counted.
+    pub lesson: Option<Lesson>,
 }
 
 /// One `TODO(step N)` of a stub.

@@ -345,9 +345,11 @@ fn unsandboxed(binary: &Path, args: &[&str], wrapper: &[&str], extras: Extras) -
     if driver.is_some() {
         // Its statistics lines would read as findings; it carries on past
         // what a GPU carries on past (`kernels::emulator_output`).
+        // The instructor's list of GPUs would hide the emulator's device.
         command
             .env(kernels::emulator_output::CARRY_ON_VARIABLE, "1")
-            .env_remove("CUDA_COURSE_EMULATOR_STATS");
+            .env_remove("CUDA_COURSE_EMULATOR_STATS")
+            .env_remove("CUDA_VISIBLE_DEVICES");
     }
     Job {
         keep,
@@ -471,8 +473,10 @@ impl Sandbox {
     fn run_command(&self, binary: &Path, args: &[&str], wrapper: &[&str], extras: Extras) -> Job {
         static NO_SLOT: Once = Once::new();
         let devices = match &self.gpu {
-            // The broker's client reaches the GPU through its socket only.
-            _ if extras.broker_client.is_some() => Devices::None,
+            // The broker's client reaches the GPU through its socket only;
+            // the CPU emulator's library needs none (a GPU node's lesson
+            // runs, `grade::lesson`).
+            _ if extras.broker_client.is_some() || extras.driver.is_some() => Devices::None,
             Some(gpu) => Devices::One(gpu),
             None => Devices::All,
         };
@@ -778,9 +782,12 @@ fn base(bwrap: &Path, mode: Mode, uid: u32, devices: Devices) -> Command {
         .to_string();
         command.args(["--uid", &id, "--gid", &id]);
     }
+    // No GPU, no list of them: the emulator would read a pinned GPU's
+    // UUID (or the instructor's "") as its one device hidden.
     let visible = match devices {
         Devices::One(gpu) => Some(gpu.visible.clone().into()),
-        _ => std::env::var_os("CUDA_VISIBLE_DEVICES"),
+        Devices::All => std::env::var_os("CUDA_VISIBLE_DEVICES"),
+        Devices::None => None,
     };
     if let Some(visible) = visible {
         command
@@ -996,6 +1003,20 @@ mod tests {
             .find(|w| w[0] == "--setenv" && w[1] == "CUDA_VISIBLE_DEVICES");
         assert_eq!(visible.map(|w| w[2].as_str()), Some("GPU-1234"));
         assert!(Isolation::Unsandboxed.on_gpu(&pin).is_none());
+        // On the CPU emulator's library (a lesson run on a GPU node): no
+        // GPU's node, and no GPU list that would hide the emulator's device.
+        let library = dir.path().join("libcuda.so.1");
+        std::fs::write(&library, "").unwrap();
+        let emulated = Extras {
+            driver: Some(&library),
+            ..Extras::default()
+        };
+        let args = arguments(&pinned.run_command_with(Path::new("/bin/true"), &[], &[], emulated));
+        assert!(!args.iter().any(|a| a == "--dev-bind"), "{args:?}");
+        assert!(
+            !args.iter().any(|a| a == "CUDA_VISIBLE_DEVICES"),
+            "{args:?}"
+        );
     }
 
     #[test]

@@ -47,14 +47,7 @@ pub fn make(dispatch: &Dispatch) -> Batches {
             let shares = chosen(dispatch, &|run| {
                 using(exercise, run, Role::KernelInCourseHost, emulate) == Use::Shared
             });
-            let job = |run| Job {
-                run,
-                role: Role::KernelInCourseHost,
-                binary: reference,
-                ptx: Some(ptx),
-                broker: None,
-                canary: false,
-            };
+            let job = |run| Job::kernel(run, reference, ptx);
             batched(dispatch, &shares, job, passed)
         }
         _ => vec![],

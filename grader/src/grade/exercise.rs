@@ -8,7 +8,8 @@
 //! points: host code the student did not write) and the student's own
 //! binary with the tracer (the host's points), each judged as it comes
 //! back (`grade::runs`); then the memory-safety point's tools
-//! (`grade::tools`) and the speed point's course run; then the score. The
+//! (`grade::tools`), the speed point's course run and the lesson point's
+//! counted run on the emulator (`grade::lesson`); then the score. The
 //! PTX, memory-safety and speed points go only to a kernel that passed
 //! every planned run it made, and nothing earns points unless the kernel's
 //! PTX shows what the exercise is about.
@@ -20,7 +21,7 @@ use crate::build::digest;
 use crate::confine::runner::Limits;
 use crate::confine::sandbox::Isolation;
 use crate::grade::dispatch::{Dispatch, reads_overlap};
-use crate::grade::{batches, hosts, runs, tools};
+use crate::grade::{batches, hosts, lesson, runs, tools};
 use crate::judge::score::{self, Made, Speed};
 use crate::plan::runs as plan;
 use crate::record::outcome::{RefusedBinary, Shortfall};
@@ -43,6 +44,9 @@ pub struct Context<'a> {
     pub emulate: bool,
     /// The emulator's library, where the kernels run on it.
     pub driver: Option<&'a Path>,
+    /// The bundle's emulator library, checked, wherever the kernels run:
+    /// the lesson point's runs are the emulator's (`grade::lesson`).
+    pub emulator: Option<&'a Path>,
     /// The GPU's lanes: which runs share it, which have it alone.
     pub lane: &'a Lane,
     /// Exercises whose host runs are made without the broker on this node.
@@ -110,11 +114,13 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
             unrunnable: dispatch.hosts.kernel.as_ref().err().cloned(),
             course,
         });
+    let lesson = lesson::lesson(&dispatch, context.emulator);
     let made = Made {
         runs,
         skipped: planned.skipped,
         safety,
         speed,
+        lesson,
     };
     score::score(item.exercise, graded, made, dispatch.counts)
 }
@@ -152,7 +158,7 @@ pub fn inputs(
     Some(digest::bytes(
         format!(
             "{binary:?}\n{:?}\n{plan:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{reference:?}\n{:?}\n{:?}\n\
-             sanitize {}\ncanary {:?}",
+             sanitize {}\ncanary {:?}\nemulator {:?}",
             item.digest,
             item.build_errors,
             item.refused,
@@ -162,6 +168,7 @@ pub fn inputs(
             bundle.broker,
             sanitize,
             item.canary,
+            bundle.emulator,
         )
         .as_bytes(),
     ))
@@ -215,6 +222,7 @@ mod tests {
             sanitize: true,
             emulate: true,
             driver: None,
+            emulator: None,
             lane: &lane,
             unbrokered: &Default::default(),
         };

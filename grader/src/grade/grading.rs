@@ -52,7 +52,7 @@ impl Settings {
         &'a self,
         bundle: &'a Bundle,
         bundle_dir: &'a Path,
-        driver: Option<&'a Path>,
+        (driver, emulator): (Option<&'a Path>, Option<&'a Path>),
         lane: &'a Lane,
     ) -> Context<'a> {
         Context {
@@ -63,6 +63,7 @@ impl Settings {
             sanitize: self.sanitize,
             emulate: self.emulate,
             driver,
+            emulator,
             lane,
             unbrokered: &self.unbrokered,
         }
@@ -88,6 +89,7 @@ pub fn run(
         path,
         students,
         driver,
+        emulator,
     } = prepare(bundle, bundle_dir, out, settings)?;
     if !settings.emulate && !students.is_empty() {
         for worker in &mut workers {
@@ -149,13 +151,14 @@ pub fn run(
     std::thread::scope(|scope| {
         for (worker, lane) in workers.iter().zip(&lanes) {
             for _ in 0..lane.workers() {
-                let (queue, done, driver) = (&queue, done.clone(), driver.as_deref());
+                let (queue, done) = (&queue, done.clone());
+                let libraries = (driver.as_deref(), emulator.as_deref());
                 scope.spawn(move || {
                     loop {
                         // The lock is held only to take an item, never while grading.
                         let next = queue.lock().map(|mut q| q.next()).ok().flatten();
                         let Some((k, item)) = next else { break };
-                        let context = worker.context(bundle, bundle_dir, driver, lane);
+                        let context = worker.context(bundle, bundle_dir, libraries, lane);
                         let started = std::time::Instant::now();
                         let exercise = exercise::grade(&context, item);
                         if item.absent.is_none() {
@@ -325,6 +328,9 @@ pub struct Pending {
     pub students: Vec<String>,
     /// The bundle's CPU emulator library, when the kernels run on it.
     pub driver: Option<PathBuf>,
+    /// The bundle's CPU emulator library, checked, wherever the kernels
+    /// run (the lesson point's runs); None where the bundle has none.
+    pub emulator: Option<PathBuf>,
 }
 
 /// Loads what `out`/results.json keeps of `bundle`'s grading (`--resume`,
@@ -385,6 +391,10 @@ pub fn prepare(
     results.sandbox = sandbox;
     results.grader = Some(crate::record::results::this_grader());
     let driver = crate::run::device::driver(bundle_dir, bundle, settings.emulate)?;
+    let emulator = match &driver {
+        Some(driver) => Some(driver.clone()),
+        None => crate::build::emulator_library::verified(bundle_dir, bundle.emulator.as_ref()).ok(),
+    };
     if results.emulated != settings.emulate {
         if keep_others && !results.students.is_empty() {
             return Err(mixed(&path, results.emulated));
@@ -433,6 +443,7 @@ pub fn prepare(
         path,
         students,
         driver,
+        emulator,
     })
 }
 

@@ -15,6 +15,7 @@ pub mod dispatch;
 pub mod exercise;
 pub mod grading;
 pub mod hosts;
+pub mod lesson;
 pub mod preflight;
 pub mod runs;
 pub mod shard;

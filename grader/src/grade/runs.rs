@@ -80,14 +80,7 @@ fn kernel_run(dispatch: &Dispatch, run: &plan::Run, points: u32, batched: Option
         Ok(host) => host,
         Err(why) => return not_run(run, Role::KernelInCourseHost, points, why.clone()),
     };
-    let job = Job {
-        run,
-        role: Role::KernelInCourseHost,
-        binary: reference,
-        ptx: Some(ptx),
-        broker: None,
-        canary: false,
-    };
+    let job = Job::kernel(run, reference, ptx);
     let limits = dispatch.bench.limits(run);
     let judged = |made| {
         crate::judge::run::judge(

@@ -93,6 +93,34 @@ const HOST_ADDS: Edit = edit(
     "    d_c.copy_to(&mut c)?;\n    for (i, x) in c.iter_mut().enumerate() {\n        *x = task.a[i] + task.b[i];\n    }\n",
 );
 
+/// dot-gm's two grid-stride loops, the float4 one and the tail.
+const GM_LOOPS: &str = "    for (size_t i = first; i < n / 4; i += stride) {\n        const float4 x = a4[i];\n        const float4 y = b4[i];\n        c4[i] = make_float4(x.x * y.x, x.y * y.y, x.z * y.z, x.w * y.w);\n    }\n    // The last n % 4 elements, one float each.\n    for (size_t i = n / 4 * 4 + first; i < n; i += stride) {\n        c[i] = a[i] * b[i];\n    }\n";
+
+/// vecadd-anyN's two grid-stride loops.
+const VECADD_LOOPS: &str = "    for (size_t i = first; i < n / 4; i += stride) {\n        const float4 x = a4[i];\n        const float4 y = b4[i];\n        c4[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);\n    }\n    // The last n % 4 elements, one float each.\n    for (size_t i = n / 4 * 4 + first; i < n; i += stride) {\n        c[i] = a[i] + b[i];\n    }\n";
+
+/// Thread `first` of `stride` runs `$body` over elements [first·per,
+/// first·per + per) of its own: every element once, a warp's lanes `per`
+/// words apart.
+macro_rules! contiguous_run {
+    ($body:literal) => {
+        concat!(
+            "    const size_t per = (n + stride - 1) / stride;\n",
+            "    const size_t stop = first * per + per;\n",
+            "    const size_t end = stop < n ? stop : n;\n",
+            "    for (size_t i = first * per; i < end; ++i) {\n",
+            $body,
+            "    }\n"
+        )
+    };
+}
+const CONTIGUOUS_PRODUCTS: &str = contiguous_run!("        c[i] = a[i] * b[i];\n");
+const CONTIGUOUS_SUMS: &str = contiguous_run!("        c[i] = a[i] + b[i];\n");
+
+/// Block b of the grid takes a contiguous chunk of ⌈n / blocks⌉ elements,
+/// its threads stepping through it by the block's size.
+const BLOCK_CHUNK_PRODUCTS: &str = "    const size_t chunk = (n + gridDim.x - 1) / gridDim.x;\n    const size_t start = (size_t)blockIdx.x * chunk;\n    const size_t stop = start + chunk < n ? start + chunk : n;\n    for (size_t i = start + threadIdx.x; i < stop; i += blockDim.x) {\n        c[i] = a[i] * b[i];\n    }\n";
+
 /// dot-sm's and dot-atomic's tree, after the first barrier.
 const TREE: &str = "    for (unsigned int half = blockDim.x / 2; half > 0; half /= 2) {\n        if (threadIdx.x < half) {\n            cache[threadIdx.x] += cache[threadIdx.x + half];\n        }\n        // Outside the if: every thread of the block must reach the barrier.\n        __syncthreads();\n    }\n";
 
@@ -392,8 +420,11 @@ pub const MUTANTS: &[Mutant] = &[
                 "            const int n_row = phase * TILE + k;\n            sum += m_tile[ty][k] * ((n_row < width && col < width) ? n[n_row * width + col] : 0.0f);\n",
             ),
         ],
-        expect: Expect::LosesCheck(CheckName::Speed),
-        on_emulator: Some(Emulated::Full),
+        // Correct, and slow on a GPU: its warps load one operand from global
+        // memory every step, which the lesson's count sees on the emulator
+        // and on a GPU node alike.
+        expect: Expect::LosesCheck(CheckName::Lesson),
+        on_emulator: None,
     },
     Mutant {
         exercise: MatmulTiled,
@@ -421,8 +452,11 @@ pub const MUTANTS: &[Mutant] = &[
                 "            const int m_col = phase * TILE + k;\n            sum += ((row < width && m_col < width) ? m[row * width + m_col] : 0.0f) * n_tile[k][tx];\n",
             ),
         ],
-        expect: Expect::LosesCheck(CheckName::Speed),
-        on_emulator: Some(Emulated::Full),
+        // Correct, and slow on a GPU: its warps load one operand from global
+        // memory every step, which the lesson's count sees on the emulator
+        // and on a GPU node alike.
+        expect: Expect::LosesCheck(CheckName::Lesson),
+        on_emulator: None,
     },
     Mutant {
         exercise: MemspaceTiming,
@@ -694,7 +728,47 @@ pub const MUTANTS: &[Mutant] = &[
         expect: Expect::LosesCheck(CheckName::MemorySafety),
         on_emulator: Some(Emulated::Finds(FindingKind::OutOfBounds)),
     },
+    Mutant {
+        exercise: DotGm,
+        name: "contiguous-runs",
+        bug: "each thread multiplies a contiguous run of n / threads elements of its own, not \
+              every stride-th: right, and a warp's 32 lanes read 32 words far apart",
+        edits: &[edit("kernel.cu", GM_LOOPS, CONTIGUOUS_PRODUCTS)],
+        expect: Expect::LosesCheck(CheckName::Lesson),
+        on_emulator: None,
+    },
+    Mutant {
+        exercise: VecaddAnyN,
+        name: "contiguous-runs",
+        bug: "each thread adds a contiguous run of n / threads elements of its own, not every \
+              stride-th: right, and a warp's 32 lanes read 32 words far apart",
+        edits: &[edit("kernel.cu", VECADD_LOOPS, CONTIGUOUS_SUMS)],
+        expect: Expect::LosesCheck(CheckName::Lesson),
+        on_emulator: None,
+    },
+    Mutant {
+        exercise: MatmulTiled,
+        name: "naive-at-partial-widths",
+        bug: "tiles only where the width is a multiple of the tile; at any other width each \
+              thread reads its row and column from global memory",
+        edits: &[edit(
+            "kernel.cu",
+            "    float sum = 0.0f;\n\n    for (int phase = 0;",
+            "    float sum = 0.0f;\n    if (width % TILE != 0) {\n        if (row < width && col < width) {\n            for (int k = 0; k < width; ++k) {\n                sum += m[row * width + k] * n[k * width + col];\n            }\n            p[row * width + col] = sum;\n        }\n        return;\n    }\n\n    for (int phase = 0;",
+        )],
+        expect: Expect::LosesCheck(CheckName::Lesson),
+        on_emulator: None,
+    },
     // Correct, written differently from the solutions: they must pass.
+    Mutant {
+        exercise: DotGm,
+        name: "variant-block-chunks",
+        bug: "none: each block takes a contiguous chunk and its threads step through it by the \
+              block's size, so a warp still reads 32 neighbouring words",
+        edits: &[edit("kernel.cu", GM_LOOPS, BLOCK_CHUNK_PRODUCTS)],
+        expect: Expect::Full,
+        on_emulator: None,
+    },
     Mutant {
         exercise: VecaddAnyN,
         name: "variant-scalar-loop",

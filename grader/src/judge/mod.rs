@@ -8,6 +8,7 @@
 
 pub mod evidence;
 pub mod findings;
+pub mod lesson;
 pub mod points;
 pub mod run;
 pub mod score;

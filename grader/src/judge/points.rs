@@ -40,6 +40,7 @@ fn check(name: CheckName, assessed: bool, passed: bool, outcome: CheckOutcome) -
         max_points: match name {
             CheckName::MemorySafety => MEMORY_SAFETY,
             CheckName::Speed => SPEED,
+            CheckName::Lesson => kernels::catalogue::points::LESSON,
         },
         outcome,
     }

@@ -12,6 +12,7 @@ use kernels::catalogue::points::PTX;
 
 use crate::build::bundle::Item;
 use crate::confine::runner::Outcome;
+use crate::judge::lesson;
 use crate::judge::points::{self, Tools};
 use crate::plan::emulated::Skipped;
 use crate::plan::runs::{self as plan, Role, Tag};
@@ -32,7 +33,10 @@ pub fn unmade(
     (sanitize, emulate): (bool, bool),
     inputs: Option<String>,
 ) -> Exercise {
-    let checks = points::not_assessed(plan, sanitize, emulate);
+    let mut checks = points::not_assessed(plan, sanitize, emulate);
+    if item.exercise.exercise().lesson.is_some() && !plan.is_empty() {
+        checks.push(lesson::not_assessed());
+    }
     let max_points = PTX
         + plan
             .iter()
@@ -89,6 +93,22 @@ pub struct Made<'a> {
     pub safety: Safety,
     /// None where the plan has no timed run, or on the emulator.
     pub speed: Option<Speed<'a>>,
+    /// The lesson point as its counted run left it (`grade::lesson`);
+    /// None where the exercise counts no lesson.
+    pub lesson: Option<Lesson>,
+}
+
+/// The lesson point's counted run, for [`score`].
+pub enum Lesson {
+    /// Judged: what the counts showed, or why there were none.
+    Judged(crate::record::results::Check),
+    /// The counted run was made and came back (`outcome`), for the lesson
+    /// that `shows`, at `run`.
+    Made {
+        shows: kernels::catalogue::Behaviour,
+        run: plan::Run,
+        outcome: Outcome,
+    },
 }
 
 /// `graded` ([`unmade`]) with what its grading `made`: the runs, the first
@@ -132,6 +152,26 @@ pub fn score(exercise: ExerciseId, mut graded: Exercise, made: Made, counts: boo
             earns,
         );
         points::set(&mut graded.checks, check);
+    }
+    // A kernel that lost a run has lost the lesson point whatever was
+    // counted (or not): the point stays in its maximum.
+    match (made.lesson, graded.kernel_lost) {
+        (None, _) => {}
+        (Some(Lesson::Judged(check)), _) => points::set(&mut graded.checks, check),
+        (Some(Lesson::Made { .. }), Some(lost)) => {
+            points::set(&mut graded.checks, lesson::lost_a_run(lost));
+        }
+        (
+            Some(Lesson::Made {
+                shows,
+                run,
+                outcome,
+            }),
+            None,
+        ) => points::set(
+            &mut graded.checks,
+            lesson::judge(shows, &run, &outcome, earns),
+        ),
     }
     // A report the evidence contradicts: the exercise's host points go.
     graded.integrity = integrity(&graded.runs);
@@ -188,7 +228,7 @@ fn integrity(runs: &[Run]) -> Vec<Integrity> {
 mod tests {
     use super::*;
     use crate::record::outcome::CheckName;
-    use kernels::catalogue::points::{KERNEL_SHARE, MEMORY_SAFETY};
+    use kernels::catalogue::points::{KERNEL_SHARE, LESSON, MEMORY_SAFETY};
 
     const EXERCISE: ExerciseId = ExerciseId::DotSm;
 
@@ -212,8 +252,8 @@ mod tests {
         runs
     }
 
-    fn scored(plan: &[plan::Run], runs: Vec<Run>, safety: Safety) -> Exercise {
-        let item = Item {
+    fn item() -> Item {
+        Item {
             student: "ann".into(),
             exercise: EXERCISE,
             problems: vec![],
@@ -225,7 +265,11 @@ mod tests {
             ptx_missing: vec![],
             ptx: None,
             canary: None,
-        };
+        }
+    }
+
+    fn scored(plan: &[plan::Run], runs: Vec<Run>, safety: Safety) -> Exercise {
+        let item = item();
         let short = vec![None; plan.len()];
         let unmade = unmade(&item, plan, &short, (true, true), None);
         let made = Made {
@@ -233,6 +277,7 @@ mod tests {
             skipped: vec![],
             safety,
             speed: None,
+            lesson: None,
         };
         score(EXERCISE, unmade, made, true)
     }
@@ -297,6 +342,89 @@ mod tests {
             .sum();
         assert_eq!(host, 0);
         assert_eq!(graded.inflated(EXERCISE.name()), None);
+    }
+
+    /// dot-gm's grade with its lesson's counted run come back `coalesced`
+    /// or not, every planned run as `verdict` says.
+    fn with_lesson(coalesced: bool, verdict: impl Fn(usize, Role) -> Verdict) -> Exercise {
+        let exercise = ExerciseId::DotGm;
+        let plan = crate::plan::exercise::plan(exercise, 3);
+        let item = Item { exercise, ..item() };
+        let short = vec![None; plan.len()];
+        let unmade = unmade(&item, &plan, &short, (true, true), None);
+        let lesson = exercise.exercise().lesson.unwrap();
+        let run = plan.iter().find(|r| r.tag == lesson.run).unwrap().clone();
+        let sectors = if coalesced { 4 } else { 32 };
+        let report = serde_json::json!({
+            "check": {"passed": true},
+            "counters": [{
+                "kernel": "dot", "grid": [3, 1, 1], "block": [1024, 1, 1],
+                "shared": 0, "dynamic_shared": 0, "registers": 8,
+                "total": {
+                    "inst": 1, "lanes": 32,
+                    "global_load": {"requests": 1, "transactions": sectors, "ideal": 4},
+                    "global_store": {"requests": 0, "transactions": 0, "ideal": 0},
+                    "global_atomic": {"requests": 0, "transactions": 0, "ideal": 0},
+                    "shared_load": {"requests": 0, "transactions": 0, "ideal": 0},
+                    "shared_store": {"requests": 0, "transactions": 0, "ideal": 0}
+                },
+                "lines": []
+            }]
+        });
+        let outcome = Outcome {
+            ended: crate::confine::runner::Ended::Exited(0),
+            stdout: report.to_string(),
+            stderr: String::new(),
+            flooded: false,
+            duration: std::time::Duration::from_millis(3),
+            peak_memory: None,
+            out_of_memory: None,
+        };
+        let made = Made {
+            runs: made(&plan, verdict),
+            skipped: vec![],
+            safety: Safety::Emulator,
+            speed: None,
+            lesson: Some(Lesson::Made {
+                shows: lesson.shows,
+                run,
+                outcome,
+            }),
+        };
+        score(exercise, unmade, made, true)
+    }
+
+    fn lesson_of(graded: &Exercise) -> &crate::record::results::Check {
+        (graded.checks.iter())
+            .find(|c| c.name == CheckName::Lesson)
+            .unwrap()
+    }
+
+    #[test]
+    fn the_lesson_point_is_the_count_s_and_a_kernel_that_lost_a_run_loses_it_in_its_maximum() {
+        let all_pass = |_, _| Verdict::Passed;
+        let good = with_lesson(true, all_pass);
+        assert_eq!(lesson_of(&good).points, LESSON);
+        assert_eq!(good.points, good.max_points);
+        let uncoalesced = with_lesson(false, all_pass);
+        assert!(lesson_of(&uncoalesced).assessed && !lesson_of(&uncoalesced).passed);
+        assert_eq!(uncoalesced.points + LESSON, uncoalesced.max_points);
+        // Lost a run: the count is not read, and the point is lost, in the
+        // same maximum.
+        let lost_first = |i, role| match (i, role) {
+            (0, Role::KernelInCourseHost) => Verdict::Inconsistent {
+                code: 0,
+                passed: false,
+            },
+            _ => Verdict::Passed,
+        };
+        let lost = with_lesson(true, lost_first);
+        let check = lesson_of(&lost);
+        assert!(
+            check.assessed && !check.passed && check.points == 0,
+            "{check:?}"
+        );
+        assert_eq!(lost.max_points, good.max_points);
     }
 
     fn graded_kernel_lost(plan: &[plan::Run], runs: Vec<Run>) -> Option<Tag> {

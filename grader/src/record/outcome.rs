@@ -350,6 +350,9 @@ pub enum CheckName {
     MemorySafety,
     /// The timed run's kernel against the course's.
     Speed,
+    /// What the kernel does on the CPU emulator shows the exercise's
+    /// lesson (`kernels::catalogue::Lesson`).
+    Lesson,
 }
 
 /// What a check found, or why it earned nothing, or why it was not
@@ -381,6 +384,20 @@ pub enum CheckOutcome {
     /// The course's own kernel did not pass this run here: the node's
     /// fault, not assessed.
     CourseFailed { run: Tag, ended: String },
+    /// The lesson counted on the CPU emulator at this run (capped as the
+    /// emulator caps it), over `kernel`'s first launch: `measure` (what
+    /// `kernels::catalogue::Behaviour` defines) against the most it may be.
+    Counted {
+        run: Tag,
+        shows: kernels::catalogue::Behaviour,
+        kernel: String,
+        measure: f64,
+        limit: f64,
+    },
+    /// The lesson could not be counted at this run: not assessed, as the
+    /// node's doing (no emulator library in the bundle, a run that ended
+    /// without the emulator's counters), never the kernel's loss.
+    NotCounted { run: Tag, reason: String },
     /// Both kernels' times at this run, and the fraction the point asks.
     Measured {
         run: Tag,

@@ -5,6 +5,7 @@
 
 use std::fmt;
 
+use kernels::catalogue::Behaviour;
 use kernels::trace_record::Direction;
 
 use crate::build::reference::Changed;
@@ -219,21 +220,40 @@ pub fn check(check: &Check, runs: &[Run], sanitized: &[Sanitized]) -> String {
              \"{}\" (its finding is with the run)",
             about(*run)
         ),
-        (CheckOutcome::Emulated, CheckName::Speed) => {
+        (CheckOutcome::Emulated, _) => {
             "not assessed: the CPU emulator's times say nothing of a GPU's".into()
         }
         (CheckOutcome::NoSanitize, _) => "not assessed: graded with --no-sanitize".into(),
         (CheckOutcome::Unrunnable { reason }, CheckName::MemorySafety) => {
             format!("0 points: compute-sanitizer could not run the kernel: {reason}")
         }
-        (CheckOutcome::Unrunnable { .. }, CheckName::Speed) => {
+        (CheckOutcome::Unrunnable { .. }, CheckName::Speed | CheckName::Lesson) => {
             "0 points: the kernel could not be run in the course's host code".into()
         }
+        (
+            CheckOutcome::Counted {
+                run,
+                shows,
+                kernel,
+                measure,
+                limit,
+            },
+            _,
+        ) => lesson_words(check.passed, *shows, about(*run), kernel, *measure, *limit),
+        (CheckOutcome::NotCounted { run, reason }, _) => format!(
+            "not assessed: the CPU emulator could not count the kernel at the run \"{}\": {reason}",
+            about(*run)
+        ),
         (CheckOutcome::TimedOut { run }, _) => format!(
             "0 points: not checked, the kernel did not finish the run \"{}\" in time",
             about(*run)
         ),
         (CheckOutcome::Sanitized { run }, _) => tools(check.passed, *run, sanitized, &about),
+        (CheckOutcome::NotMeasured { run }, CheckName::Lesson) => format!(
+            "0 points: the kernel did not pass the run \"{}\", and the lesson point goes only to \
+             a kernel that passes every run",
+            about(*run)
+        ),
         (CheckOutcome::NotMeasured { run }, _) => format!(
             "0 points: the kernel did not pass the run \"{}\", so its speed was not measured",
             about(*run)
@@ -257,6 +277,47 @@ pub fn check(check: &Check, runs: &[Run], sanitized: &[Sanitized]) -> String {
             about(*run)
         ),
     }
+}
+
+/// The lesson point's words (`judge::lesson`): what was counted, and what to change where it did
+/// not pass. `about` is the run's description.
+fn lesson_words(
+    passed: bool,
+    shows: Behaviour,
+    about: String,
+    kernel: &str,
+    measure: f64,
+    limit: f64,
+) -> String {
+    let counted = match shows {
+        Behaviour::CoalescedLoads => format!(
+            "the global loads of `{kernel}` touched {measure:.2} times the fewest 32-byte sectors \
+             their bytes fit in (the point asks at most {limit})"
+        ),
+        Behaviour::TiledLoads => format!(
+            "each warp of `{kernel}` made {measure:.2} of a naive kernel's 2·W global load \
+             requests (the point asks at most {limit})"
+        ),
+    };
+    let said = format!("counted on the CPU emulator in the run \"{about}\", {counted}");
+    if passed {
+        return said;
+    }
+    let change = match shows {
+        Behaviour::CoalescedLoads => {
+            "neighbouring threads read words far apart, as when each thread walks a contiguous \
+             run of its own; step every thread by the grid's threads (i += blockDim.x * \
+             gridDim.x), so a warp's 32 lanes read 32 neighbouring words at once"
+        }
+        Behaviour::TiledLoads => {
+            "the kernel reads its operands from global memory in the inner loop; load each tile \
+             of both M and N into shared memory once a phase, and read it there"
+        }
+    };
+    format!(
+        "0 points: {said}: {change} (`--counters` with the run's arguments shows the count on \
+         the emulator)"
+    )
 }
 
 /// What compute-sanitizer's tools found (`sanitized`, the records of a
@@ -378,6 +439,7 @@ impl fmt::Display for CheckName {
         f.write_str(match self {
             CheckName::MemorySafety => "memory safety",
             CheckName::Speed => "speed",
+            CheckName::Lesson => "lesson",
         })
     }
 }
@@ -806,6 +868,28 @@ mod tests {
         assert!(
             said.contains("memcheck at n = 1048577: ERROR SUMMARY: 1 error"),
             "{said}"
+        );
+    }
+
+    #[test]
+    fn the_words_name_what_was_counted_and_what_to_change() {
+        let lost = lesson_words(
+            false,
+            Behaviour::CoalescedLoads,
+            "n = 9".into(),
+            "dot",
+            8.0,
+            4.0,
+        );
+        assert!(lost.starts_with("0 points:"), "{lost}");
+        assert!(
+            lost.contains("8.00 times") && lost.contains("gridDim.x"),
+            "{lost}"
+        );
+        let kept = lesson_words(true, Behaviour::TiledLoads, "W = 99".into(), "m", 0.06, 0.5);
+        assert!(
+            !kept.contains("0 points") && kept.contains("0.06"),
+            "{kept}"
         );
     }
 }

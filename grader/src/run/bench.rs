@@ -175,6 +175,24 @@ impl Bench<'_> {
         )
     }
 
+    /// The kernel (`ptx`) in the course's host code (`reference`) at `run`
+    /// on the CPU emulator (`emulator`, its library), counted: the lesson
+    /// point's run (`grade::lesson`). A CPU's work on a GPU node too, made
+    /// once (nothing a neighbour does changes a count), sharing the lane.
+    pub fn lesson_run(
+        &self,
+        reference: &Path,
+        ptx: &Kept,
+        run: &plan::Run,
+        emulator: &Path,
+    ) -> Outcome {
+        let job = Job::kernel(run, reference, ptx);
+        let made = self.lane.run_as("lesson runs", Use::Shared, |_| {
+            job::make_counted(&job, self.isolation, self.limits, emulator)
+        });
+        made.outcome
+    }
+
     /// The course's binary with its own kernel at `timed`, made as the
     /// student's kernel's run was (`grade::dispatch::using`): alone while
     /// it times, with the exercise's work queues.

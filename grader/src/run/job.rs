@@ -37,7 +37,20 @@ pub struct Job<'a> {
     pub canary: bool,
 }
 
-impl Job<'_> {
+impl<'a> Job<'a> {
+    /// The student's kernel (`ptx`) in the course's binary (`reference`) at
+    /// `run`: a kernel run.
+    pub fn kernel(run: &'a plan::Run, reference: &'a Path, ptx: &'a Kept) -> Job<'a> {
+        Job {
+            run,
+            role: Role::KernelInCourseHost,
+            binary: reference,
+            ptx: Some(ptx),
+            broker: None,
+            canary: false,
+        }
+    }
+
     /// Whether the run's kernel is the grader's canary: the course's binary
     /// given its PTX, or a student's binary whose broker loads it.
     pub fn runs_the_canary(&self) -> bool {
@@ -68,8 +81,40 @@ pub fn make(
     gate: Option<GateEnd>,
     keeps_work_queues: bool,
 ) -> Made {
+    make_with(job, &[], isolation, limits, driver, gate, keeps_work_queues)
+}
+
+/// Makes `job` on the CPU emulator (`emulator`, its library) with the
+/// emulator's counters asked for (`--counters`): the lesson point's run
+/// (`grade::lesson`), on a GPU node too. One work queue, no gate.
+pub fn make_counted(job: &Job, isolation: &Isolation, limits: Limits, emulator: &Path) -> Made {
+    make_with(
+        job,
+        &["--counters"],
+        isolation,
+        limits,
+        Some(emulator),
+        None,
+        false,
+    )
+}
+
+/// [`make`], with `extra` arguments after the run's own.
+fn make_with(
+    job: &Job,
+    extra: &[&str],
+    isolation: &Isolation,
+    limits: Limits,
+    driver: Option<&Path>,
+    gate: Option<GateEnd>,
+    keeps_work_queues: bool,
+) -> Made {
     let args = args(job.run);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let args: Vec<&str> = args
+        .iter()
+        .map(String::as_str)
+        .chain(extra.iter().copied())
+        .collect();
     let serving = Serving {
         isolation,
         driver,

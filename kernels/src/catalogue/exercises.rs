@@ -7,7 +7,7 @@ use super::ExerciseId::{
 };
 use super::RunTag::*;
 use super::StepFile::{Host, Kernel};
-use super::{Emulated, Exercise, PtxNeed, RunSpec, Shape, Step};
+use super::{Behaviour, Emulated, Exercise, Lesson, PtxNeed, RunSpec, Shape, Step};
 use ptx::features::Meaning::{Atomic, BlockBarrier, DataFrom, Loads, SpecialRegister, Stores};
 use ptx::features::Space::{Const, Global, Param, Shared};
 
@@ -126,6 +126,10 @@ pub const EXERCISES: [Exercise; 8] = [
             RunSpec::past_int(PastInt),
         ],
         shapes: ANY_BLOCK_SHAPES,
+        lesson: Some(Lesson {
+            run: EveryThreadLoops,
+            shows: Behaviour::CoalescedLoads,
+        }),
     },
     Exercise {
         id: DotGm,
@@ -185,6 +189,10 @@ pub const EXERCISES: [Exercise; 8] = [
             RunSpec::past_int(PastInt),
         ],
         shapes: ANY_BLOCK_SHAPES,
+        lesson: Some(Lesson {
+            run: GridSmallerThanN,
+            shows: Behaviour::CoalescedLoads,
+        }),
     },
     Exercise {
         id: DotSm,
@@ -265,6 +273,7 @@ pub const EXERCISES: [Exercise; 8] = [
         launches: &[&["dot"]],
         runs: DOT_RUNS,
         shapes: TREE_SHAPES,
+        lesson: None,
     },
     Exercise {
         id: DotAtomic,
@@ -334,6 +343,7 @@ pub const EXERCISES: [Exercise; 8] = [
         launches: &[&["dot"]],
         runs: DOT_RUNS,
         shapes: TREE_SHAPES,
+        lesson: None,
     },
     Exercise {
         id: MatmulNaive,
@@ -395,6 +405,7 @@ pub const EXERCISES: [Exercise; 8] = [
             RunSpec::plain(WholeTiles),
         ],
         shapes: MATMUL_SHAPES,
+        lesson: None,
     },
     Exercise {
         id: MatmulTiled,
@@ -477,6 +488,10 @@ pub const EXERCISES: [Exercise; 8] = [
             RunSpec::timed(WholeTiles),
         ],
         shapes: MATMUL_SHAPES,
+        lesson: Some(Lesson {
+            run: LargestBlock,
+            shows: Behaviour::TiledLoads,
+        }),
     },
     Exercise {
         id: MemspaceTiming,
@@ -602,6 +617,7 @@ pub const EXERCISES: [Exercise; 8] = [
         ],
         runs: &[RunSpec::plain(PerThreadReads), RunSpec::plain(UniformReads)],
         shapes: &[Shape::NoPowerOfTwoBlock, Shape::LargestBlock],
+        lesson: None,
     },
     Exercise {
         id: StreamsOverlap,
@@ -682,6 +698,7 @@ pub const EXERCISES: [Exercise; 8] = [
             },
         ],
         shapes: &[Shape::ChunksOffTheBlock, Shape::ChunksPastTheGrid],
+        lesson: None,
     },
 ];
 

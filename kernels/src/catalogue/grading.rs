@@ -173,6 +173,69 @@ impl Shape {
     }
 }
 
+/// What an exercise's kernel must be seen doing, beyond its answer: its
+/// lesson, which a kernel can skip and still be right (threads that each
+/// take a contiguous run, where neighbours should read neighbours; a tiled
+/// kernel that reads its operands from global memory anyway). The grader
+/// counts it on the CPU emulator, whose counters (`crate::emulator_counters`)
+/// are the hardware's as Nsight Compute defines them, at one planned run
+/// capped as the emulator caps it, over the kernel's first launch: the
+/// kernel in the course's host code, so nothing the student's process says
+/// is believed. The exercise's chapter says what is counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lesson {
+    /// The planned run whose arguments the counted run takes.
+    pub run: RunTag,
+    pub shows: Behaviour,
+}
+
+/// A behaviour the emulator's counters show (see [`Lesson`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "protocol",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "kebab-case")
+)]
+pub enum Behaviour {
+    /// Neighbouring threads read neighbouring words: the 32-byte sectors
+    /// the kernel's global loads touch are at most
+    /// [`Behaviour::MAX_SECTORS_OVER_FEWEST`] times the fewest their bytes
+    /// fit in, request by request. A grid-stride loop is 1; a thread that
+    /// reads up to four neighbouring words at a time (an unrolled loop, a
+    /// `float4`) is within it; a thread that walks a contiguous run of its
+    /// own, 32 lanes in 32 sectors, is 8.
+    CoalescedLoads,
+    /// Each warp loads its operands from global memory once a tile: its
+    /// global load requests are at most [`Behaviour::MAX_TILED_REQUESTS`]
+    /// of the 2·W a naive kernel's warp makes at width W (one row of M and
+    /// one column of N, a word a request). Tiles of T make 2·⌈W/T⌉, 1/T of
+    /// it (32 tiles: 0.03); a kernel that tiles one operand only makes
+    /// about W, half of it.
+    TiledLoads,
+}
+
+impl Behaviour {
+    /// [`Behaviour::CoalescedLoads`]' most sectors over the fewest.
+    pub const MAX_SECTORS_OVER_FEWEST: f64 = 4.0;
+    /// [`Behaviour::TiledLoads`]' most requests a warp, over a naive
+    /// kernel's.
+    pub const MAX_TILED_REQUESTS: f64 = 0.25;
+
+    /// What is counted and what passes, for the chapter and the feedback.
+    pub const fn words(self) -> &'static str {
+        match self {
+            Behaviour::CoalescedLoads => {
+                "coalesced loads: the 32-byte sectors the kernel's global loads touch, at most 4 \
+                 times the fewest their bytes fit in (a grid-stride loop touches the fewest)"
+            }
+            Behaviour::TiledLoads => {
+                "tiled loads: each warp's global load requests, at most a quarter of the 2·W a \
+                 naive kernel's warp makes at width W"
+            }
+        }
+    }
+}
+
 /// One run of an exercise's plan.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RunSpec {
@@ -254,6 +317,9 @@ pub mod points {
     /// The timed run's kernel reaches [`SPEED_FRACTION`] of the course's
     /// kernel's speed.
     pub const SPEED: u32 = 1;
+    /// What the kernel does on the CPU emulator shows the exercise's
+    /// lesson ([`super::Lesson`]).
+    pub const LESSON: u32 = 1;
     /// The fraction of the course's own kernel's speed (its time over the
     /// student's, at the timed run's size, one right after the other on the
     /// same GPU) that earns the speed point: far below what any sound kernel
@@ -284,6 +350,8 @@ pub struct FullMarks {
     pub memory_safety: u32,
     /// 0 where the exercise has no timed run.
     pub speed: u32,
+    /// 0 where the exercise has no lesson counted ([`Lesson`]).
+    pub lesson: u32,
 }
 
 impl FullMarks {
@@ -296,13 +364,14 @@ impl FullMarks {
             + count(self.kernel_runs) * self.kernel_run_points
             + self.memory_safety
             + self.speed
+            + self.lesson
     }
 }
 
 impl Exercise {
     /// What the exercise can earn on a GPU with every point assessed: its
-    /// PTX, every planned run, memory safety (with any run to check) and
-    /// speed (with a timed run).
+    /// PTX, every planned run, memory safety (with any run to check), speed
+    /// (with a timed run) and its lesson (where one is counted).
     pub fn full_marks(&self) -> FullMarks {
         let (kernel_only, twice): (Vec<&RunSpec>, Vec<&RunSpec>) =
             self.runs.iter().partition(|run| run.past_int);
@@ -320,6 +389,11 @@ impl Exercise {
             },
             speed: if self.runs.iter().any(|r| r.timed) {
                 points::SPEED
+            } else {
+                0
+            },
+            lesson: if self.lesson.is_some() {
+                points::LESSON
             } else {
                 0
             },
@@ -366,16 +440,32 @@ mod tests {
             let marks = exercise.full_marks();
             let runs: u32 = exercise.runs.iter().map(RunSpec::points).sum();
             let timed = u32::from(exercise.runs.iter().any(|r| r.timed));
+            let lesson = u32::from(exercise.lesson.is_some());
             assert_eq!(
                 marks.points(),
-                points::PTX + runs + points::MEMORY_SAFETY + timed * points::SPEED,
+                points::PTX
+                    + runs
+                    + points::MEMORY_SAFETY
+                    + timed * points::SPEED
+                    + lesson * points::LESSON,
                 "{}",
                 exercise.name
             );
             assert_eq!(marks.runs + marks.kernel_runs, exercise.runs.len());
         }
         // vecadd-anyN by hand: PTX 1, 6 runs of 2, 1 run of the kernel
-        // alone of 1, memory safety 1, speed 1.
-        assert_eq!(EXERCISES[0].full_marks().points(), 16);
+        // alone of 1, memory safety 1, speed 1, its lesson 1.
+        assert_eq!(EXERCISES[0].full_marks().points(), 17);
+    }
+
+    #[test]
+    fn a_lesson_is_counted_at_a_run_of_its_own_plan_that_the_emulator_makes() {
+        for exercise in EXERCISES {
+            if let Some(lesson) = exercise.lesson {
+                let run = exercise.run(lesson.run).expect("a planned run");
+                assert_eq!(run.emulated, Emulated::Capped, "{}", exercise.name);
+                assert!(!run.past_int, "{}", exercise.name);
+            }
+        }
     }
 }
