@@ -62,7 +62,23 @@ pub trait Answers {
         output: &[f32],
         salt: u64,
     ) -> Result<(), String>;
+
+    /// A right output for the inputs drawn from `seed` (the task's own
+    /// where None), where a wrong output can pass the check (a sum within
+    /// a bound) and a right one is cheap to make: `FreshRun` draws again
+    /// a launch whose answer would pass for the task's inputs or the
+    /// previous launch's, or theirs for its, so that an answer kept from
+    /// one launch cannot pass the next by chance. None where answers never
+    /// pass for each other (an exact check, or a random weighing).
+    fn answer(&self, _seed: Option<u64>) -> Option<Vec<f32>> {
+        None
+    }
 }
+
+/// Seeds a drawn launch tries before the last stands: two random dots
+/// within their bounds of each other happen about once in ten draws at a
+/// million elements.
+const DRAWS: u32 = 16;
 
 /// The kernel's output: its buffer, or a pointer to it where the launch
 /// closure needs the buffer itself (dot-atomic's zeroes it), whose length
@@ -190,7 +206,7 @@ impl<'a> FreshRun<'a> {
                 .collect::<Result<_, _>>()?;
         }
         if run + 1 < self.launches {
-            let seed = self.next();
+            let seed = self.distinct_seed()?;
             let drawn = self.answers.draw(seed)?;
             for (buffer, values) in self.inputs.iter().zip(&drawn) {
                 write(buffer, values)?;
@@ -208,6 +224,53 @@ impl<'a> FreshRun<'a> {
             self.current = None;
         }
         Ok(())
+    }
+
+    /// A seed for the next drawn launch whose answer passes neither for the
+    /// task's inputs nor for the previous launch's, nor theirs for its
+    /// ([`Answers::answer`]); the last of [`DRAWS`] tries stands.
+    fn distinct_seed(&mut self) -> Result<u64, CourseError> {
+        let mut seed = self.next();
+        for _ in 1..DRAWS {
+            if !self.confusable(seed)? {
+                break;
+            }
+            seed = self.next();
+        }
+        Ok(seed)
+    }
+
+    /// Whether launch inputs drawn from `seed` have an answer that passes
+    /// for the task's or the previous drawn launch's inputs, or theirs for
+    /// its.
+    fn confusable(&self, seed: u64) -> Result<bool, CourseError> {
+        let answers = self.answers;
+        let Some(answer) = answers.answer(Some(seed)) else {
+            return Ok(false);
+        };
+        let drawn = answers.draw(seed)?;
+        let inputs: Vec<&[f32]> = drawn.iter().map(Vec::as_slice).collect();
+        // The task's (None), and the previous drawn launch's where there is one.
+        let previous = self.seeds.last().copied().flatten();
+        for other in std::iter::once(None).chain(previous.map(Some)) {
+            let Some(theirs) = answers.answer(other) else {
+                continue;
+            };
+            let their_drawn = match other {
+                Some(seed) => Some(answers.draw(seed)?),
+                None => None,
+            };
+            let their_inputs: Vec<&[f32]> = match &their_drawn {
+                Some(drawn) => drawn.iter().map(Vec::as_slice).collect(),
+                None => answers.task_inputs(),
+            };
+            if answers.check(Some(seed), &inputs, &theirs, 0).is_ok()
+                || answers.check(other, &their_inputs, &answer, 0).is_ok()
+            {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// After launch `run` has finished: its whole output read back and

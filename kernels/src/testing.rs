@@ -377,6 +377,25 @@ impl Exercise {
         said
     }
 
+    /// This binary run `times` times with `args` and the kernel `kernel_cu`,
+    /// compiled once: for what a run's own random draws decide. `mistake`
+    /// names the PTX file: one of its own among a test binary's tests,
+    /// which run at once.
+    pub fn run_kernel_times(
+        &self,
+        mistake: &str,
+        kernel_cu: &str,
+        args: &[&str],
+        times: usize,
+    ) -> Vec<Said> {
+        let file = self.compiled(mistake, kernel_cu);
+        let said = (0..times)
+            .map(|_| self.run_ptx(mistake, &file, args, &[]))
+            .collect();
+        std::fs::remove_file(&file).unwrap();
+        said
+    }
+
     /// `kernel_cu` compiled to a PTX file of this test process's own.
     fn compiled(&self, mistake: &str, kernel_cu: &str) -> std::path::PathBuf {
         let stem = std::env::temp_dir().join(format!(

@@ -57,6 +57,27 @@ impl Answers for Task {
         vec![&self.a, &self.b]
     }
 
+    /// dot-sm and dot-atomic: the exact dot, rounded to f32, as the one
+    /// partial or the one float (their check allows a bound around it, so
+    /// two launches' answers can pass for each other). dot-gm's products
+    /// are checked exactly: None.
+    fn answer(&self, seed: Option<u64>) -> Option<Vec<f32>> {
+        if self.variant == Variant::Gm {
+            return None;
+        }
+        let params = self.launch_params(seed);
+        let dot = params.values().exact(params.n).dot_f64() as f32;
+        match self.variant {
+            Variant::Gm => None,
+            Variant::Sm => {
+                let mut partials = vec![0.0; self.blocks as usize];
+                *partials.first_mut()? = dot;
+                Some(partials)
+            }
+            Variant::Atomic => Some(vec![dot]),
+        }
+    }
+
     fn output_len(&self) -> usize {
         match self.variant {
             Variant::Gm => self.a.len(),
