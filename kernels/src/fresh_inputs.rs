@@ -65,11 +65,11 @@ pub trait Answers {
 
     /// A right output for the inputs drawn from `seed` (the task's own
     /// where None), where a wrong output can pass the check (a sum within
-    /// a bound) and a right one is cheap to make: `FreshRun` draws again
-    /// a launch whose answer would pass for the task's inputs or the
-    /// previous launch's, or theirs for its, so that an answer kept from
-    /// one launch cannot pass the next by chance. None where answers never
-    /// pass for each other (an exact check, or a random weighing).
+    /// a bound) and a right one is cheap to make: `FreshRun` draws again a
+    /// launch whose answer and the task's would pass for each other's
+    /// inputs, so that an answer kept from a drawn launch cannot pass the
+    /// last launch by chance. None where answers never pass for each other
+    /// (an exact check, or a random weighing).
     fn answer(&self, _seed: Option<u64>) -> Option<Vec<f32>> {
         None
     }
@@ -206,8 +206,7 @@ impl<'a> FreshRun<'a> {
                 .collect::<Result<_, _>>()?;
         }
         if run + 1 < self.launches {
-            let seed = self.distinct_seed()?;
-            let drawn = self.answers.draw(seed)?;
+            let (seed, drawn) = self.distinct_draw()?;
             for (buffer, values) in self.inputs.iter().zip(&drawn) {
                 write(buffer, values)?;
             }
@@ -226,51 +225,35 @@ impl<'a> FreshRun<'a> {
         Ok(())
     }
 
-    /// A seed for the next drawn launch whose answer passes neither for the
-    /// task's inputs nor for the previous launch's, nor theirs for its
-    /// ([`Answers::answer`]); the last of [`DRAWS`] tries stands.
-    fn distinct_seed(&mut self) -> Result<u64, CourseError> {
+    /// The seed and inputs of the next drawn launch, drawn again (the last
+    /// of [`DRAWS`] tries stands) while its answer and the task's pass for
+    /// each other's inputs ([`Answers::answer`]). Every drawn answer then
+    /// fails the last launch, which runs on the task's inputs, so an
+    /// answer kept from any drawn launch fails there.
+    fn distinct_draw(&mut self) -> Result<(u64, Vec<Vec<f32>>), CourseError> {
         let mut seed = self.next();
+        let mut drawn = self.answers.draw(seed)?;
         for _ in 1..DRAWS {
-            if !self.confusable(seed)? {
+            if !self.confusable(seed, &drawn) {
                 break;
             }
             seed = self.next();
+            drawn = self.answers.draw(seed)?;
         }
-        Ok(seed)
+        Ok((seed, drawn))
     }
 
-    /// Whether launch inputs drawn from `seed` have an answer that passes
-    /// for the task's or the previous drawn launch's inputs, or theirs for
-    /// its.
-    fn confusable(&self, seed: u64) -> Result<bool, CourseError> {
+    /// Whether the answer to `drawn` (from `seed`) passes for the task's
+    /// inputs, or the task's for `drawn`.
+    fn confusable(&self, seed: u64, drawn: &[Vec<f32>]) -> bool {
         let answers = self.answers;
-        let Some(answer) = answers.answer(Some(seed)) else {
-            return Ok(false);
+        let (Some(answer), Some(task_answer)) = (answers.answer(Some(seed)), answers.answer(None))
+        else {
+            return false;
         };
-        let drawn = answers.draw(seed)?;
         let inputs: Vec<&[f32]> = drawn.iter().map(Vec::as_slice).collect();
-        // The task's (None), and the previous drawn launch's where there is one.
-        let previous = self.seeds.last().copied().flatten();
-        for other in std::iter::once(None).chain(previous.map(Some)) {
-            let Some(theirs) = answers.answer(other) else {
-                continue;
-            };
-            let their_drawn = match other {
-                Some(seed) => Some(answers.draw(seed)?),
-                None => None,
-            };
-            let their_inputs: Vec<&[f32]> = match &their_drawn {
-                Some(drawn) => drawn.iter().map(Vec::as_slice).collect(),
-                None => answers.task_inputs(),
-            };
-            if answers.check(Some(seed), &inputs, &theirs, 0).is_ok()
-                || answers.check(other, &their_inputs, &answer, 0).is_ok()
-            {
-                return Ok(true);
-            }
-        }
-        Ok(false)
+        answers.check(Some(seed), &inputs, &task_answer, 0).is_ok()
+            || (answers.check(None, &answers.task_inputs(), &answer, 0)).is_ok()
     }
 
     /// After launch `run` has finished: its whole output read back and

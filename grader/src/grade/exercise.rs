@@ -114,7 +114,7 @@ pub fn grade(context: &Context, item: &Item) -> Exercise {
             unrunnable: dispatch.hosts.kernel.as_ref().err().cloned(),
             course,
         });
-    let lesson = lesson::lesson(&dispatch, context.emulator);
+    let lesson = lesson::lesson(&dispatch, &runs, context.emulator);
     let made = Made {
         runs,
         skipped: planned.skipped,

@@ -393,7 +393,11 @@ pub fn prepare(
     let driver = crate::run::device::driver(bundle_dir, bundle, settings.emulate)?;
     let emulator = match &driver {
         Some(driver) => Some(driver.clone()),
-        None => crate::build::emulator_library::verified(bundle_dir, bundle.emulator.as_ref()).ok(),
+        None => crate::build::emulator_library::verified(bundle_dir, bundle.emulator.as_ref())
+            .inspect_err(|err| {
+                eprintln!("grader: warning: lesson points are not assessed: {err}");
+            })
+            .ok(),
     };
     if results.emulated != settings.emulate {
         if keep_others && !results.students.is_empty() {

@@ -93,11 +93,35 @@ const HOST_ADDS: Edit = edit(
     "    d_c.copy_to(&mut c)?;\n    for (i, x) in c.iter_mut().enumerate() {\n        *x = task.a[i] + task.b[i];\n    }\n",
 );
 
-/// dot-gm's two grid-stride loops, the float4 one and the tail.
-const GM_LOOPS: &str = "    for (size_t i = first; i < n / 4; i += stride) {\n        const float4 x = a4[i];\n        const float4 y = b4[i];\n        c4[i] = make_float4(x.x * y.x, x.y * y.y, x.z * y.z, x.w * y.w);\n    }\n    // The last n % 4 elements, one float each.\n    for (size_t i = n / 4 * 4 + first; i < n; i += stride) {\n        c[i] = a[i] * b[i];\n    }\n";
-
-/// vecadd-anyN's two grid-stride loops.
-const VECADD_LOOPS: &str = "    for (size_t i = first; i < n / 4; i += stride) {\n        const float4 x = a4[i];\n        const float4 y = b4[i];\n        c4[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);\n    }\n    // The last n % 4 elements, one float each.\n    for (size_t i = n / 4 * 4 + first; i < n; i += stride) {\n        c[i] = a[i] + b[i];\n    }\n";
+/// The solutions' two grid-stride loops, the float4 one and the tail, of
+/// c[i] = a[i] `$op` b[i]: dot-gm's (`*`) and vecadd-anyN's (`+`).
+macro_rules! grid_stride_loops {
+    ($op:literal) => {
+        concat!(
+            "    for (size_t i = first; i < n / 4; i += stride) {\n",
+            "        const float4 x = a4[i];\n",
+            "        const float4 y = b4[i];\n",
+            "        c4[i] = make_float4(x.x ",
+            $op,
+            " y.x, x.y ",
+            $op,
+            " y.y, x.z ",
+            $op,
+            " y.z, x.w ",
+            $op,
+            " y.w);\n",
+            "    }\n",
+            "    // The last n % 4 elements, one float each.\n",
+            "    for (size_t i = n / 4 * 4 + first; i < n; i += stride) {\n",
+            "        c[i] = a[i] ",
+            $op,
+            " b[i];\n",
+            "    }\n"
+        )
+    };
+}
+const GM_LOOPS: &str = grid_stride_loops!("*");
+const VECADD_LOOPS: &str = grid_stride_loops!("+");
 
 /// Thread `first` of `stride` runs `$body` over elements [first·per,
 /// first·per + per) of its own: every element once, a warp's lanes `per`

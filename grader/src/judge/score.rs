@@ -193,7 +193,7 @@ pub fn score(exercise: ExerciseId, mut graded: Exercise, made: Made, counts: boo
 
 /// The first planned run the kernel lost in the course's host code; a run
 /// that found no GPU is the node's doing, not the kernel's.
-fn kernel_lost(runs: &[Run]) -> Option<Tag> {
+pub fn kernel_lost(runs: &[Run]) -> Option<Tag> {
     runs.iter()
         .find(|r| r.role == Some(Role::KernelInCourseHost) && r.lost() && !no_gpu(&r.verdict))
         .map(|r| r.tag)

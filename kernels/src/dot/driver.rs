@@ -216,6 +216,7 @@ fn run(
                 runs: params.runs,
                 variant,
                 params: params.clone(),
+                exacts: Default::default(),
             };
             (dot_on_gpu(&gpu, &task)?, "h2d")
         }

@@ -93,6 +93,7 @@ pub(super) fn run(
             b: asked.b,
             seed: asked.seed,
         },
+        exacts: Default::default(),
     };
     let mut measured = Vec::new();
     for blocks in grid_sizes(n, threads) {
